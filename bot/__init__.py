@@ -1,0 +1,1 @@
+"""Homar's running app: Discord client, dispatcher, transports, CLI and settings."""

@@ -1,0 +1,224 @@
+"""The Discord bot: threads where the agent lives, and the `[DELAYED_COMMAND]` marker loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Any
+
+import discord
+import yarl
+from discord.ext import commands
+
+from bot.dispatcher import MARKER
+from bot.runtime import Reply, Runtime, Speaker
+from bot.settings import Settings
+from bot.transport import DiscordTransport
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE = 2000
+# Nobody is pinged unless a message names them explicitly (the job owner, at most).
+SAFE_MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=False, replied_user=False)
+
+
+def point_at(settings: Settings) -> None:
+    """Use the configured REST and gateway endpoints (real Discord, a proxy, or a test fake)."""
+    discord.http.Route.BASE = settings.discord_api_base.rstrip("/")
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
+
+
+def split_message(text: str, limit: int = MAX_MESSAGE) -> list[str]:
+    """Split a long reply at paragraph, line or word boundaries, never mid-word if avoidable."""
+    text = text.strip() or "…"
+    parts: list[str] = []
+    while len(text) > limit:
+        cut = max(text.rfind("\n\n", 0, limit), text.rfind("\n", 0, limit))
+        if cut < limit // 2:
+            cut = text.rfind(" ", 0, limit)
+        if cut < limit // 2:
+            cut = limit
+        parts.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    parts.append(text)
+    return parts
+
+
+def thread_name(text: str) -> str:
+    clean = re.sub(r"<@!?&?\d+>", "", text)
+    clean = re.sub(r"\s+", " ", clean).strip() or "Homar"
+    return clean[:97] + "…" if len(clean) > 100 else clean
+
+
+class HomarBot(commands.Bot):
+    """A discord.py bot hosting Homar's agent in threads and DMs."""
+
+    def __init__(self, runtime: Runtime, **kwargs: Any) -> None:
+        intents = discord.Intents.default()
+        intents.message_content = True
+        intents.guild_messages = True
+        intents.dm_messages = True
+        intents.members = False
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            allowed_mentions=SAFE_MENTIONS,
+            help_command=None,
+            **kwargs,
+        )
+        self.runtime = runtime
+        self.transport = DiscordTransport(self)
+        self.runtime.attach(self.transport)
+        self._threads: set[int] = set()
+
+    async def setup_hook(self) -> None:
+        await self.runtime.open()
+        await self.runtime.start()
+        asyncio.create_task(self._refeed_orphans())
+
+    async def close(self) -> None:
+        await self.runtime.close()
+        await super().close()
+
+    # ------------------------------------------------------------ messages
+
+    async def on_message(self, message: discord.Message) -> None:
+        if self.user is None:
+            return
+        if message.author.id == self.user.id:
+            if message.content.startswith(MARKER):
+                await self._on_marker(message)
+            return
+        if message.author.bot or message.webhook_id is not None:
+            return
+        channel = message.channel
+        mentioned = self.user in message.mentions
+        text = re.sub(rf"<@!?{self.user.id}>", "", message.content).strip()
+        if isinstance(channel, discord.DMChannel):
+            self._converse(message, channel.id, None, None, text)
+        elif isinstance(channel, discord.Thread):
+            if mentioned or channel.owner_id == self.user.id or channel.id in self._threads:
+                self._threads.add(channel.id)
+                self._converse(message, channel.id, channel.guild.id, channel.parent_id, text)
+        elif mentioned and isinstance(channel, discord.TextChannel):
+            try:
+                thread = await message.create_thread(name=thread_name(text))
+            except discord.HTTPException as exc:
+                log.warning("could not start a thread in %s: %s", channel.id, exc)
+                self._converse(message, channel.id, channel.guild.id, None, text)
+                return
+            self._threads.add(thread.id)
+            self._converse(message, thread.id, channel.guild.id, channel.id, text)
+
+    def _converse(
+        self,
+        message: discord.Message,
+        channel_id: int,
+        guild_id: int | None,
+        parent_id: int | None,
+        text: str,
+    ) -> None:
+        who = Speaker(
+            user_id=message.author.id,
+            channel_id=channel_id,
+            guild_id=guild_id,
+            parent_channel_id=parent_id,
+            user_name=message.author.display_name,
+        )
+        if not text:
+            text = "hello"
+
+        async def work() -> None:
+            channel = self.get_partial_messageable(channel_id, guild_id=guild_id)
+            async with channel.typing():
+                reply = await self.runtime.converse(who, text)
+            await self.post(channel_id, guild_id, reply)
+
+        self.runtime.queues.submit(channel_id, work)
+
+    async def _on_marker(self, message: discord.Message) -> None:
+        """Our own marker: re-feed it to the agent if it is an undelivered run's."""
+        nonce = str(message.nonce) if message.nonce is not None else None
+        if nonce is None:
+            log.info("marker message %s without a nonce ignored", message.id)
+            return
+        await self.refeed(nonce)
+
+    async def refeed(self, nonce: str) -> bool:
+        runtime = self.runtime
+        run = await runtime.store.mark_executed(nonce, runtime.clock.now())
+        if run is None:
+            return False  # someone else's text, or already executed
+        job = await runtime.store.get(run.job_id)
+        if job is None:
+            return False
+
+        async def work() -> None:
+            channel = self.get_partial_messageable(job.channel_id, guild_id=job.guild_id)
+            try:
+                async with channel.typing():
+                    reply = await runtime.fired(run, job)
+            except discord.HTTPException:
+                reply = await runtime.fired(run, job)
+            await self.post(job.channel_id, job.guild_id, reply, fallback_user=job.owner_id)
+
+        runtime.queues.submit(job.channel_id, work)
+        return True
+
+    async def _refeed_orphans(self) -> None:
+        """Runs delivered before a crash but never re-fed (the echo was lost) get re-fed now."""
+        await self.wait_until_ready()
+        for nonce in await self.runtime.store.unexecuted_nonces(self.runtime.clock.now()):
+            await self.refeed(nonce)
+
+    async def post(
+        self,
+        channel_id: int,
+        guild_id: int | None,
+        reply: Reply,
+        *,
+        fallback_user: int | None = None,
+    ) -> None:
+        mentions = SAFE_MENTIONS
+        if reply.mention_user is not None:
+            mentions = discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(reply.mention_user)]
+            )
+        channel = self.get_channel(channel_id)
+        target: Any = channel or self.get_partial_messageable(channel_id, guild_id=guild_id)
+        for part in split_message(reply.text):
+            try:
+                await target.send(part, allowed_mentions=mentions)
+            except discord.HTTPException as exc:
+                log.warning("could not post in %s: %s", channel_id, exc)
+                if fallback_user is None:
+                    return
+                try:
+                    user = self.get_user(fallback_user) or await self.fetch_user(fallback_user)
+                    await user.send(part, allowed_mentions=mentions)
+                except discord.HTTPException:
+                    log.exception("could not reach user %s either", fallback_user)
+                    return
+
+
+async def run_discord(settings: Settings) -> int:
+    point_at(settings)
+    runtime = Runtime(settings)
+    bot = HomarBot(runtime)
+    assert settings.token is not None
+    try:
+        await bot.start(settings.token)
+    except discord.LoginFailure:
+        log.error("Discord rejected DISCORD_TOKEN; reset it in the developer portal.")
+        return 2
+    except discord.PrivilegedIntentsRequired:
+        log.error(
+            "Enable the Message Content intent for the bot in the developer portal "
+            "(Bot → Privileged Gateway Intents)."
+        )
+        return 2
+    finally:
+        if not bot.is_closed():
+            await bot.close()
+    return 0

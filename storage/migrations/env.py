@@ -1,0 +1,14 @@
+"""Alembic environment: runs on the connection `storage.db.Database.upgrade` passes in."""
+
+from alembic import context
+
+from storage.models import Base
+
+connection = context.config.attributes["connection"]
+context.configure(
+    connection=connection,
+    target_metadata=Base.metadata,
+    render_as_batch=connection.dialect.name == "sqlite",
+)
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,186 @@
+"""The database tables: jobs, their runs, conversations, approvals, settings, to-dos.
+
+Rows are plain data (JSON for schedule specs), never pickles. Times are stored
+as timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in, aware UTC datetimes out, on SQLite and PostgreSQL alike."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime stored; times must be timezone-aware")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+# SQLite only autoincrements INTEGER PRIMARY KEY; PostgreSQL wants BIGINT identities.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSON()}
+
+
+class JobStatus:
+    ACTIVE = "active"
+    PAUSED = "paused"
+    PENDING_APPROVAL = "pending_approval"
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+    OPEN = (ACTIVE, PAUSED, PENDING_APPROVAL)
+
+
+class JobKind:
+    DELAYED = "delayed"
+    SCHEDULED = "scheduled"
+    REMINDER = "reminder"
+    RECURRING = "recurring"
+    INTERVAL = "interval"
+    CALLBACK = "callback"
+    HEARTBEAT = "heartbeat"
+    ALL = (DELAYED, SCHEDULED, REMINDER, RECURRING, INTERVAL, CALLBACK, HEARTBEAT)
+
+
+class RunOutcome:
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    EXECUTED = "executed"
+
+
+class Job(Base):
+    __tablename__ = "jobs"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    owner_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    channel_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    parent_channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    command: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(16))
+    schedule: Mapped[dict[str, Any]]
+    tz: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(20))
+    fail_reason: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+    next_run_at: Mapped[datetime | None]
+    # The slot a run is in flight for; while set, next_run_at is that claim's lease expiry.
+    claimed_slot: Mapped[datetime | None]
+    run_count: Mapped[int] = mapped_column(Integer, default=0)
+    failure_streak: Mapped[int] = mapped_column(Integer, default=0)
+    until: Mapped[datetime | None]
+    max_runs: Mapped[int | None] = mapped_column(Integer)
+    follow_up: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    meta: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+    __table_args__ = (
+        Index("ix_jobs_status_next_run_at", "status", "next_run_at"),
+        Index("ix_jobs_claimed_slot", "claimed_slot"),
+    )
+
+
+class JobRun(Base):
+    __tablename__ = "job_runs"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    scheduled_for: Mapped[datetime]
+    kind: Mapped[str] = mapped_column(String(16), default="run")
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    nonce: Mapped[str] = mapped_column(String(25), unique=True)
+    claimed_at: Mapped[datetime | None]
+    lease_until: Mapped[datetime | None]
+    delivered_at: Mapped[datetime | None]
+    executed_at: Mapped[datetime | None]
+    message_id: Mapped[int | None] = mapped_column(BigInteger)
+    outcome: Mapped[str] = mapped_column(String(16), default=RunOutcome.PENDING)
+    lateness_ms: Mapped[int | None] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+    details: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+    __table_args__ = (UniqueConstraint("job_id", "scheduled_for", name="uq_job_runs_slot"),)
+
+
+class Conversation(Base):
+    """One thread's message history in pydantic-ai's JSON format."""
+
+    __tablename__ = "conversations"
+
+    channel_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    messages: Mapped[str] = mapped_column(Text, default="[]")
+    updated_at: Mapped[datetime]
+
+
+class UserSettings(Base):
+    __tablename__ = "user_settings"
+
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    tz: Mapped[str | None] = mapped_column(String(64))
+    usage_day: Mapped[str | None] = mapped_column(String(10))
+    usage_requests: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Approval(Base):
+    """A job the agent proposed, waiting for its requester's Approve or Deny."""
+
+    __tablename__ = "approvals"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    channel_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    message_id: Mapped[int | None] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+    decided_at: Mapped[datetime | None]
+
+
+class Todo(Base):
+    __tablename__ = "todos"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    channel_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    description: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    created_by: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime]
+    completed_at: Mapped[datetime | None]

@@ -1,0 +1,538 @@
+"""The job engine: create, list, change and advance durable jobs.
+
+Everything that makes or fires a job goes through `Engine`: tools, slash
+commands, the console and the dispatcher. It validates input (raising
+`UserError`s a person can act on), enforces limits and permissions, and owns
+the rules for what happens after a run (advance, complete, catch up, retry).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from storage.jobs import Claim, JobStore
+from storage.models import Job, JobKind, JobRun, JobStatus, RunOutcome
+from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
+from tools.schedule import Every, Once, Schedule, ScheduleError, spec_from_json, spec_to_json
+
+Clock = Callable[[], datetime]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Waker(Protocol):
+    """Whatever sleeps until the next job: told when an earlier one may exist."""
+
+    def wake(self, at: datetime | None = None) -> None: ...
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_horizon: timedelta = timedelta(days=5 * 365)
+    min_interval: timedelta = timedelta(seconds=60)
+    max_jobs_per_user: int = 50
+    max_command_chars: int = 2000
+    creations_per_minute: int = 10
+    retry_window: timedelta = timedelta(minutes=15)
+    late_after: timedelta = timedelta(seconds=60)
+    pause_after_failures: int = 10
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is asking: people act on their own jobs, or any job of their guild with Manage Messages."""
+
+    user_id: int
+    guild_id: int | None = None
+    manage_messages: bool = False
+
+    def may_manage(self, job: Job) -> bool:
+        if job.owner_id == self.user_id:
+            return True
+        return self.manage_messages and job.guild_id is not None and job.guild_id == self.guild_id
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a job lives and whose it is."""
+
+    owner_id: int
+    channel_id: int
+    guild_id: int | None = None
+    parent_channel_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with a claimed run: deliver it (perhaps late) or skip missed slots."""
+
+    deliver: bool
+    slot: datetime
+    late_by: timedelta
+    skipped: int = 0
+    catch_up: bool = False
+
+    @property
+    def late(self) -> bool:
+        return self.late_by > timedelta(0)
+
+
+@dataclass
+class _RateWindow:
+    stamps: deque[datetime] = field(default_factory=deque)
+
+
+def normalize_command(text: str) -> str:
+    """Comparable form of a command for duplicate checks."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return re.sub(r"\s+", " ", re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", folded)).strip(" .!")
+
+
+def clean_command(text: str) -> str:
+    """Strip zero-width and control characters a command should never carry."""
+    text = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", text)
+    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
+    return text.strip()
+
+
+def schedule_of(job: Job) -> Schedule:
+    return Schedule(spec_from_json(job.schedule), job.tz, job.until, job.max_runs)
+
+
+class Engine:
+    """The durable job engine's API."""
+
+    def __init__(
+        self,
+        store: JobStore,
+        *,
+        clock: Clock = utcnow,
+        limits: Limits | None = None,
+        waker: Waker | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.limits = limits or Limits()
+        self.waker = waker
+        self._rates: dict[int, _RateWindow] = defaultdict(_RateWindow)
+
+    # ------------------------------------------------------------ create
+
+    def check_schedule(self, schedule: Schedule, now: datetime | None = None) -> datetime:
+        """Validate a schedule for a new job and return its first run."""
+        now = now or self.clock()
+        if schedule.until is not None and schedule.until <= now:
+            raise ScheduleError("That end date is already in the past; pick a later `until`.")
+        if isinstance(schedule.spec, Once) and schedule.spec.at <= now:
+            raise ScheduleError("That time is already in the past; pick a time in the future.")
+        # A one-off may be due right now; a recurring job starts with its next slot.
+        first = schedule.next_after(now) if schedule.is_recurring else schedule.first_run(now)
+        if first is None:
+            raise ScheduleError("That schedule never runs again; check its end condition.")
+        if first - now > self.limits.max_horizon:
+            years = self.limits.max_horizon.days // 365
+            raise ScheduleError(f"That is too far ahead; I can schedule up to {years} years out.")
+        if schedule.is_recurring:
+            gap = schedule.min_gap(now)
+            if gap is not None and gap < self.limits.min_interval:
+                secs = int(self.limits.min_interval.total_seconds())
+                raise ScheduleError(
+                    f"Runs must be at least {secs} seconds apart; try every {max(1, secs // 60)} "
+                    "minutes or more."
+                )
+        return first
+
+    def check_command(self, command: str) -> str:
+        text = clean_command(command)
+        if not text:
+            raise UserError("Tell me what to do or remind you about, e.g. `call mom`.")
+        if len(text) > self.limits.max_command_chars:
+            raise UserError(
+                f"That message is {len(text)} characters; keep it under "
+                f"{self.limits.max_command_chars}."
+            )
+        return text
+
+    async def create(
+        self,
+        *,
+        target: Target,
+        command: str,
+        schedule: Schedule,
+        kind: str,
+        created_by: str = "user",
+        follow_up: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        check_limits: bool = True,
+    ) -> Job:
+        """Validate and store a new active job, then wake the dispatcher."""
+        if kind not in JobKind.ALL:
+            raise UserError(f"Unknown job kind {kind!r}.")
+        now = self.clock()
+        text = self.check_command(command)
+        first = self.check_schedule(schedule, now)
+        if check_limits:
+            await self.check_quota(target.owner_id)
+            self._check_rate(target.owner_id, now)
+            await self.check_duplicate(target.owner_id, text, schedule)
+        job = Job(
+            owner_id=target.owner_id,
+            guild_id=target.guild_id,
+            channel_id=target.channel_id,
+            parent_channel_id=target.parent_channel_id,
+            command=text,
+            kind=kind,
+            schedule=spec_to_json(schedule.spec),
+            tz=schedule.tz,
+            status=JobStatus.ACTIVE,
+            created_by=created_by,
+            created_at=now,
+            updated_at=now,
+            next_run_at=first,
+            run_count=0,
+            failure_streak=0,
+            until=schedule.until,
+            max_runs=schedule.max_runs,
+            follow_up=follow_up,
+            meta=meta,
+        )
+        await self.store.insert(job)
+        if check_limits:
+            self._rates[target.owner_id].stamps.append(now)
+        self._wake(first)
+        return job
+
+    async def check_quota(self, owner_id: int) -> None:
+        open_jobs = await self.store.count(owner_id=owner_id)
+        if open_jobs >= self.limits.max_jobs_per_user:
+            raise LimitReached(
+                f"You already have {open_jobs} scheduled jobs (the limit is "
+                f"{self.limits.max_jobs_per_user}); cancel some with `/jobs cancel` first."
+            )
+
+    def _check_rate(self, owner_id: int, now: datetime) -> None:
+        window = self._rates[owner_id].stamps
+        while window and now - window[0] > timedelta(minutes=1):
+            window.popleft()
+        if len(window) >= self.limits.creations_per_minute:
+            raise LimitReached(
+                f"That's {len(window)} new jobs in the last minute; wait a moment and try again."
+            )
+
+    async def check_duplicate(self, owner_id: int, command: str, schedule: Schedule) -> None:
+        wanted = normalize_command(command)
+        spec = spec_to_json(schedule.spec)
+        for job in await self.store.list(owner_id=owner_id, limit=10_000):
+            if (
+                normalize_command(job.command) == wanted
+                and job.schedule == spec
+                and job.tz == schedule.tz
+            ):
+                raise UserError(
+                    f"You already have this scheduled as job #{job.id}; "
+                    f"use `/jobs edit {job.id}` to change it."
+                )
+
+    # ------------------------------------------------------------ read
+
+    async def get(self, job_id: int, actor: Actor | None = None) -> Job:
+        job = await self.store.get(job_id)
+        if job is None:
+            raise JobNotFound(f"There is no job #{job_id}; `/jobs list` shows yours.")
+        if actor is not None and not actor.may_manage(job):
+            raise NotAllowed(f"Job #{job_id} isn't yours, so you can't change or see it.")
+        return job
+
+    async def list_jobs(
+        self,
+        *,
+        owner_id: int | None = None,
+        channel_id: int | None = None,
+        guild_id: int | None = None,
+        include_closed: bool = False,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Job]:
+        return await self.store.list(
+            owner_id=owner_id,
+            channel_id=channel_id,
+            guild_id=guild_id,
+            statuses=None if include_closed else JobStatus.OPEN,
+            limit=limit,
+            offset=offset,
+        )
+
+    async def history(self, job_id: int, actor: Actor | None = None, limit: int = 10) -> list[JobRun]:
+        await self.get(job_id, actor)
+        return await self.store.runs(job_id, limit=limit)
+
+    # ------------------------------------------------------------ change
+
+    async def cancel(self, job_id: int, actor: Actor | None = None) -> Job:
+        job = await self.get(job_id, actor)
+        if job.status not in JobStatus.OPEN:
+            raise UserError(f"Job #{job_id} is already {job.status}.")
+        return await self._set(job_id, status=JobStatus.CANCELLED, next_run_at=None)
+
+    async def pause(self, job_id: int, actor: Actor | None = None) -> Job:
+        job = await self.get(job_id, actor)
+        if job.status != JobStatus.ACTIVE:
+            raise UserError(f"Job #{job_id} is {job.status}, so it can't be paused.")
+        return await self._set(job_id, status=JobStatus.PAUSED)
+
+    async def resume(self, job_id: int, actor: Actor | None = None) -> Job:
+        job = await self.get(job_id, actor)
+        if job.status != JobStatus.PAUSED:
+            raise UserError(f"Job #{job_id} is {job.status}, not paused.")
+        now = self.clock()
+        schedule = schedule_of(job)
+        nxt = job.next_run_at if job.claimed_slot is not None else None
+        if nxt is None:
+            nxt = schedule.next_after(now, runs_done=job.run_count)
+            if nxt is None and isinstance(schedule.spec, Once):
+                nxt = now  # a paused one-off that came due while paused runs now, marked late
+        if nxt is None:
+            raise UserError(f"Job #{job_id} has no runs left; create a new one instead.")
+        job = await self._set(
+            job_id, status=JobStatus.ACTIVE, next_run_at=nxt, failure_streak=0, fail_reason=None
+        )
+        self._wake(nxt)
+        return job
+
+    async def update(
+        self,
+        job_id: int,
+        actor: Actor | None = None,
+        *,
+        command: str | None = None,
+        schedule: Schedule | None = None,
+    ) -> Job:
+        job = await self.get(job_id, actor)
+        if job.status not in JobStatus.OPEN:
+            raise UserError(f"Job #{job_id} is {job.status}; only scheduled jobs can be edited.")
+        values: dict[str, Any] = {}
+        if command is not None:
+            values["command"] = self.check_command(command)
+        if schedule is not None:
+            first = self.check_schedule(schedule)
+            values.update(
+                schedule=spec_to_json(schedule.spec),
+                tz=schedule.tz,
+                until=schedule.until,
+                max_runs=schedule.max_runs,
+                run_count=0,
+            )
+            if job.claimed_slot is None:
+                values["next_run_at"] = first
+            if isinstance(schedule.spec, Once) != (job.kind in _ONE_OFF_KINDS):
+                values["kind"] = _kind_for(schedule, job.kind)
+        if not values:
+            raise UserError("Nothing to change: give a new time, text or repeat.")
+        job = await self._set(job_id, **values)
+        self._wake(job.next_run_at)
+        return job
+
+    async def run_now(self, job_id: int, actor: Actor | None = None) -> Job:
+        """Fire a job now; a recurring job then continues on its schedule."""
+        job = await self.get(job_id, actor)
+        if job.status not in (JobStatus.ACTIVE, JobStatus.PAUSED):
+            raise UserError(f"Job #{job_id} is {job.status}, so it can't run.")
+        if job.claimed_slot is not None:
+            raise UserError(f"Job #{job_id} is being delivered right now.")
+        now = self.clock()
+        meta = dict(job.meta or {})
+        if job.next_run_at is not None and schedule_of(job).is_recurring:
+            meta["resume_at"] = job.next_run_at.isoformat()
+        job = await self._set(job_id, status=JobStatus.ACTIVE, next_run_at=now, meta=meta)
+        self._wake(now)
+        return job
+
+    async def _set(self, job_id: int, **values: Any) -> Job:
+        values["updated_at"] = self.clock()
+        job = await self.store.update(job_id, **values)
+        if job is None:
+            raise JobNotFound(f"There is no job #{job_id}.")
+        return job
+
+    def _wake(self, at: datetime | None) -> None:
+        if self.waker is not None and at is not None:
+            self.waker.wake(at)
+
+    # ------------------------------------------------------------ dispatch side
+
+    async def claim_due(self, *, limit: int, lease: timedelta) -> list[Claim]:
+        return await self.store.claim_due(self.clock(), limit=limit, lease=lease)
+
+    async def next_due(self) -> datetime | None:
+        return await self.store.earliest_due()
+
+    def decide(self, claim: Claim, now: datetime | None = None) -> Decision:
+        """Deliver on time, deliver late, catch up once, or skip missed recurring slots."""
+        now = now or self.clock()
+        job, slot = claim.job, claim.slot
+        late_by = now - slot
+        meta = job.meta or {}
+        if (
+            late_by <= self.limits.late_after
+            or not schedule_of(job).is_recurring
+            or "resume_at" in meta
+        ):
+            return Decision(True, slot, late_by if late_by > self.limits.late_after else _ZERO)
+        schedule = schedule_of(job)
+        newest, missed = _newest_missed(schedule, slot, now)
+        following = schedule.next_after(newest)
+        period = (following - newest) if following else timedelta(hours=4)
+        grace = min(max(period / 2, timedelta(minutes=2)), timedelta(hours=2))
+        if now - newest <= grace:
+            return Decision(True, newest, now - newest, skipped=missed - 1, catch_up=True)
+        return Decision(False, newest, now - newest, skipped=missed)
+
+    async def skip(self, claim: Claim, decision: Decision) -> Job | None:
+        """Record missed slots of a recurring job and move it to its next slot."""
+        now = self.clock()
+        job = claim.job
+        nxt = schedule_of(job).next_after(now, runs_done=job.run_count)
+        return await self.store.finish(
+            claim,
+            run_values={
+                "outcome": RunOutcome.SKIPPED,
+                "details": {
+                    "skipped": decision.skipped,
+                    "first_missed": claim.slot.isoformat(),
+                    "last_missed": decision.slot.isoformat(),
+                    "reason": "the bot was offline",
+                },
+            },
+            job_values=_advance_values(job, nxt, now, counted=False),
+        )
+
+    async def delivered(
+        self,
+        claim: Claim,
+        decision: Decision,
+        *,
+        message_id: int | None,
+        details: dict[str, Any] | None = None,
+    ) -> Job | None:
+        now = self.clock()
+        job = claim.job
+        run_details = dict(claim.run.details or {})
+        run_details.update(details or {})
+        if decision.catch_up:
+            run_details.update(catch_up=True, skipped=decision.skipped)
+        nxt = self._next_after_run(job, decision.slot, now)
+        return await self.store.finish(
+            claim,
+            run_values={
+                "outcome": RunOutcome.DELIVERED,
+                "delivered_at": now,
+                "message_id": message_id,
+                "lateness_ms": int(decision.late_by.total_seconds() * 1000),
+                "error": None,
+                "details": run_details or None,
+            },
+            job_values=_advance_values(job, nxt, now, counted=True) | {"failure_streak": 0},
+        )
+
+    def _next_after_run(self, job: Job, slot: datetime, now: datetime) -> datetime | None:
+        meta = dict(job.meta or {})
+        resume_at = meta.pop("resume_at", None)
+        if resume_at is not None:
+            return datetime.fromisoformat(resume_at)
+        return schedule_of(job).next_after(max(slot, now - self.limits.late_after),
+                                           runs_done=job.run_count + 1)
+
+    async def failed(
+        self, claim: Claim, error: str, *, retryable: bool
+    ) -> tuple[Job | None, datetime | None]:
+        """Record a failed attempt; returns the job and when it will be retried (None: gave up)."""
+        now = self.clock()
+        run = claim.run
+        first = run.claimed_at or now
+        errors = list((run.details or {}).get("errors", []))
+        errors.append({"at": now.isoformat(), "attempt": run.attempt, "error": error[:500]})
+        details = dict(run.details or {}) | {"errors": errors[-20:]}
+        if retryable and now - first < self.limits.retry_window:
+            backoff = timedelta(seconds=min(2 ** min(run.attempt, 8), 300))
+            retry_at = min(now + backoff, first + self.limits.retry_window)
+            await self.store.update_run(run.id, error=error[:2000], details=details)
+            await self.store.update(claim.job.id, next_run_at=retry_at)
+            self._wake(retry_at)
+            return claim.job, retry_at
+        job = claim.job
+        streak = job.failure_streak + 1
+        sched = schedule_of(job)
+        job_values: dict[str, Any]
+        if sched.is_recurring:
+            nxt = sched.next_after(now, runs_done=job.run_count)
+            job_values = _advance_values(job, nxt, now, counted=False) | {"failure_streak": streak}
+            if streak >= self.limits.pause_after_failures:
+                job_values.update(
+                    status=JobStatus.PAUSED,
+                    fail_reason=f"paused after {streak} failed runs in a row: {error[:300]}",
+                )
+        else:
+            job_values = {
+                "status": JobStatus.FAILED,
+                "next_run_at": None,
+                "fail_reason": error[:2000],
+                "failure_streak": streak,
+                "updated_at": now,
+            }
+        finished = await self.store.finish(
+            claim,
+            run_values={"outcome": RunOutcome.FAILED, "error": error[:2000], "details": details},
+            job_values=job_values,
+        )
+        return finished, None
+
+
+_ZERO = timedelta(0)
+_ONE_OFF_KINDS = (JobKind.DELAYED, JobKind.SCHEDULED, JobKind.REMINDER, JobKind.CALLBACK)
+
+
+def _kind_for(schedule: Schedule, current: str) -> str:
+    if isinstance(schedule.spec, Once):
+        return JobKind.REMINDER if current == JobKind.REMINDER else JobKind.SCHEDULED
+    if current in (JobKind.REMINDER, JobKind.HEARTBEAT):
+        return current
+    return JobKind.INTERVAL if isinstance(schedule.spec, Every) else JobKind.RECURRING
+
+
+def _advance_values(job: Job, nxt: datetime | None, now: datetime, *, counted: bool) -> dict[str, Any]:
+    meta = dict(job.meta or {})
+    meta.pop("resume_at", None)
+    values: dict[str, Any] = {
+        "next_run_at": nxt,
+        "updated_at": now,
+        "meta": meta or None,
+        "run_count": job.run_count + (1 if counted else 0),
+    }
+    if nxt is None and job.status == JobStatus.ACTIVE:
+        values["status"] = JobStatus.COMPLETED
+    return values
+
+
+def _newest_missed(schedule: Schedule, slot: datetime, now: datetime) -> tuple[datetime, int]:
+    """The latest slot at or before `now`, counting from `slot`, and how many were missed."""
+    spec = schedule.spec
+    if isinstance(spec, Every) and not spec.whole_days:
+        step = timedelta(seconds=spec.seconds)
+        k = int((now - slot) // step)
+        return slot + k * step, k + 1
+    newest, count = slot, 1
+    cursor = slot
+    for _ in range(100_000):
+        nxt = Schedule(spec, schedule.tz).next_after(cursor)
+        if nxt is None or nxt > now:
+            break
+        newest, count, cursor = nxt, count + 1, nxt
+    return newest, count

@@ -1,0 +1,1045 @@
+"""One-off times: "tomorrow at 9", "next Monday 3pm", "in 2 hours", "Thursday 8:00 GMT".
+
+A phrase is read left to right as a sequence of small pieces (a date, a time of day, a
+part of day, a zone, a relative offset) joined by filler words ("at", "on", ","). Each
+piece fills a slot of a `Frame`; `resolve` then turns the frame into an instant relative
+to `now`. Intervals ("from 3 to 5pm") are split first and their start is returned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone, tzinfo
+
+from .duration import Duration, match_duration
+from .lexicon import MONTH_RE, WEEKDAY_RE, ZONE_ABBR_RE, month_of, weekday_of, zone_for
+from .resolve import (
+    add_months,
+    days_in_month,
+    month_weeks,
+    nth_weekday,
+    valid_date,
+    wall,
+    week_start,
+)
+
+DEFAULT_HOUR = 9  # a date without a time of day means 09:00 (a sane reminder time)
+
+# Part of day → (start hour used for the result, whether an hour inside it is pm).
+PODS: dict[str, tuple[int, bool]] = {
+    "morning": (9, False),
+    "early morning": (6, False),
+    "late morning": (10, False),
+    "afternoon": (12, True),
+    "early afternoon": (12, True),
+    "late afternoon": (15, True),
+    "evening": (18, True),
+    "early evening": (18, True),
+    "late evening": (21, True),
+    "night": (18, True),
+    "late night": (21, True),
+    "tonight": (18, True),
+    "late tonight": (21, True),
+    "lunch": (12, True),
+    "after lunch": (13, True),
+    "after school": (15, True),
+    "after work": (17, True),
+}
+
+
+class Conflict(Exception):
+    """Two pieces of one phrase fill the same slot differently."""
+
+
+@dataclass
+class Frame:
+    """What the pieces of a phrase said, before it is placed in time."""
+
+    date: date | None = None  # a resolved calendar day (or first day of a week/month/year)
+    grain: str = ""
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    weekday: int | None = None
+    wd_mode: str = "bare"
+    month_mode: str = ""
+    hour: int | None = None
+    minute: int = 0
+    second: int = 0
+    ampm: str | None = None
+    h24: bool = False
+    bare_hour: bool = False
+    pod: str | None = None
+    zone: tzinfo | None = None
+    instant: datetime | None = None
+    rel: Duration | None = None
+    exact_now: bool = False
+    at_ctx: bool = False
+    pieces: int = 0
+    weak: bool = True
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def set(self, **kw: object) -> None:
+        for k, v in kw.items():
+            cur = getattr(self, k)
+            if cur is not None and cur != v and k not in ("minute", "second", "grain"):
+                if k in ("date",) and cur == v:
+                    continue
+                raise Conflict(k)
+            setattr(self, k, v)
+
+
+@dataclass
+class Ctx:
+    """The reference point: `now` in the zone the phrase is read in."""
+
+    now: datetime
+    tz: tzinfo
+
+    @property
+    def today(self) -> date:
+        return self.now.date()
+
+
+AMPM = r"(?P<ap>a\.?\s?m\.?|p\.?\s?m\.?|(?<=\d)a(?![a-z])|(?<=\d)p(?![a-z])\.?|a(?=$)|p(?=$))"
+END = r"(?=$|[\s,;!?)]|\.(?:\s|$))"
+ORD = r"(?P<ord>\d{1,2}(?:st|nd|rd|th)|second)"
+YEAR = r"(?P<year>\d{4})"
+
+
+def _ord(text: str) -> int:
+    return 2 if text == "second" else int(re.sub(r"\D", "", text))
+
+
+def _ampm(text: str | None) -> str | None:
+    if not text:
+        return None
+    return "am" if text.strip()[0] == "a" else "pm"
+
+
+Handler = Callable[[re.Match[str], Frame, Ctx], None]
+_PIECES: list[tuple[re.Pattern[str], Handler]] = []
+
+
+def piece(pattern: str) -> Callable[[Handler], Handler]:
+    """Register a handler for a piece pattern (tried in registration order)."""
+
+    def deco(fn: Handler) -> Handler:
+        _PIECES.append((re.compile(pattern + END), fn))
+        return fn
+
+    return deco
+
+
+# ---------------------------------------------------------------- dates
+
+
+@piece(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:[t ](?P<H>\d{1,2}):(?P<M>\d{2})"
+       r"(?::(?P<S>\d{2})(?:\.\d+)?)?)?(?P<z>z|[+-]\d{2}:?\d{2})?")
+def _iso(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    y, mo, d = int(m["y"]), int(m["m"]), int(m["d"])
+    if not valid_date(y, mo, d):
+        raise Conflict("date")
+    f.set(date=date(y, mo, d), grain="day")
+    if m["H"]:
+        _set_time(f, int(m["H"]), int(m["M"]), int(m["S"] or 0), None, h24=True)
+    if m["z"]:
+        z = m["z"]
+        if z == "z":
+            f.set(zone=timezone.utc)
+        else:
+            sign = -1 if z[0] == "-" else 1
+            digits = z[1:].replace(":", "")
+            f.set(zone=timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))))
+    f.weak = False
+
+
+@piece(r"(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4}|\d{2})")
+def _mdy(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    y = int(m["y"])
+    if y < 100:
+        y += 1900 if y >= 50 else 2000
+    mo, d = int(m["m"]), int(m["d"])
+    if not valid_date(y, mo, d):
+        raise Conflict("date")
+    f.set(date=date(y, mo, d), grain="day")
+    f.weak = False
+
+
+@piece(r"(?P<m>\d{1,2})/(?P<y>\d{4})")
+def _my(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    mo = int(m["m"])
+    if not 1 <= mo <= 12:
+        raise Conflict("date")
+    f.set(year=int(m["y"]), month=mo)
+    f.weak = False
+
+
+@piece(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
+def _dmy(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    y, mo, d = int(m["y"]), int(m["m"]), int(m["d"])
+    if not valid_date(y, mo, d):
+        raise Conflict("date")
+    f.set(date=date(y, mo, d), grain="day")
+    f.weak = False
+
+
+@piece(r"(?P<m>\d{1,2})\s?[/-]\s?(?P<d>\d{1,2})(?![\d/:-])")
+def _md(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    mo, d = int(m["m"]), int(m["d"])
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        raise Conflict("date")
+    f.set(month=mo, day=d)
+    f.weak = False
+
+
+_NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'|o'?clock|ish))"
+
+
+@piece(r"(?P<mon>" + MONTH_RE + r")\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?" + _NOT_TIME
+       + r"(?:,?\s*(?P<y>\d{4}))?")
+def _month_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(month=month_of(m["mon"]), day=int(m["d"]))
+    if m["y"]:
+        f.set(year=int(m["y"]))
+    f.weak = False
+
+
+@piece(r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*(?:day\s+)?(?:of\s+)?(?P<mon>" + MONTH_RE
+       + r")(?:,?\s*(?P<y>\d{4}))?")
+def _day_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(month=month_of(m["mon"]), day=int(m["d"]))
+    if m["y"]:
+        f.set(year=int(m["y"]))
+    f.weak = False
+
+
+@piece(r"(?:the\s+)?second\s+(?:day\s+)?of\s+(?P<mon>" + MONTH_RE + r")(?:,?\s*(?P<y>\d{4}))?")
+def _second_of_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(month=month_of(m["mon"]), day=2)
+    if m["y"]:
+        f.set(year=int(m["y"]))
+    f.weak = False
+
+
+@piece(r"(?:the\s+)?" + ORD + r"\s+(?:day\s+)?of\s+(?:the\s+)?(?P<which>next|this|last|current|"
+       r"previous|following|coming|upcoming)\s+month")
+def _day_of_rel_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    shift = {"next": 1, "following": 1, "coming": 1, "upcoming": 1, "last": -1,
+             "previous": -1}.get(m["which"], 0)
+    base = add_months(c.today.replace(day=1), shift)
+    d = _ord(m["ord"])
+    if not valid_date(base.year, base.month, d):
+        raise Conflict("date")
+    f.set(date=base.replace(day=d), grain="day")
+    f.weak = False
+
+
+_REL_WORDS = r"this|next|last|coming|upcoming|following|past|previous|current"
+
+
+@piece(r"(?P<mod>" + _REL_WORDS + r")\s+(?P<mon>" + MONTH_RE + r")")
+def _mod_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    mode = m["mod"]
+    f.set(month=month_of(m["mon"]))
+    f.month_mode = "last" if mode in ("last", "past", "previous") else (
+        "this" if mode in ("this", "current") else "next")
+    f.weak = False
+
+
+@piece(r"(?P<mon>" + MONTH_RE + r")\s+after\s+next")
+def _month_after_next(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(month=month_of(m["mon"]))
+    f.month_mode = "after_next"
+    f.weak = False
+
+
+@piece(r"(?P<mon>" + MONTH_RE + r")(?:,?\s*(?P<y>\d{4}))")
+def _month_year(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(month=month_of(m["mon"]), year=int(m["y"]))
+    f.weak = False
+
+
+@piece(r"(?P<mon>" + MONTH_RE + r")")
+def _month(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    # A bare month name ("may", "march") is only a time after "in"/"during"/"of"... or
+    # next to other date material; the check happens when the frame is complete.
+    f.set(month=month_of(m["mon"]))
+    f.extra["bare_month"] = 1
+
+
+@piece(r"(?:on\s+)?(?:the\s+)?" + r"(?P<ord>\d{1,2}(?:st|nd|rd|th))")
+def _ordinal_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(day=_ord(m["ord"]))
+    if not m.group(0).startswith(("on", "the")):
+        f.extra["bare_day"] = 1
+
+
+@piece(r"(?:in|of)\s+" + YEAR + r"(?:\s*a\.?d\.?)?")
+def _in_year(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(year=int(m["year"]))
+    f.weak = False
+
+
+@piece(YEAR)
+def _year(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    y = int(m["year"])
+    if not 1900 <= y <= 2200:
+        raise Conflict("year")
+    f.set(year=y)
+    f.extra["bare_year"] = 1
+
+
+def _rel_shift(mod: str) -> int:
+    if mod in ("next", "following", "coming", "upcoming"):
+        return 1
+    if mod in ("last", "past", "previous"):
+        return -1
+    return 0
+
+
+@piece(r"(?:(?P<mod>this|next|last|coming|upcoming|following|past|previous)\s+)?(?P<wd>"
+       + WEEKDAY_RE + r")(?:\s+(?P<post>after next|of next week|next week|of this week|this week|"
+       r"of last week|last week|from last week|before last|of the following week|"
+       r"of the week after next))?")
+def _weekday(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(weekday=weekday_of(m["wd"]))
+    mod, post = m["mod"], m["post"]
+    if post:
+        if "after next" in post and "week" not in post:
+            f.wd_mode = "after_next"
+        elif "week after next" in post:
+            f.wd_mode = "week+2"
+        elif "next" in post or "following" in post:
+            f.wd_mode = "week+1"
+        elif "last" in post:
+            f.wd_mode = "before_last" if "before" in post else "week-1"
+        else:
+            f.wd_mode = "week+0"
+    elif mod:
+        f.wd_mode = {"next": "week+1", "last": "last", "past": "last", "previous": "last"}.get(
+            mod, "bare")
+    if m["wd"].rstrip(".") in ("sat", "sun", "wed", "mon") and not (mod or post):
+        f.extra["weak_wd"] = 1
+    else:
+        f.weak = False
+
+
+@piece(r"(?:the\s+)?(?:day\s+after\s+tomorrow|day\s+before\s+yesterday)")
+def _day_after(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    shift = 2 if "after" in m.group(0) else -2
+    f.set(date=c.today + timedelta(days=shift), grain="day")
+    f.weak = False
+
+
+@piece(r"(?P<w>today|todays|tomorrows?|tmrw|tmr|tommorow|tomorow|yesterday)")
+def _today(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    w = m["w"]
+    shift = 0 if w.startswith("today") else (-1 if w == "yesterday" else 1)
+    f.set(date=c.today + timedelta(days=shift), grain="day")
+    f.weak = False
+
+
+@piece(r"(?:right\s+now|just\s+now|now|atm|at the moment|immediately|at this time|asap)")
+def _now(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(instant=c.now)
+    f.exact_now = True
+    f.weak = False
+
+
+@piece(r"(?P<late>late\s+)?(?P<w>tonight|tonite)")
+def _tonight(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(date=c.today, grain="day")
+    f.set(pod="late tonight" if m["late"] else "tonight")
+    f.weak = False
+
+
+def _period_start(unit: str, d: date, shift: int) -> tuple[date, str]:
+    if unit == "week":
+        return week_start(d) + timedelta(weeks=shift), "week"
+    if unit == "month":
+        return add_months(d.replace(day=1), shift), "month"
+    if unit == "quarter":
+        q0 = date(d.year, (d.month - 1) // 3 * 3 + 1, 1)
+        return add_months(q0, 3 * shift), "quarter"
+    return date(d.year + shift, 1, 1), "year"
+
+
+@piece(r"(?:the\s+)?(?P<mod>" + _REL_WORDS + r")\s+(?P<u>week|month|year|quarter|qtr)")
+def _rel_period(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    u = "quarter" if m["u"] == "qtr" else m["u"]
+    d, grain = _period_start(u, c.today, _rel_shift(m["mod"]))
+    f.set(date=d, grain=grain)
+    f.weak = False
+
+
+@piece(r"(?:the\s+)?(?P<u>week|month|year)\s+after\s+next")
+def _after_next_period(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    d, grain = _period_start(m["u"], c.today, 2)
+    f.set(date=d, grain=grain)
+    f.weak = False
+
+
+@piece(r"(?:the\s+)?(?P<mod>this|next|last|coming|upcoming|following|past|this past)?\s*"
+       r"(?:week-?end|wkend)")
+def _weekend(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    mod = m["mod"] or "this"
+    shift = -1 if mod in ("last", "past", "this past") else (0 if mod == "this" else 1)
+    fri = week_start(c.today) + timedelta(days=4 + 7 * shift)
+    f.set(date=fri, grain="day")
+    f.set(hour=18, ampm=None)
+    f.h24 = True
+    f.weak = False
+
+
+_CONTAINER = (r"(?:(?P<mon>" + MONTH_RE + r")(?:\s+(?P<y>\d{4}))?|(?P<relm>next|this|last|"
+              r"the|current|the following)\s+month|(?P<yy>\d{4}))")
+
+
+@piece(r"(?:the\s+)?(?P<n>\d{1,2}(?:st|nd|rd|th)|second|last)(?:\s+(?P<last>last|to\s+last|"
+       r"to\s+the\s+last))?\s+(?P<what>" + WEEKDAY_RE + r"|day|week|weekend|wkend)\s+(?:of|in)\s+"
+       + _CONTAINER)
+def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    n = -1 if m["n"] == "last" else _ord(m["n"])
+    if m["last"]:
+        n = -n
+    if m["mon"]:
+        mo = month_of(m["mon"])
+        y = int(m["y"]) if m["y"] else c.today.year
+    elif m["yy"]:
+        mo, y = 1, int(m["yy"])
+    else:
+        shift = {"next": 1, "last": -1, "the following": 1}.get(m["relm"], 0)
+        base = add_months(c.today.replace(day=1), shift)
+        y, mo = base.year, base.month
+
+    def pick(year: int) -> tuple[date, str, int | None] | None:
+        what = m["what"]
+        if what == "day":
+            last = days_in_month(year, mo)
+            d = n if n > 0 else last + 1 + n
+            return (date(year, mo, d), "day", None) if 1 <= d <= last else None
+        if what == "week":
+            weeks = month_weeks(year, mo)
+            idx = n - 1 if n > 0 else n
+            return (weeks[idx], "week", None) if -len(weeks) <= idx < len(weeks) else None
+        if what in ("weekend", "wkend"):
+            fris = [d for d in range(1, days_in_month(year, mo) - 1)
+                    if date(year, mo, d).weekday() == 4]
+            idx = n - 1 if n > 0 else n
+            if -len(fris) <= idx < len(fris):
+                return date(year, mo, fris[idx]), "day", 18
+            return None
+        got = nth_weekday(year, mo, weekday_of(what), n)
+        return (got, "day", None) if got else None
+
+    found = pick(y)
+    if found and m["mon"] and not m["y"] and found[0] < c.today:
+        found = pick(y + 1)
+    if not found:
+        raise Conflict("date")
+    f.set(date=found[0], grain=found[1])
+    if found[2] is not None:
+        f.set(hour=found[2])
+        f.h24 = True
+    f.weak = False
+
+
+@piece(r"(?P<n>\d+|an?)\s+(?P<wd>" + WEEKDAY_RE + r")\s+from\s+(?:now|today)")
+def _n_weekdays_from_now(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    n = 1 if m["n"] in ("a", "an") else int(m["n"])
+    wd = weekday_of(m["wd"])
+    ahead = (wd - c.today.weekday() - 1) % 7 + 1
+    f.set(date=c.today + timedelta(days=ahead + 7 * (n - 1)), grain="day")
+    f.weak = False
+
+
+# ---------------------------------------------------------------- relative offsets
+
+
+def _rel_piece(f: Frame, c: Ctx, dur: Duration, sign: int) -> None:
+    if sign < 0:
+        dur = Duration(-dur.years, -dur.months, -dur.days, -dur.seconds)
+    try:
+        naive = dur.add_to(c.now.replace(tzinfo=None))
+    except (OverflowError, ValueError):
+        raise Conflict("rel") from None
+    # Calendar units step the wall clock; then place it back in the zone.
+    base = wall(naive.date(), naive.hour, naive.minute, naive.second, c.tz)
+    if not (dur.years or dur.months or dur.days):
+        base = (c.now + timedelta(seconds=dur.seconds)).astimezone(c.tz)
+    f.set(instant=base)
+    f.rel = dur
+    f.weak = False
+
+
+def match_relative(s: str, pos: int, f: Frame, c: Ctx) -> int | None:
+    """ "in 2 hours", "2 hours from now", "3 days ago", "a week hence" at `pos`."""
+    m = re.compile(r"(?:in|within|after)\s+").match(s, pos)
+    if m:
+        got = match_duration(s, m.end())
+        if got and _ended(s, got[1]):
+            _rel_piece(f, c, got[0], 1)
+            return got[1]
+        return None
+    got = match_duration(s, pos)
+    if not got:
+        return None
+    tail = _REL_TAIL.match(s, got[1])
+    if not tail or not _ended(s, tail.end()):
+        return None
+    _rel_piece(f, c, got[0], -1 if tail["ago"] else 1)
+    return tail.end()
+
+
+_REL_TAIL = re.compile(
+    r"\s*(?:(?P<ago>ago|before now|back)|from\s+(?:right\s+)?(?:now|today)|hence|later|"
+    r"after\s+now|from\s+this\s+moment)"
+)
+
+
+def _ended(s: str, pos: int) -> bool:
+    return re.compile(END).match(s, pos) is not None
+
+
+# ---------------------------------------------------------------- times of day
+
+
+def _set_time(f: Frame, h: int, mi: int, sec: int, ap: str | None, *, h24: bool = False) -> None:
+    if ap and not 1 <= h <= 12:
+        if h == 0 and ap == "am":
+            ap = None
+        else:
+            raise Conflict("hour")
+    if not (0 <= h <= 24 and 0 <= mi <= 59 and 0 <= sec <= 59) or (h == 24 and (mi or sec)):
+        raise Conflict("hour")
+    if h == 24:
+        h = 0
+    f.set(hour=h, ampm=ap)
+    f.minute, f.second = mi, sec
+    f.h24 = f.h24 or h24 or h == 0 or h > 12
+    f.weak = False
+
+
+@piece(r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?::(?P<s>\d{2}))?\s*" + AMPM + "?")
+def _hm(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    if "." in m.group(0)[:3] and not m["ap"]:
+        raise Conflict("hour")  # "3.15" alone is more likely a number
+    _set_time(f, int(m["h"]), int(m["m"]), int(m["s"] or 0), _ampm(m["ap"]),
+              h24=m["h"].startswith("0") and len(m["h"]) == 2)
+
+
+@piece(r"(?P<h>\d{1,2})\s*" + AMPM)
+def _h_ampm(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    ap = m["ap"]
+    if len(ap.rstrip(".")) == 1 and not f.at_ctx:
+        raise Conflict("hour")  # "4a" is not a time unless it follows "at"
+    _set_time(f, int(m["h"]), 0, 0, _ampm(ap))
+
+
+@piece(r"(?P<h>\d{1,2})(?P<m>\d{2})\s*" + AMPM)
+def _hhmm_ampm(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    _set_time(f, int(m["h"]), int(m["m"]), 0, _ampm(m["ap"]))
+
+
+@piece(r"(?P<h>\d{1,2})\s+(?P<m>[0-5]\d)\s*" + AMPM + "?")
+def _h_space_m(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    if not (f.at_ctx or m["ap"]):
+        raise Conflict("hour")  # "3 30" alone is two numbers
+    _set_time(f, int(m["h"]), int(m["m"]), 0, _ampm(m["ap"]))
+
+
+@piece(r"(?P<h>\d{1,2})h(?P<m>\d{2})?")
+def _h_h(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    _set_time(f, int(m["h"]), int(m["m"] or 0), 0, None, h24=True)
+
+
+@piece(r"(?P<h>[01]?\d|2[0-4])(?P<m>[0-5]\d)(?![\d-])")
+def _hhmm(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    if not (f.at_ctx or f.pod):
+        raise Conflict("hour")
+    _set_time(f, int(m["h"]), int(m["m"]), 0, None)
+
+
+@piece(r"(?P<h>\d{1,2})\s*o'?\s?clock(?:\s+(?P<ap>in the morning|in the afternoon|in the evening|"
+       r"at night))?")
+def _oclock(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    _set_time(f, int(m["h"]), 0, 0, None)
+    if m["ap"]:
+        f.set(pod=m["ap"].split()[-1])
+
+
+@piece(r"(?:12\s+)?(?P<w>noon|midday|mid\s?-?day|midnight)")
+def _noon(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    if m["w"] == "midnight":
+        _set_time(f, 0, 0, 0, None, h24=True)
+    else:
+        _set_time(f, 12, 0, 0, None, h24=True)
+
+
+_BASE = (r"(?P<base>noon|midnight|midday|(?P<bh>\d{1,2})(?:\s*(?P<bap>a\.?m\.?|p\.?m\.?)|"
+         r"(?P<bhh>h))?)")
+
+
+@piece(r"(?:(?:a|an)\s+)?(?P<q>quarter|half|\d{1,2})(?:\s+(?:minutes?|mins?))?\s+"
+       r"(?P<dir>past|after|to|till|til|before|of)\s+" + _BASE)
+def _past_to(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    q = m["q"]
+    mins = 15 if q == "quarter" else (30 if q == "half" else int(q))
+    plain_base = m["bh"] is not None and not (m["bap"] or m["bhh"])
+    if q.isdigit() and plain_base and "min" not in m.group(0) and m["dir"] != "past":
+        raise Conflict("minute")  # "13 to 15" is a range of numbers, not 14:47
+    if mins >= 60:
+        raise Conflict("minute")
+    if m["base"] == "midnight":
+        h, ap, h24 = 0, None, True
+    elif m["base"] in ("noon", "midday"):
+        h, ap, h24 = 12, None, True
+    else:
+        h, ap, h24 = int(m["bh"]), _ampm(m["bap"]), bool(m["bhh"])
+    if m["dir"] in ("to", "till", "til", "before", "of"):
+        total = (h * 60 - mins) % (24 * 60)
+        if ap == "pm" and h != 12:
+            total += 12 * 60
+            ap = None
+            h24 = True
+        elif ap == "am" and h == 12:
+            total = (total + 12 * 60) % (24 * 60)
+            ap = None
+            h24 = True
+        h24 = h24 or h == 0 or h == 12 and not ap
+        h2, m2 = divmod(total, 60)
+        if ap:
+            _set_time(f, h2 if h2 else 12, m2, 0, ap)
+        else:
+            _set_time(f, h2, m2, 0, None, h24=h24 and h2 != 11)
+            if h == 12 and m["base"] in ("noon", "midday"):
+                f.h24 = True
+    else:
+        _set_time(f, h, mins, 0, ap, h24=h24)
+
+
+@piece(r"half\s+(?P<h>\d{1,2})")
+def _half_h(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    _set_time(f, int(m["h"]), 30, 0, None)
+
+
+@piece(r"(?P<h>\d{1,2})(?![\d/:.-]\d)")
+def _bare_hour(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    h = int(m["h"])
+    if h > 24:
+        raise Conflict("hour")
+    _set_time(f, h, 0, 0, None)
+    # A lone number is an hour only after "at"/"around" or next to a part of day.
+    f.bare_hour = not f.at_ctx
+
+
+# ---------------------------------------------------------------- parts of day
+
+
+@piece(r"(?:in\s+the\s+|this\s+|the\s+)?(?P<ap>a\.?m\.?|p\.?m\.?)")
+def _in_the_pm(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    if not m.group(0).startswith(("in", "this", "the")):
+        raise Conflict("ampm")
+    f.set(pod="afternoon" if m["ap"][0] == "p" else "morning")
+    f.weak = False
+
+
+@piece(r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?P<el>early\s+|late\s+)?"
+       r"(?P<p>morning|afternoon|evening|night|lunch|lunchtime|lunch time)")
+def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    p = m["p"]
+    p = "lunch" if p.startswith("lunch") else p
+    key = (m["el"] or "") + p
+    key = " ".join(key.split())
+    if key not in PODS:
+        key = p
+    f.set(pod=key)
+    if m["this"] and m["this"].strip() in ("this", "today"):
+        f.set(date=c.today, grain="day")
+    f.weak = False
+
+
+@piece(r"after\s+(?P<p>lunch|school|work)")
+def _after_pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(pod="after " + m["p"])
+    f.weak = False
+
+
+# ---------------------------------------------------------------- zones
+
+
+@piece(r"(?:\(\s*)?(?P<z>(?:utc|gmt)\s*[+-]\s*\d{1,2}(?::?\d{2})?|" + ZONE_ABBR_RE
+       + r"|[a-z]+/[a-z_]+(?:/[a-z_]+)?)(?:\s*time)?\)?")
+def _zone(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    if f.hour is None:
+        raise Conflict("zone")  # a zone word only means something after a time of day
+    z = zone_for(m["z"])
+    if z is None:
+        raise Conflict("zone")
+    f.set(zone=z)
+
+
+# ---------------------------------------------------------------- reading a phrase
+
+_FILLER = re.compile(
+    r"(?:,|@|at|on|of|for|the|during|in|around|about|approximately|approx\.?|roughly|"
+    r"exactly|sharp|by|from|starting|beginning|until|till|before|after|later than|"
+    r"no later than|sometime|some time|circa|ca\.?|-)" + END
+)
+_AT_WORDS = frozenset({"@", "at", "around", "about", "approximately", "approx", "approx.",
+                       "roughly", "exactly", "by", "from", "until", "till", "before",
+                       "after", "later than", "no later than", "sometime", "some time",
+                       "circa", "for"})
+_SPACE = re.compile(r"\s+")
+
+
+def read_frame(s: str, c: Ctx) -> Frame | None:
+    """Read a whole normalised phrase into a Frame, or None if any part is not a time piece."""
+    f = Frame()
+    pos = 0
+    n = len(s)
+    filler_only = True
+    while True:
+        sp = _SPACE.match(s, pos)
+        if sp:
+            pos = sp.end()
+        if pos >= n:
+            break
+        end = None
+        try:
+            end = match_relative(s, pos, f, c)
+        except Conflict:
+            return None
+        if end is None:
+            # Longest piece wins ("last sunday of march" over "last sunday").
+            found = [(m, fn) for pat, fn in _PIECES
+                     if (m := pat.match(s, pos)) is not None and m.end() > pos]
+            found.sort(key=lambda mf: -mf[0].end())
+            for m, fn in found:
+                snapshot = _copy(f)
+                try:
+                    fn(m, f, c)
+                except Conflict:
+                    f = snapshot
+                    continue
+                end = m.end()
+                break
+        if end is not None:
+            f.pieces += 1
+            f.at_ctx = False
+            filler_only = False
+            pos = end
+            continue
+        fm = _FILLER.match(s, pos)
+        if fm is None:
+            return None
+        word = fm.group(0).strip()
+        if word in _AT_WORDS:
+            f.at_ctx = True
+        if word in ("in", "of", "during", "for", "by", "until", "from", "after", "before"):
+            f.extra["month_ok"] = 1
+        pos = fm.end()
+    if filler_only or not f.pieces:
+        return None
+    return f
+
+
+def _copy(f: Frame) -> Frame:
+    g = Frame(**{k: getattr(f, k) for k in f.__dataclass_fields__ if k != "extra"})
+    g.extra = dict(f.extra)
+    return g
+
+
+# ---------------------------------------------------------------- placing a frame in time
+
+
+def _hours(f: Frame) -> list[int]:
+    """Candidate 24h hours for the frame's hour, earliest-first preference left to caller."""
+    assert f.hour is not None
+    h = f.hour
+    if f.ampm == "pm":
+        return [h % 12 + 12]
+    if f.ampm == "am":
+        return [h % 12]
+    if f.h24:
+        return [h]
+    if f.pod:
+        pm = PODS[f.pod][1]
+        if pm and h < 12:
+            return [h + 12]
+        if not pm and h == 12:
+            return [0]
+        return [h]
+    if h == 12:
+        return [12]
+    return [h, h + 12]
+
+
+def _solve_date(f: Frame, c: Ctx, strictly_after: bool) -> date | None:
+    """First day on/after today matching the year/month/day/weekday constraints."""
+    today = c.today
+    if f.instant is not None:
+        today = f.instant.astimezone(c.tz).date()
+    y, mo, d, wd = f.year, f.month, f.day, f.weekday
+    if mo is None and d is None:
+        if y is not None:
+            return date(y, 1, 1)
+        if wd is None:
+            return None
+        return _weekday_date(f, today, strictly_after)
+    if d is None:
+        assert mo is not None
+        if y is not None:
+            return date(y, mo, 1)
+        year = today.year if mo >= today.month else today.year + 1
+        if f.month_mode == "next" and mo == today.month:
+            year += 1
+        if f.month_mode == "after_next":
+            year += 1
+        if f.month_mode == "last":
+            year = today.year if mo < today.month else today.year - 1
+        return date(year, mo, 1)
+    # a day of month, maybe with month/year/weekday
+    if y is not None and mo is not None:
+        if not valid_date(y, mo, d):
+            return None
+        got = date(y, mo, d)
+        return got if wd is None or got.weekday() == wd else None
+    start = today + timedelta(days=1) if strictly_after and wd is None and mo is None else today
+    if mo is not None:
+        for year in range(start.year, start.year + 29):
+            if valid_date(year, mo, d):
+                got = date(year, mo, d)
+                if got >= start and (wd is None or got.weekday() == wd):
+                    return got
+        return None
+    cur = start.replace(day=1)
+    for _ in range(12 * 29):
+        if valid_date(cur.year, cur.month, d):
+            got = date(cur.year, cur.month, d)
+            if got >= start and (wd is None or got.weekday() == wd):
+                return got
+        cur = add_months(cur, 1)
+    return None
+
+
+def _weekday_date(f: Frame, today: date, strictly_after: bool) -> date:
+    wd = f.weekday
+    assert wd is not None
+    mode = f.wd_mode
+    if mode.startswith("week"):
+        shift = int(mode[4:])
+        return week_start(today) + timedelta(weeks=shift, days=wd)
+    if mode in ("last", "before_last"):
+        back = (today.weekday() - wd - 1) % 7 + 1
+        return today - timedelta(days=back + (7 if mode == "before_last" else 0))
+    ahead = (wd - today.weekday()) % 7
+    if ahead == 0 and strictly_after:
+        ahead = 7
+    if mode == "after_next":
+        ahead += 7
+    return today + timedelta(days=ahead)
+
+
+def resolve(f: Frame, c: Ctx) -> datetime | None:
+    """The instant a frame means, in the frame's zone (or the user's)."""
+    if f.bare_hour and not f.pod:
+        return None
+    if f.extra.get("bare_month") and not (
+        f.extra.get("month_ok") or f.day is not None or f.year is not None or f.rel
+        or f.month_mode
+    ):
+        return None
+    if f.extra.get("bare_year") and f.month is None and f.day is None and f.date is None:
+        return None
+    if f.extra.get("bare_day") and f.month is None and f.weekday is None and f.date is None:
+        if not f.extra.get("month_ok") and f.hour is None:
+            return None
+    if f.date is not None and (f.month is not None or f.day is not None or f.year is not None):
+        return None
+    if f.zone is not None:
+        inner = Ctx(c.now.astimezone(f.zone), f.zone)
+        g = _copy(f)
+        g.zone = None
+        if g.instant is not None:
+            g.instant = g.instant.astimezone(f.zone)
+        got = resolve(g, inner)
+        return got.astimezone(c.tz) if got else None
+    if f.exact_now and f.hour is None and f.date is None:
+        return c.now
+    has_constraints = any(v is not None for v in (f.year, f.month, f.day, f.weekday))
+    day: date | None = f.date
+    if f.instant is not None and not f.exact_now:
+        if f.hour is None and not has_constraints and f.pod is None:
+            return f.instant
+        if not has_constraints:
+            day = f.instant.date()
+    if day is not None and f.weekday is not None:
+        if f.date is None:
+            pass
+        elif f.grain in ("week",):
+            day = day + timedelta(days=f.weekday)
+        elif day.weekday() != f.weekday:
+            return None
+    elif has_constraints:
+        day = _solve_date(f, c, strictly_after=f.hour is None)
+        if day is None:
+            return None
+    hours: list[int] | None = None
+    if f.hour is not None:
+        hours = _hours(f)
+    elif f.pod is not None:
+        hours = [PODS[f.pod][0]]
+        f.minute = f.second = 0
+    if hours is None:
+        if day is None:
+            return None
+        if day == c.today and (f.grain in ("", "day")):
+            at = wall(day, DEFAULT_HOUR, 0, 0, c.tz)
+            return at if at > c.now else c.now.replace(microsecond=0)
+        return wall(day, DEFAULT_HOUR, 0, 0, c.tz)
+    if day is not None:
+        options = sorted(wall(day, h, f.minute, f.second, c.tz) for h in hours)
+        if f.weekday is not None and f.date is None and f.wd_mode in ("bare",) and (
+            f.day is None and f.month is None
+        ):
+            later = [o for o in options if o > c.now]
+            if not later:
+                nxt = day + timedelta(days=7)
+                options = sorted(wall(nxt, h, f.minute, f.second, c.tz) for h in hours)
+                return options[0]
+        later = [o for o in options if o > c.now]
+        return later[0] if later else options[0]
+    # no day: the next time the clock shows it
+    best: datetime | None = None
+    for shift in (0, 1):
+        d = c.today + timedelta(days=shift)
+        for h in hours:
+            at = wall(d, h, f.minute, f.second, c.tz)
+            if at > c.now and (best is None or at < best):
+                best = at
+        if best is not None:
+            break
+    return best
+
+
+# ---------------------------------------------------------------- whole phrases
+
+_PRE = [
+    (re.compile(r"(\d)\s*-?ish\b"), r"\1"),
+    (re.compile(r"\s*[.!?]+$"), ""),
+    (re.compile(r"\s*\((.*)\)\s*$"), r" \1"),
+    (re.compile(r"\b(?:a\.m\.|am\.)(?=\s|$)"), "am"),
+    (re.compile(r"\b(?:p\.m\.|pm\.)(?=\s|$)"), "pm"),
+    (re.compile(r"\b(?:a m)(?=\s|$)"), "am"),
+    (re.compile(r"\b(?:p m)(?=\s|$)"), "pm"),
+    (re.compile(r"\b(\d+)(?:-|\s)(\d{2})\b(?=\s*(?:am|pm))"), r"\1:\2"),
+    (re.compile(r"^(?:remind me|remember|reminder)\b\s*"), ""),
+    (re.compile(r"\b(?:approximately|approx)$"), ""),
+    (re.compile(r"\bo[- ]clock\b"), "o'clock"),
+    (re.compile(r"\b(?:in the|the|this)\s+pm\b"), "in the pm"),
+]
+_SEP = re.compile(r"\s*(?:-|–|—|\bto\b|\btill\b|\btil\b|\buntil\b|\buntill\b|\bthrough\b|"
+                  r"\bthru\b|\band\b)\s*")
+_FOR_DUR = re.compile(r"^(?P<a>.+?)\s+for\s+(?P<d>.+)$")
+_DUR_START = re.compile(r"^for\s+(?P<d>.+?)\s+(?:starting|beginning)\s+(?:from\s+|at\s+)?(?P<a>.+)$")
+_INTERVAL_HEAD = re.compile(r"^(?:from|between|starting|beginning)\s+")
+_DAYNUM = re.compile(r"^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?$")
+
+
+def preprocess(s: str) -> str:
+    for pat, rep in _PRE:
+        s = pat.sub(rep, s)
+    return s.strip()
+
+
+def _single(s: str, c: Ctx) -> datetime | None:
+    f = read_frame(s, c)
+    if f is None:
+        return None
+    try:
+        return resolve(f, c)
+    except (ValueError, OverflowError):
+        return None
+
+
+def parse_normalized(s: str, c: Ctx) -> datetime | None:
+    """Parse a preprocessed, normalised phrase: a single time or the start of an interval."""
+    got = _single(s, c)
+    if got is not None:
+        return got
+    m = _DUR_START.match(s)
+    if m and match_duration(m["d"], 0):
+        return _single(m["a"], c)
+    m = _FOR_DUR.match(s)
+    if m:
+        d = match_duration(m["d"], 0)
+        if d and d[1] == len(m["d"]):
+            return _single(m["a"], c)
+    return _interval(s, c)
+
+
+def _interval(s: str, c: Ctx) -> datetime | None:
+    body = _INTERVAL_HEAD.sub("", s)
+    for sep in _SEP.finditer(body):
+        left, right = body[: sep.start()].strip(), body[sep.end():].strip()
+        if not left or not right:
+            continue
+        rtoks = right.split(" ")
+        if not (_single(right, c) or _single("at " + right, c) or _DAYNUM.match(right)
+                or _single(right.split(" ", 1)[0], c) or _single("at " + rtoks[0], c)
+                or _DAYNUM.match(rtoks[0]) or _DAYNUM.match(" ".join(rtoks[:2]))):
+            continue
+        for k in range(1, len(rtoks)):
+            tail = " ".join(rtoks[k:])
+            got = _single(left + " " + tail, c)
+            if got is not None:
+                return got
+        got = _single(left, c)
+        if got is not None:
+            return got
+    return None
+
+
+_ZONES: dict[str, tzinfo] = {}
+
+
+def zone_named(tz: str) -> tzinfo:
+    """ZoneInfo for an IANA name, cached."""
+    z = _ZONES.get(tz)
+    if z is None:
+        from zoneinfo import ZoneInfo
+
+        z = ZoneInfo(tz)
+        _ZONES[tz] = z
+    return z
+
+
+MAX_LEN = 300
+
+
+def parse_instant(text: str, *, now: datetime, tz: str) -> datetime | None:
+    """The instant an English time phrase means, aware in zone `tz`, or None.
+
+    The whole text must be a time phrase ("tomorrow at 9", "in 2 hours", "next Monday
+    3pm"); use `split_when` to find a time inside a longer message. Intervals give
+    their start. Never raises for bad text; `now` must be aware.
+    """
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_LEN:
+        return None
+    try:
+        zone = zone_named(tz)
+    except (ValueError, OSError, KeyError):
+        return None
+    from .lexicon import normalize
+
+    s = preprocess(normalize(text))
+    if not s:
+        return None
+    try:
+        return parse_normalized(s, Ctx(now.astimezone(zone), zone))
+    except (ValueError, OverflowError, Conflict, IndexError):
+        return None

@@ -1,0 +1,514 @@
+"""Recurring schedules: "every weekday at 8", "every other Friday", "daily at 8am and 8pm".
+
+The phrase is cut into end conditions ("until Dec 1", "5 times", "for 2 weeks"), times
+of day ("at 6:30am and 6:30pm") and a day pattern (weekdays, days of month, months,
+"every N units"); the pieces become a `tools.schedule.Schedule` holding a Cron spec
+when cron can say it, an RRule when it needs intervals or n-th weekdays, and an Every
+for sub-daily intervals.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta, tzinfo
+
+from tools.schedule import Cron, Every, RRule, Schedule, ScheduleError
+
+from .duration import match_duration
+from .instant import DEFAULT_HOUR, Ctx, preprocess, read_frame, resolve, zone_named
+from .lexicon import MONTH_RE, WEEKDAY_RE, month_of, normalize, weekday_of
+
+_RR = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+_KEYWORD = re.compile(
+    r"\b(?:every|each|everyday|daily|weekly|monthly|yearly|annually|hourly|nightly|"
+    r"weekdays|weekends|twice|thrice|once a|per (?:day|week|month|year)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
+)
+_POD_HOURS = {"morning": 9, "afternoon": 14, "evening": 18, "night": 21, "noon": 12,
+              "lunch": 12, "midnight": 0}
+
+
+@dataclass
+class Pattern:
+    """The day pattern and times of a recurring phrase, before it becomes a spec."""
+
+    freq: str | None = None  # DAILY WEEKLY MONTHLY YEARLY HOURLY MINUTELY SECONDLY
+    interval: int = 1
+    byday: list[str] = field(default_factory=list)
+    monthdays: list[int] = field(default_factory=list)
+    months: list[int] = field(default_factory=list)
+    weekno: int | None = None
+    times: list[tuple[int, int]] = field(default_factory=list)
+    pod: str | None = None
+    start: date | None = None
+    until: datetime | None = None
+    count: int | None = None
+    nth_day_of_week: int | None = None
+
+
+# ---------------------------------------------------------------- times of day
+
+_T = (r"(?:(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a|p)(?![a-z])|(?P<h2>\d{1,2}):(?P<m2>\d{2})"
+      r"|(?P<w>noon|midnight|midday)|(?P<h3>\d{1,2})\s*o'clock|(?<=at )(?P<h4>\d{1,2})(?![\d:]))")
+_TIME = re.compile(r"(?:(?:at|@)\s+)?" + _T)
+_TIME_LIST = re.compile(r"(?:(?:at|@)\s+)?(?:" + _T.replace("?P<", "?:<").replace("(?:<", "(?:")
+                        + r")(?:\s*(?:,|and|&)\s*(?:at\s+)?(?:"
+                        + _T.replace("?P<", "?:<").replace("(?:<", "(?:") + r"))*")
+
+
+def _strip_groups(p: str) -> str:
+    return re.sub(r"\?P<\w+>", "", p)
+
+
+_TIME_LIST = re.compile(
+    r"(?:(?:at|@)\s+)?" + _strip_groups(_T) + r"(?:\s*(?:,|and|&)\s*(?:(?:at|@)\s+)?"
+    + _strip_groups(_T).replace("(?<=at )", "") + r")*(?![\w'])"
+)
+
+
+def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
+    """Pull the times of day out of `s`; None when one of them is not a valid time."""
+    out: list[tuple[int, int]] = []
+    m = _TIME_LIST.search(s)
+    if not m:
+        return out, s
+    chunk = m.group(0)
+    for t in re.finditer(r"(?:(?:at|@)\s+)?" + _T.replace("(?<=at )", ""), "at " + chunk
+                         if not chunk.startswith(("at", "@")) else chunk):
+        if t["w"]:
+            out.append((_POD_HOURS[t["w"]] if t["w"] != "midday" else 12, 0))
+            continue
+        h = int(t["h"] or t["h2"] or t["h3"] or t["h4"])
+        mi = int(t["m"] or t["m2"] or 0)
+        ap = t["ap"]
+        if ap:
+            if not 1 <= h <= 12:
+                return None
+            h = h % 12 + (12 if ap.startswith("p") else 0)
+        elif pod in ("afternoon", "evening", "night") and h < 12:
+            h += 12
+        if not (0 <= h <= 23 and 0 <= mi <= 59):
+            return None
+        out.append((h, mi))
+    return out, (s[: m.start()] + " " + s[m.end():]).strip()
+
+
+# ---------------------------------------------------------------- end conditions
+
+_COUNT = re.compile(r"(?:\s*,)?\s*(?:for\s+)?(?:up\s+to\s+)?(?P<n>\d+)\s*(?:x|times|occurrences)(?!\w)")
+_FOR = re.compile(r"(?:\s*,)?\s+for\s+(?:up\s+to\s+)?(?:the\s+next\s+|next\s+)?(?P<d>.+)$")
+_UNTIL = re.compile(r"(?:\s*,)?\s+(?:until|till|til|up to|ending)\s+(?P<x>.+)$")
+_START = re.compile(r"(?:^|\s+|,\s*)(?:starting|beginning(?!\s+of)|from|effective)\s+(?:on\s+|from\s+)?"
+                    r"(?P<x>.+?)(?=,|\s+(?:for|until|till|to|except)\b|$)")
+_EXCEPT = re.compile(r"\s+except\s+(?:for\s+|on\s+)?(?P<x>.+)$")
+
+
+def _end_of(text: str, c: Ctx) -> datetime | None:
+    """The last instant a "until X" bound allows: X itself, or the end of X's day."""
+    s = preprocess(text)
+    f = read_frame(s, c) or read_frame("in " + s, c)
+    if f is None:
+        return None
+    got = resolve(f, c)
+    if got is None:
+        return None
+    if f.hour is None and f.pod is None and f.rel is None:
+        day = got.date()
+        if f.grain == "month" or (f.month is not None and f.day is None and f.date is None):
+            # "until march": up to the start of that month, as rrule libraries read it
+            return datetime.combine(day, time(0), tzinfo=c.tz)
+        return datetime.combine(day, time(23, 59, 59), tzinfo=c.tz)
+    return got
+
+
+def _start_of(text: str, c: Ctx) -> date | None:
+    s = preprocess(text)
+    f = read_frame(s, c) or read_frame("in " + s, c)
+    if f is None:
+        return None
+    got = resolve(f, c)
+    return got.date() if got else None
+
+
+# ---------------------------------------------------------------- day patterns
+
+_WD_LIST = re.compile(
+    r"(?P<a>" + WEEKDAY_RE + r")(?:\s*(?:-|to|through|thru)\s*(?P<b>" + WEEKDAY_RE + r"))?"
+    r"(?:\s*(?:,|and|&|or|,\s*and)\s*(?:" + WEEKDAY_RE + r"))*"
+)
+_ORD = r"(?:\d{1,2}(?:st|nd|rd|th)|second|last)"
+
+
+def _ord_value(o: str) -> int:
+    if o == "last":
+        return -1
+    if o == "second":
+        return 2
+    return int(re.sub(r"\D", "", o))
+
+
+def _weekdays(text: str) -> list[int]:
+    """Weekday numbers in a list like "monday, wednesday and friday" or "tue-thu"."""
+    found: list[int] = []
+    for m in re.finditer(r"(" + WEEKDAY_RE + r")(?:\s*(?:-|to|through|thru)\s*(" + WEEKDAY_RE
+                         + r"))?", text):
+        a = weekday_of(m.group(1))
+        if m.group(2):
+            b = weekday_of(m.group(2))
+            span = [(a + i) % 7 for i in range((b - a) % 7 + 1)]
+            found.extend(span)
+        else:
+            found.append(a)
+    return sorted(set(found))
+
+
+_UNIT_FREQ = {"second": "SECONDLY", "minute": "MINUTELY", "hour": "HOURLY", "day": "DAILY",
+              "week": "WEEKLY", "month": "MONTHLY", "year": "YEARLY"}
+_UNITS = r"(?P<u>sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?)"
+_RULES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?:every|each)\s+other\s+" + _UNITS), "other"),
+    (re.compile(r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)?\s+" + _UNITS), "n_units"),
+    (re.compile(r"(?:every|each|once\s+(?:a|per|every)|per|a)\s+" + _UNITS), "unit"),
+    (re.compile(r"(?P<w>everyday|daily|nightly|weekly|monthly|yearly|annually|hourly)"), "adverb"),
+    (re.compile(r"(?P<k>twice|thrice|(?P<n>\d+)\s+times)\s+(?:a|per|every)\s+day"), "times_a_day"),
+    (re.compile(r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)\s+(?P<wd>" + WEEKDAY_RE + r")"
+                r"(?!\s+(?:of|in)\b)"), "nth_week_wd"),
+    (re.compile(r"(?:every|each)\s+other\s+(?P<wds>" + WEEKDAY_RE + r")"), "other_wd"),
+    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<o>" + _ORD + r"(?:\s*(?:,|and)\s*"
+                + _ORD + r")*)(?:\s+(?P<last>to\s+the\s+last|to\s+last|last))?(?:\s+instance\s+of)?"
+                r"\s+(?P<wds>" + _WD_LIST.pattern.replace("?P<a>", "").replace("?P<b>", "")
+                + r")"), "nth_wd"),
+    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<wk>weekdays?|week-?ends?|workdays?)"),
+     "wk"),
+    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?P<wds>" + _WD_LIST.pattern.replace("?P<a>", "")
+                .replace("?P<b>", "") + r")"), "wds"),
+    (re.compile(r"(?:every\s+|each\s+|in\s+|of\s+)?(?P<mon>" + MONTH_RE + r")\s*(?:the\s+)?"
+                r"(?P<d>\d{1,2}(?:st|nd|rd|th)?(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)"
+                r"(?!\s*(?:am|pm|:))"), "month_day"),
+    (re.compile(r"(?:every\s+|each\s+|in\s+|on\s+)?(?:the\s+)?(?:day\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?"
+                r"(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)(?:\s+day)?\s+of\s+(?P<mon>"
+                + MONTH_RE + r")"), "day_month"),
+    (re.compile(r"(?:every\s+|each\s+|in\s+|of\s+|on\s+)?(?P<mons>" + MONTH_RE
+                + r"(?:\s*(?:,|and)\s*" + MONTH_RE + r")*)"), "months"),
+    (re.compile(r"(?:on\s+|at\s+)?(?:the\s+)?(?P<se>start|beginning|end|1st\s+day|last\s+day|"
+                r"first\s+day)(?:\s+of)?"), "edge"),
+    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?:day\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?"
+                r"(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)(?:\s+day)?"), "days"),
+    (re.compile(r"(?:in\s+)?week\s+(?P<n>\d{1,2})"), "weekno"),
+    (re.compile(r"(?:every\s+|each\s+|in\s+the\s+|at\s+)?(?P<pod>morning|afternoon|evening|night|"
+                r"lunch)s?"), "pod"),
+]
+_FILL = re.compile(r"(?:,|the|of|on|in|at|only|and|a|per|run|every|each|month|year|week|day|"
+                   r"time|times|)(?=\s|$|,)")
+
+
+def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
+    g = m.groupdict()
+    if kind in ("other", "n_units", "unit"):
+        unit = re.sub(r"s$", "", g["u"])
+        unit = {"sec": "second", "min": "minute", "hr": "hour"}.get(unit, unit)
+        freq = _UNIT_FREQ[unit]
+        n = 2 if kind == "other" else int(g["n"]) if kind == "n_units" else 1
+        if p.freq and p.freq != freq:
+            # "every week on the 4th day": the weekly container wins over the day unit.
+            return kind == "unit" and unit == "day" and p.freq in ("WEEKLY", "MONTHLY", "YEARLY")
+        p.freq, p.interval = freq, max(n, p.interval if p.freq == freq else 1)
+        return n > 0
+    if kind == "adverb":
+        freq = {"everyday": "DAILY", "daily": "DAILY", "nightly": "DAILY", "weekly": "WEEKLY",
+                "monthly": "MONTHLY", "yearly": "YEARLY", "annually": "YEARLY",
+                "hourly": "HOURLY"}[g["w"]]
+        if g["w"] == "nightly":
+            p.pod = "night"
+        if p.freq and p.freq != freq:
+            return False
+        p.freq = freq
+        return True
+    if kind == "times_a_day":
+        k = g["k"]
+        n = 2 if k == "twice" else 3 if k == "thrice" else int(g["n"])
+        if not 1 <= n <= 24:
+            return False
+        p.freq = "DAILY"
+        if n == 1:
+            return True
+        # Spread the runs over the waking day: twice → 09:00, 21:00; thrice → 09, 15, 21.
+        step = 12 / (n - 1)
+        p.times = [(int(9 + step * i), int((step * i % 1) * 60)) for i in range(n)]
+        return True
+    if kind == "other_wd":
+        p.freq, p.interval = "WEEKLY", 2
+        p.byday.extend(_RR[d] for d in _weekdays(g["wds"]))
+        return True
+    if kind == "nth_week_wd":
+        p.freq, p.interval = "WEEKLY", int(g["n"])
+        p.byday.append(_RR[weekday_of(g["wd"])])
+        return True
+    if kind == "nth_wd":
+        ords = [_ord_value(o) for o in re.findall(_ORD, g["o"])]
+        if g["last"]:
+            ords = [-o for o in ords]
+        if "instance" in m.group(0):
+            return False  # "first and last instance of tue and fri" needs BYSETPOS
+        for wd in _weekdays(g["wds"]):
+            for o in ords:
+                p.byday.append(f"{o}{_RR[wd]}")
+        return True
+    if kind == "wk":
+        w = g["wk"]
+        days = [5, 6] if w.startswith("week") and "end" in w else [0, 1, 2, 3, 4]
+        p.byday.extend(_RR[d] for d in days)
+        return True
+    if kind == "wds":
+        p.byday.extend(_RR[d] for d in _weekdays(g["wds"]))
+        return True
+    if kind in ("month_day", "day_month"):
+        p.months.append(month_of(g["mon"]))
+        p.monthdays.extend(int(re.sub(r"\D", "", d)) for d in re.findall(r"\d{1,2}", g["d"]))
+        return True
+    if kind == "months":
+        p.months.extend(month_of(x) for x in re.findall(MONTH_RE, g["mons"]))
+        return True
+    if kind == "edge":
+        se = g["se"]
+        p.monthdays.append(-1 if se in ("end", "last day") else 1)
+        return True
+    if kind == "days":
+        txt = m.group(0)
+        nums = [int(x) for x in re.findall(r"\d{1,2}", g["d"])]
+        if not nums or not all(1 <= x <= 31 for x in nums):
+            return False
+        if "day" in txt and p.freq == "WEEKLY":
+            p.nth_day_of_week = nums[0]
+            return True
+        if not re.search(r"st|nd|rd|th|on|day|the", txt) and p.freq not in ("MONTHLY", "YEARLY"):
+            return False
+        p.monthdays.extend(nums)
+        return True
+    if kind == "weekno":
+        p.weekno = int(g["n"])
+        return True
+    if kind == "pod":
+        p.pod = g["pod"]
+        p.freq = p.freq or "DAILY"
+        return True
+    return False
+
+
+def _read_pattern(s: str, p: Pattern) -> bool:
+    pos = 0
+    while pos < len(s):
+        sp = re.compile(r"\s+").match(s, pos)
+        if sp:
+            pos = sp.end()
+            continue
+        best: tuple[int, str, re.Match[str]] | None = None
+        for pat, kind in _RULES:
+            m = pat.match(s, pos)
+            if m and m.end() > pos and (m.end() == len(s) or not s[m.end()].isalnum()):
+                if best is None or m.end() > best[0]:
+                    best = (m.end(), kind, m)
+        if best is not None and _apply(best[1], best[2], p):
+            pos = best[0]
+            continue
+        f = _FILL.match(s, pos)
+        if f is None or f.end() == pos:
+            return False
+        pos = f.end()
+    return True
+
+
+# ---------------------------------------------------------------- building the schedule
+
+
+def _cron_list(values: list[int]) -> str:
+    vals = sorted(set(values))
+    if len(vals) > 2 and vals == list(range(vals[0], vals[-1] + 1)):
+        return f"{vals[0]}-{vals[-1]}"
+    return ",".join(str(v) for v in vals)
+
+
+def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
+    now = c.now
+    if p.freq in ("SECONDLY", "MINUTELY", "HOURLY"):
+        secs = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600}[p.freq] * p.interval
+        if p.byday or p.months or p.monthdays:
+            dow = _cron_list([(_RR.index(d[-2:]) + 1) % 7 for d in p.byday]) if p.byday else "*"
+            mon = _cron_list(p.months) if p.months else "*"
+            dom = _cron_list(p.monthdays) if p.monthdays else "*"
+            if p.freq == "MINUTELY" and 60 % p.interval == 0:
+                expr = f"*/{p.interval} * {dom} {mon} {dow}"
+            elif p.freq == "HOURLY" and 24 % p.interval == 0:
+                expr = f"0 */{p.interval} {dom} {mon} {dow}"
+            else:
+                return None
+            return Schedule(Cron(expr.replace("*/1 ", "* ")), tz, p.until, p.count)
+        return Schedule(Every(secs, now + timedelta(seconds=secs)), tz, p.until, p.count)
+    # Day-level patterns.
+    if p.nth_day_of_week is not None:
+        p.byday.append(_RR[(p.nth_day_of_week - 2) % 7])
+    freq = p.freq
+    plain_wd = [d for d in p.byday if len(d) == 2]
+    nth_wd = [d for d in p.byday if len(d) > 2]
+    if freq is None:
+        if nth_wd or (p.months and (p.monthdays or p.byday)):
+            freq = "YEARLY" if p.months and (nth_wd or p.monthdays) else "MONTHLY"
+        elif p.monthdays:
+            freq = "MONTHLY"
+        elif plain_wd:
+            freq = "WEEKLY"
+        elif p.months:
+            freq = "YEARLY"
+        else:
+            return None
+    if freq == "YEARLY" and p.monthdays and not p.months:
+        p.months = [1]
+    if freq == "MONTHLY" and p.months and not (p.monthdays or p.byday):
+        return None
+    times = p.times
+    no_time = not times
+    if no_time:
+        times = [(_POD_HOURS.get(p.pod or "", DEFAULT_HOUR), 0)]
+    hours = sorted({h for h, _ in times})
+    minutes = sorted({m for _, m in times})
+    simple = (
+        p.interval == 1 and not nth_wd and p.weekno is None and p.start is None
+        and all(d > 0 for d in p.monthdays) and not (p.monthdays and plain_wd)
+        and (len(minutes) == 1 or len(hours) == 1)
+    )
+    # What cron would need to say about the day.
+    if freq == "WEEKLY" and not plain_wd:
+        plain_wd = [_RR[c.today.weekday()]]
+        if not p.byday:
+            simple = simple and False
+    if freq == "MONTHLY" and not (p.monthdays or p.byday):
+        p.monthdays = [1]
+    if freq == "YEARLY" and not (p.months or p.byday or p.monthdays or p.weekno):
+        p.months, p.monthdays = [1], [1]
+    if freq == "YEARLY" and p.months and not (p.monthdays or p.byday):
+        p.monthdays = [1]
+    if simple:
+        dow = _cron_list([(_RR.index(d) + 1) % 7 for d in plain_wd]) if plain_wd else "*"
+        dom = _cron_list(p.monthdays) if p.monthdays else "*"
+        mon = _cron_list(p.months) if p.months else "*"
+        expr = f"{_cron_list(minutes)} {_cron_list(hours)} {dom} {mon} {dow}"
+        try:
+            sched = Schedule(Cron(expr), tz, p.until, p.count)
+        except ScheduleError:
+            return None
+        first = sched.next_after(now)
+        # Without a time of day, a run later today would surprise ("every tuesday" typed on
+        # a Tuesday means from next week); start from tomorrow instead.
+        if not (no_time and first is not None and first.date() == c.today):
+            return sched
+    parts = [f"FREQ={freq}"]
+    if p.interval > 1:
+        parts.append(f"INTERVAL={p.interval}")
+    if p.months:
+        parts.append("BYMONTH=" + ",".join(str(m) for m in sorted(set(p.months))))
+    if p.weekno is not None:
+        parts.append(f"BYWEEKNO={p.weekno}")
+    if p.monthdays:
+        parts.append("BYMONTHDAY=" + ",".join(str(d) for d in sorted(set(p.monthdays))))
+    if p.byday or (freq == "WEEKLY" and plain_wd):
+        parts.append("BYDAY=" + ",".join(dict.fromkeys(p.byday or plain_wd)))
+    parts.append("BYHOUR=" + ",".join(str(h) for h in hours))
+    parts.append("BYMINUTE=" + ",".join(str(m) for m in minutes))
+    parts.append("BYSECOND=0")
+    start_day = p.start or c.today
+    if no_time and p.start is None:
+        bare = not (p.byday or p.monthdays or p.months or p.weekno)
+        if bare:
+            unit = {"DAILY": timedelta(days=p.interval), "WEEKLY": timedelta(weeks=p.interval)}
+            start_day = c.today + unit.get(freq, timedelta(days=1))
+        else:
+            start_day = c.today + timedelta(days=1)
+    start = datetime.combine(start_day, time(0))
+    try:
+        return Schedule(RRule(";".join(parts), start), tz, p.until, p.count)
+    except ScheduleError:
+        return None
+
+
+MAX_LEN = 300
+
+
+def parse_recurrence(text: str, *, now: datetime, tz: str) -> Schedule | None:
+    """A recurring schedule for phrases like "every weekday at 8", or None.
+
+    End conditions: "until Dec 1" (inclusive, to the end of that day), "5 times",
+    "for 2 weeks". A day-level pattern without a time of day runs at 09:00 local.
+    """
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_LEN:
+        return None
+    try:
+        zone: tzinfo = zone_named(tz)
+        return _parse(normalize(text), Ctx(now.astimezone(zone), zone), tz)
+    except (ValueError, OverflowError, KeyError, IndexError, ScheduleError):
+        return None
+
+
+def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
+    s = re.sub(r"[.!?]+$", "", s).strip()
+    s = re.sub(r"^(?:run|repeat|remind me)\s+", "", s)
+    if not _KEYWORD.search(s):
+        return None
+    p = Pattern()
+    m = _EXCEPT.search(s)
+    if m:
+        exc = m["x"]
+        if re.fullmatch(r"(?:on\s+)?(?:the\s+)?week-?ends?", exc):
+            p.byday = [_RR[d] for d in range(5)]
+        else:
+            return None
+        s = s[: m.start()]
+    m = _COUNT.search(s)
+    if m:
+        p.count = int(m["n"])
+        s = (s[: m.start()] + s[m.end():]).strip()
+    m = _START.search(s)
+    if m:
+        rest = m["x"]
+        if m.group(0).strip().startswith("from"):
+            rest = s[m.start("x"):]
+        to = re.match(r"(?P<a>.+?)\s+(?:to|until|till|through)\s+(?P<b>.+)$", rest)
+        if to and re.match(r"from", m.group(0).strip()):
+            p.start = _start_of(to["a"], c)
+            p.until = _end_of(to["b"], c)
+            if p.start is None or p.until is None:
+                return None
+            s = s[: m.start()]
+        else:
+            p.start = _start_of(rest, c)
+            if p.start is None:
+                return None
+            s = (s[: m.start()] + s[m.end():]).strip()
+    m = _FOR.search(s)
+    if m:
+        d = match_duration(m["d"], 0)
+        if d and d[1] == len(m["d"]):
+            base = datetime.combine(p.start, c.now.timetz()) if p.start else c.now
+            p.until = d[0].add_to(base)
+            s = s[: m.start()]
+    m = _UNTIL.search(s)
+    if m:
+        p.until = _end_of(m["x"], c)
+        if p.until is None:
+            return None
+        s = s[: m.start()]
+    pod = None
+    pm = re.search(r"\b(morning|afternoon|evening|night)s?\b", s)
+    if pm:
+        pod = pm.group(1)
+    got = _times(s, pod)
+    if got is None:
+        return None
+    p.times, s = got
+    if not _read_pattern(s.strip(" ,"), p):
+        return None
+    if p.pod and not p.times:
+        p.times = [(_POD_HOURS[p.pod], 0)] if p.pod in _POD_HOURS else []
+    if p.freq is None and not (p.byday or p.monthdays or p.months):
+        return None
+    return _build(p, c, tz)
