@@ -55,7 +55,11 @@ class Settings(BaseSettings):
     """Everything Homar reads from the environment (names are the variables, upper-cased)."""
 
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        env_ignore_empty=True,
     )
 
     discord_token: SecretStr | None = None

@@ -10,6 +10,16 @@ from tools.schedule import Schedule as Recurrence
 
 from .duration import parse_duration
 from .instant import parse_instant
+from .invalid import explain_invalid_date
 from .recurrence import parse_recurrence
+from .split import When, split_when
 
-__all__ = ["Recurrence", "parse_duration", "parse_instant", "parse_recurrence"]
+__all__ = [
+    "Recurrence",
+    "When",
+    "explain_invalid_date",
+    "parse_duration",
+    "parse_instant",
+    "parse_recurrence",
+    "split_when",
+]

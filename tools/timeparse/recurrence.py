@@ -16,7 +16,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from tools.schedule import Cron, Every, RRule, Schedule, ScheduleError
 
 from .duration import match_duration
-from .instant import DEFAULT_HOUR, Ctx, preprocess, read_frame, resolve, zone_named
+from .instant import DEFAULT_HOUR, Ctx, Frame, preprocess, read_frame, resolve, zone_named
 from .lexicon import MONTH_RE, WEEKDAY_RE, month_of, normalize, weekday_of
 
 _RR = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
@@ -106,12 +106,8 @@ _EXCEPT = re.compile(r"\s+except\s+(?:for\s+|on\s+)?(?P<x>.+)$")
 
 def _end_of(text: str, c: Ctx) -> datetime | None:
     """The last instant a "until X" bound allows: X itself, or the end of X's day."""
-    s = preprocess(text)
-    f = read_frame(s, c) or read_frame("in " + s, c)
-    if f is None:
-        return None
-    got = resolve(f, c)
-    if got is None:
+    f, got = _read(text, c)
+    if f is None or got is None:
         return None
     if f.hour is None and f.pod is None and f.rel is None:
         day = got.date()
@@ -123,12 +119,19 @@ def _end_of(text: str, c: Ctx) -> datetime | None:
 
 
 def _start_of(text: str, c: Ctx) -> date | None:
-    s = preprocess(text)
-    f = read_frame(s, c) or read_frame("in " + s, c)
-    if f is None:
-        return None
-    got = resolve(f, c)
+    got = _read(text, c)[1]
     return got.date() if got else None
+
+
+def _read(text: str, c: Ctx) -> tuple[Frame | None, datetime | None]:
+    s = preprocess(text)
+    for variant in (s, "in " + s):
+        f = read_frame(variant, c)
+        if f is not None:
+            got = resolve(f, c)
+            if got is not None:
+                return f, got
+    return None, None
 
 
 # ---------------------------------------------------------------- day patterns
@@ -494,6 +497,11 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     m = _UNTIL.search(s)
     if m:
         p.until = _end_of(m["x"], c)
+        if p.until is not None and p.start is not None and p.until.date() < p.start:
+            # "starting in april, daily until march": the March after the start.
+            later = c.now.replace(year=p.start.year) if p.start.year > c.today.year else c.now
+            p.until = _end_of(m["x"], Ctx(later + timedelta(days=(p.start - later.date()).days),
+                                          c.tz))
         if p.until is None:
             return None
         s = s[: m.start()]

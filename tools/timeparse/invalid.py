@@ -1,0 +1,41 @@
+"""Friendly explanations for dates that do not exist ("Feb 30")."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from .lexicon import MONTH_RE, month_of, normalize
+from .resolve import days_in_month
+
+_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December"]
+_MD = re.compile(r"\b(?P<mon>" + MONTH_RE + r")\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b")
+_DM = re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>" + MONTH_RE + r")")
+
+
+def _ordinal(n: int) -> str:
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}" + {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def explain_invalid_date(text: str, *, year: int = 2001) -> str | None:
+    """A user-facing note when `text` names a day its month does not have, else None.
+
+    "Feb 30" → "February has no 30th — did you mean March 2nd?" (counted in a non-leap
+    year unless `year` says otherwise).
+    """
+    if not isinstance(text, str) or len(text) > 300:
+        return None
+    s = normalize(text)
+    m = _MD.search(s) or _DM.search(s)
+    if not m:
+        return None
+    month, day = month_of(m["mon"]), int(m["d"])
+    last = days_in_month(year, month)
+    if day <= last or day > 31:
+        return None
+    spill = date(year, month, last) + timedelta(days=day - last)
+    return (f"{_NAMES[month - 1]} has no {_ordinal(day)} — did you mean "
+            f"{_NAMES[spill.month - 1]} {_ordinal(spill.day)}?")

@@ -1,0 +1,85 @@
+"""Find the time inside a reminder message and return it with the rest of the words.
+
+"remind me tomorrow at 9 to call mom" → (tomorrow 09:00, "call mom").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from tools.schedule import Schedule
+
+from .instant import parse_instant
+from .recurrence import _KEYWORD, parse_recurrence
+
+MAX_TOKENS = 40
+MAX_LEN = 1000
+
+_LEAD = re.compile(
+    r"^(?:(?:please|pls|hey|ok|okay)[\s,]+)?(?:(?:can you|could you|would you)\s+)?"
+    r"(?:remind\s+me|reminder|remember|ping\s+me|tell\s+me)\b[\s,:]*(?:(?:to|about|that|of)\b\s*)?",
+    re.IGNORECASE,
+)
+_LEAD_TO = re.compile(r"^(?:to|that|about|:|-)\s+", re.IGNORECASE)
+_TAIL = re.compile(r"[\s,;:-]*(?:\b(?:please|pls|thanks|thank you)\b)?[\s,;:.!-]*$", re.IGNORECASE)
+_EDGE_FILLER = frozenset({"at", "on", "about", "around", "by", "for", "from", "the", "of",
+                          "in", "to", "and", ",", "-", "@", "starting", "until", "till"})
+# Abbreviations that are also ordinary words; alone they are not a time inside a sentence.
+_WEAK = frozenset({"sat", "sun", "wed", "mon", "mar", "may", "second", "sec", "now", "tue",
+                   "thu", "fri", "jan", "jun", "aug", "dec"})
+
+
+@dataclass(frozen=True)
+class When:
+    """A time found in a message: a one-off instant or a recurrence, and the other words."""
+
+    schedule: datetime | Schedule
+    rest: str
+
+
+def _clean(words: list[str]) -> str:
+    text = " ".join(words)
+    text = _LEAD.sub("", text.strip())
+    text = _LEAD_TO.sub("", text)
+    text = _TAIL.sub("", text)
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    return re.sub(r"\s{2,}", " ", text).strip(" ,;:-")
+
+
+def _bare(word: str) -> str:
+    return word.lower().strip(",.;:!?()\"'")
+
+
+def split_when(text: str, *, now: datetime, tz: str) -> When | None:
+    """Split a message into its time (instant or recurrence) and the remaining words.
+
+    Tries every run of words, longest first, so "tomorrow at 9" wins over "9"; filler at
+    the edges ("at", "on") goes with the time. Returns None when no time is found.
+    """
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_LEN:
+        return None
+    words = text.split()
+    if len(words) > MAX_TOKENS:
+        return None
+    n = len(words)
+    has_keyword = bool(_KEYWORD.search(text.lower()))
+    for length in range(n, 0, -1):
+        for i in range(0, n - length + 1):
+            j = i + length
+            if _bare(words[j - 1]) in _EDGE_FILLER or (length > 1 and _bare(words[i]) in
+                                                       ("to", "and", "the")):
+                continue  # a shorter span without the dangling filler is tried later
+            span = " ".join(words[i:j]).strip(",;:!?")
+            core = [w for w in (_bare(x) for x in words[i:j]) if w not in _EDGE_FILLER]
+            if len(core) == 1 and core[0] in _WEAK and n > 1:
+                continue
+            sched: datetime | Schedule | None = None
+            if has_keyword and _KEYWORD.search(span.lower()):
+                sched = parse_recurrence(span, now=now, tz=tz)
+            if sched is None:
+                sched = parse_instant(span, now=now, tz=tz)
+            if sched is not None:
+                return When(sched, _clean(words[:i] + words[j:]))
+    return None
