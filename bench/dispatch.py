@@ -113,6 +113,18 @@ def seed(path: Path, slots: list[datetime], *, chunk: int = 50_000) -> float:
 # ------------------------------------------------------------------ start-up (child process)
 
 
+def _peak_rss_kb() -> float:
+    """This process's peak RSS. On Linux ru_maxrss can carry the parent's high-water mark
+    across fork+exec, so prefer VmHWM (reset by exec)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return float(line.split()[1])
+    except OSError:
+        pass
+    return float(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
 def child_start(path: str) -> None:
     """Open the DB and run a dispatcher to its first sleep; print timings as JSON."""
     t_open = time.perf_counter()
@@ -144,7 +156,7 @@ def child_start(path: str) -> None:
 
     out = asyncio.run(main())
     out["t_open"] = t_open
-    out["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out["maxrss_kb"] = _peak_rss_kb()
     out["modules"] = sorted(
         m for m in sys.modules if m.split(".")[0] in ("discord", "pydantic_ai", "pydantic")
     )  # type: ignore[assignment]

@@ -7,7 +7,8 @@ import contextlib
 import itertools
 import sys
 from datetime import timedelta
-from typing import TextIO
+from collections.abc import Coroutine
+from typing import Any, TextIO
 
 from bot.dispatcher import Delivered, Delivery
 from bot.runtime import Reply, Runtime, Speaker
@@ -61,8 +62,8 @@ class Console:
 
         self.runtime.queues.submit(CONSOLE_CHANNEL, work)
 
-    async def spin(self, job: asyncio.Future[Reply] | object) -> Reply:
-        task = asyncio.ensure_future(job)  # type: ignore[arg-type]
+    async def spin(self, job: Coroutine[Any, Any, Reply]) -> Reply:
+        task = asyncio.ensure_future(job)
         if not sys.stderr.isatty():
             return await task
         for frame in itertools.cycle("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"):

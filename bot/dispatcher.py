@@ -20,6 +20,13 @@ log = logging.getLogger(__name__)
 MARKER = "[DELAYED_COMMAND]"
 
 
+def command_text(kind: str, command: str) -> str:
+    """What a fired job asks the agent to do (after the marker)."""
+    if kind == "reminder":
+        return f"Send a reminder about: {command}"
+    return command
+
+
 @dataclass(frozen=True)
 class Delivery:
     """One run to put in front of its owner: the marker message and where it goes."""
@@ -41,7 +48,7 @@ class Delivery:
 
     @property
     def text(self) -> str:
-        return f"{MARKER} {self.command}"
+        return f"{MARKER} {command_text(self.kind, self.command)}"
 
     @property
     def late(self) -> bool:
@@ -181,7 +188,9 @@ class Dispatcher:
                     "job %s: skipped %d missed slots", job.id, decision.skipped,
                     extra={"job_id": job.id, "run_id": claim.run.id},
                 )
-                await self.engine.skip(claim, decision)
+                skipped = await self.engine.skip(claim, decision)
+                if skipped is not None and skipped.next_run_at is not None:
+                    self.wake(skipped.next_run_at)  # may be sooner than what the loop sleeps on
                 return
             delivery = self._delivery(claim, decision)
             try:
@@ -193,12 +202,16 @@ class Dispatcher:
                 log.exception("job %s: transport error", job.id)
                 await self._failed(claim, f"{type(exc).__name__}: {exc}", retryable=True)
                 return
-            await self.engine.delivered(
+            advanced = await self.engine.delivered(
                 claim,
                 decision,
                 message_id=result.message_id,
                 details={"route": result.route} if result.route != "thread" else None,
             )
+            if advanced is not None and advanced.next_run_at is not None:
+                # A recurring job's next slot may be sooner than the loop's deadline (which
+                # was this run's lease expiry while it was in flight).
+                self.wake(advanced.next_run_at)
             for hook in self.hooks:
                 try:
                     await hook(delivery, result)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, Select, func, select
 
 from bot.settings import Settings
 from storage.db import Database
@@ -58,8 +58,8 @@ async def status_counts(settings: Settings) -> dict[str, int]:
     now = datetime.now(UTC)
     try:
         async with db.session() as s:
-            def count(*where: object) -> object:
-                return select(func.count(Job.id)).where(*where)  # type: ignore[arg-type]
+            def count(*where: ColumnElement[bool]) -> Select[int]:
+                return select(func.count(Job.id)).where(*where)
 
             active = Job.status == JobStatus.ACTIVE
             pending = await s.scalar(count(active))

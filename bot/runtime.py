@@ -5,15 +5,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from bot.clock import Clock, SystemClock
-from bot.dispatcher import Dispatcher, Transport
+from bot.dispatcher import Dispatcher, Transport, command_text
 from bot.settings import Settings
 from bot.threads import ThreadQueues
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import Job, JobKind, JobRun, UserSettings
-from tools.agent import AgentRequest, HomarAgent
+from storage.conversations import ConversationStore
+from tools.agent import AgentReply, build_runtime, run_agent
 from tools.engine import Engine
-from tools.schedule import zone
+from tools.memory import Memory
+from tools.scheduling import HomarDeps
 
 log = logging.getLogger(__name__)
 
@@ -44,16 +46,14 @@ class Runtime:
         self.db = Database(settings.database_url)
         self.store = JobStore(self.db)
         self.engine = Engine(self.store, clock=self.clock.now, limits=settings.limits())
-        self.agent = HomarAgent.from_settings(
-            model=settings.homar_model,
-            base_url=settings.homar_model_base_url,
-            api_key=(
-                settings.homar_model_api_key.get_secret_value()
-                if settings.homar_model_api_key
-                else None
-            ),
-            fallback=settings.homar_fallback_model,
-            timeout=settings.model_timeout,
+        api_key = settings.homar_model_api_key
+        self.agent = build_runtime(
+            settings.homar_model,
+            settings.homar_model_base_url,
+            api_key.get_secret_value() if api_key else None,
+            settings.homar_fallback_model,
+            memory=Memory(ConversationStore(self.db)),
+            request_timeout=settings.model_timeout,
         )
         self.queues = ThreadQueues()
         self.dispatcher: Dispatcher | None = None
@@ -83,18 +83,18 @@ class Runtime:
 
     async def converse(self, who: Speaker, text: str) -> Reply:
         """A person's message in a thread → the agent's answer (never raises)."""
-        request = AgentRequest(
-            text=text,
+        deps = HomarDeps(
             user_id=who.user_id,
-            guild_id=who.guild_id,
             channel_id=who.channel_id,
-            parent_channel_id=who.parent_channel_id,
+            engine=self.engine,
             tz=await self.user_tz(who.user_id),
+            guild_id=who.guild_id,
+            parent_channel_id=who.parent_channel_id,
             now=self.clock.now(),
-            user_name=who.user_name,
+            user_name=who.user_name or None,
         )
-        result = await self.agent.run(request, self.engine)
-        return Reply(result.text)
+        result = await run_agent(self.agent, text, deps)
+        return Reply(result.text, mention_user=who.user_id if result.remind_now else None)
 
     async def fired(self, run: JobRun, job: Job) -> Reply:
         """A delivered marker → the agent acts on the command as the job's owner (never raises).
@@ -102,30 +102,29 @@ class Runtime:
         If the agent cannot answer (model down, error), a reminder still reaches its
         owner in plain words.
         """
-        tz = job.tz
-        created = job.created_at.astimezone(zone(tz))
-        context = (
-            f"A scheduled command you set at {created:%Y-%m-%d %H:%M} ({tz}), "
-            f"job #{job.id}, run {run.attempt if run.kind != 'run' else job.run_count or 1}"
-        )
-        late_ms = run.lateness_ms or 0
-        request = AgentRequest(
-            text=job.command,
+        deps = HomarDeps(
             user_id=job.owner_id,
-            guild_id=job.guild_id,
             channel_id=job.channel_id,
+            engine=self.engine,
+            tz=job.tz,
+            guild_id=job.guild_id,
             parent_channel_id=job.parent_channel_id,
-            tz=tz,
             now=self.clock.now(),
+            fired=True,
             fired_job_id=job.id,
             fired_kind=job.kind,
-            fired_context=context,
         )
-        result = await self.agent.run(request, self.engine)
+        result: AgentReply = await run_agent(self.agent, command_text(job.kind, job.command), deps)
         text = result.text.strip()
-        if result.error or not text:
-            log.warning("job %s: agent failed on a fired command: %s", job.id, result.error)
+        if (result.error and not result.offline) or not text:
+            log.warning(
+                "job %s: agent failed on a fired command: %s",
+                job.id,
+                result.error,
+                extra={"job_id": job.id, "run_id": run.id, "thread_id": job.channel_id},
+            )
             text = plain_reminder(job)
+        late_ms = run.lateness_ms or 0
         if late_ms > 60_000:
             due = int(run.scheduled_for.timestamp())
             text = f"Sorry, this is late — it was due <t:{due}:R>.\n{text}"

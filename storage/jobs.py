@@ -42,7 +42,7 @@ class JobStore:
         async with self.db.session() as s:
             return await s.get(Job, job_id)
 
-    async def list(
+    async def find(
         self,
         *,
         owner_id: int | None = None,
@@ -93,8 +93,7 @@ class JobStore:
         """When the next active job (or an expired claim) comes due; an indexed MIN."""
         q = select(func.min(Job.next_run_at)).where(Job.status == JobStatus.ACTIVE)
         async with self.db.session() as s:
-            value = await s.scalar(q)
-        return Job.__table__.c.next_run_at.type.process_result_value(value, self.db.engine.dialect)
+            return await s.scalar(q)
 
     # ------------------------------------------------------------ writes
 
@@ -206,15 +205,21 @@ class JobStore:
 
     async def release_claims(self, now: datetime) -> int:
         """Make every in-flight claim due now (single-process start-up after a crash)."""
-        stmt = (
-            update(Job)
-            .where(Job.status == JobStatus.ACTIVE, Job.claimed_slot.is_not(None))
-            .values(next_run_at=now)
-            .execution_options(synchronize_session=False)
-        )
+        # Find claims through ix_jobs_claimed_slot: filtering on status in the same query
+        # makes SQLite walk the (status, next_run_at) index over every active job.
+        claimed = select(Job.id).where(Job.claimed_slot.is_not(None)).scalar_subquery()
         async with self.db.sessions.begin() as s:
-            result = await s.execute(stmt)
-        return int(getattr(result, "rowcount", 0) or 0)
+            rows = (await s.execute(select(Job.id, Job.status).where(Job.id.in_(claimed)))).all()
+            ids = [job_id for job_id, status in rows if status == JobStatus.ACTIVE]
+            if not ids:
+                return 0
+            await s.execute(
+                update(Job)
+                .where(Job.id.in_(ids))
+                .values(next_run_at=now)
+                .execution_options(synchronize_session=False)
+            )
+        return len(ids)
 
     async def mark_executed(self, nonce: str, now: datetime) -> JobRun | None:
         """Claim a delivered run for re-feeding; None if unknown or already executed."""

@@ -230,7 +230,7 @@ class Engine:
     async def check_duplicate(self, owner_id: int, command: str, schedule: Schedule) -> None:
         wanted = normalize_command(command)
         spec = spec_to_json(schedule.spec)
-        for job in await self.store.list(owner_id=owner_id, limit=10_000):
+        for job in await self.store.find(owner_id=owner_id, limit=10_000):
             if (
                 normalize_command(job.command) == wanted
                 and job.schedule == spec
@@ -261,7 +261,7 @@ class Engine:
         limit: int = 100,
         offset: int = 0,
     ) -> list[Job]:
-        return await self.store.list(
+        return await self.store.find(
             owner_id=owner_id,
             channel_id=channel_id,
             guild_id=guild_id,
@@ -298,7 +298,8 @@ class Engine:
         if nxt is None:
             nxt = schedule.next_after(now, runs_done=job.run_count)
             if nxt is None and isinstance(schedule.spec, Once):
-                nxt = now  # a paused one-off that came due while paused runs now, marked late
+                # a paused one-off that came due while paused runs now, marked late (its slot)
+                nxt = min(schedule.spec.at, now)
         if nxt is None:
             raise UserError(f"Job #{job_id} has no runs left; create a new one instead.")
         job = await self._set(
@@ -526,12 +527,14 @@ def _newest_missed(schedule: Schedule, slot: datetime, now: datetime) -> tuple[d
     spec = schedule.spec
     if isinstance(spec, Every) and not spec.whole_days:
         step = timedelta(seconds=spec.seconds)
-        k = int((now - slot) // step)
+        # Never past `until`: a catch-up must not deliver a slot the schedule no longer has.
+        end = now if schedule.until is None else max(slot, min(now, schedule.until))
+        k = int((end - slot) // step)
         return slot + k * step, k + 1
     newest, count = slot, 1
     cursor = slot
     for _ in range(100_000):
-        nxt = Schedule(spec, schedule.tz).next_after(cursor)
+        nxt = Schedule(spec, schedule.tz, schedule.until).next_after(cursor)
         if nxt is None or nxt > now:
             break
         newest, count, cursor = nxt, count + 1, nxt

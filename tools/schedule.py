@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
+from itertools import pairwise
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -22,6 +23,7 @@ from tools.errors import UserError
 __all__ = [
     "Cron",
     "Every",
+    "Exclusion",
     "Once",
     "RRule",
     "Schedule",
@@ -242,12 +244,105 @@ _RRULE_KEYS = {
 }
 
 
+_SUB_DAILY = {"HOURLY": 3600, "MINUTELY": 60, "SECONDLY": 1}
+_EXCLUSION_HELP = (
+    "use EXDATE:YYYYMMDD (a whole day), EXDATE:YYYYMMDDTHHMMSS (one local time) "
+    "or EXRULE:FREQ=… (a repeating exception)"
+)
+MAX_EXCLUSIONS = 100
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """One parsed exception of an RRule: a local day, a local wall time, or a rule."""
+
+    text: str
+    day: date | None = None
+    wall: datetime | None = None
+    rule: str | None = None
+
+    @property
+    def timed_rule(self) -> bool:
+        """A rule naming times of day excludes those walls; one without excludes days."""
+        if self.rule is None:
+            return False
+        parts = dict(p.split("=", 1) for p in self.rule.split(";") if "=" in p)
+        return parts.get("FREQ") in _SUB_DAILY or bool(
+            {"BYHOUR", "BYMINUTE", "BYSECOND"} & parts.keys()
+        )
+
+
+def _exdate(value: str, original: str) -> Exclusion:
+    compact = value.strip().replace("-", "").replace(":", "")
+    m = re.fullmatch(r"(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})?)?", compact)
+    if not m:
+        raise ScheduleError(f"Exception {original!r} is not valid; {_EXCLUSION_HELP}.")
+    y, mo, d = int(m[1]), int(m[2]), int(m[3])
+    try:
+        if m[4] is None:
+            day = date(y, mo, d)
+            return Exclusion(f"EXDATE:{day:%Y%m%d}", day=day)
+        wall = datetime(y, mo, d, int(m[4]), int(m[5]), int(m[6] or 0))
+    except ValueError:
+        raise ScheduleError(f"Exception {original!r} is not a real date or time.") from None
+    return Exclusion(f"EXDATE:{wall:%Y%m%dT%H%M%S}", wall=wall)
+
+
+def _exrule(body: str, original: str, start: datetime) -> Exclusion:
+    body = body.strip().strip(";")
+    keys = {p.partition("=")[0] for p in body.split(";") if p}
+    if "FREQ" not in keys or not keys <= _RRULE_KEYS:
+        raise ScheduleError(f"Exception {original!r} is not valid; {_EXCLUSION_HELP}.")
+    try:
+        rrulestr(body, dtstart=_exclusion_anchor(start))
+    except (ValueError, TypeError) as exc:
+        raise ScheduleError(f"Exception {original!r} is not a valid rule: {exc}") from None
+    return Exclusion(f"EXRULE:{body}", rule=body)
+
+
+def _exclusion_anchor(start: datetime) -> datetime:
+    # Exception rules count from the start's day at midnight, so a rule without a time
+    # names whole days and one with BYHOUR defaults its minutes and seconds to zero.
+    return datetime.combine(start.date(), time(0))
+
+
+def parse_exclusions(items: tuple[str, ...] | list[str], start: datetime) -> list[Exclusion]:
+    """Validate and normalise RRule exceptions (a ScheduleError says what to type)."""
+    out: dict[str, Exclusion] = {}
+    for item in items:
+        if not isinstance(item, str):
+            raise ScheduleError(f"Exception {item!r} is not valid; {_EXCLUSION_HELP}.")
+        head, sep, body = item.strip().upper().partition(":")
+        head = head.strip()
+        if not sep or not body.strip():
+            raise ScheduleError(f"Exception {item!r} is not valid; {_EXCLUSION_HELP}.")
+        if head in ("EXDATE", "EXDATE;VALUE=DATE", "EXDATE;VALUE=DATE-TIME"):
+            found = [_exdate(v, item) for v in body.split(",") if v.strip()]
+        elif head == "EXRULE":
+            found = [_exrule(body, item, start)]
+        else:
+            raise ScheduleError(f"Exception {item!r} is not valid; {_EXCLUSION_HELP}.")
+        for exc in found:
+            out.setdefault(exc.text, exc)
+    if len(out) > MAX_EXCLUSIONS:
+        raise ScheduleError(f"A schedule can have at most {MAX_EXCLUSIONS} exceptions.")
+    return list(out.values())
+
+
 @dataclass(frozen=True)
 class RRule:
-    """An RFC 5545 recurrence rule over naive local wall-clock times starting at `start`."""
+    """An RFC 5545 recurrence rule over naive local wall-clock times starting at `start`.
+
+    `exclude` holds exceptions, all read as local wall clock: ``EXDATE:YYYYMMDD`` skips a
+    whole day, ``EXDATE:YYYYMMDDTHHMMSS`` skips runs in that minute, and ``EXRULE:<rule>``
+    skips what a rule names (whole days, or exact walls when it has BYHOUR/BYMINUTE or a
+    sub-daily FREQ). Sub-daily rules (FREQ=HOURLY…) step the wall clock too.
+    """
 
     rule: str
     start: datetime
+    exclude: tuple[str, ...] = ()
+    exclusions: tuple[Exclusion, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         body = self.rule.strip()
@@ -263,6 +358,15 @@ class RRule:
             self.build()
         except (ValueError, TypeError) as exc:
             raise ScheduleError(f"Recurrence rule {self.rule!r} is not valid: {exc}") from None
+        raw = (self.exclude,) if isinstance(self.exclude, str) else tuple(self.exclude or ())
+        parsed = parse_exclusions(raw, self.start)
+        object.__setattr__(self, "exclude", tuple(e.text for e in parsed))
+        object.__setattr__(self, "exclusions", tuple(parsed))
+        if parsed and not self._survives_exclusions():
+            raise ScheduleError(
+                "Those exceptions leave no runs at all; "
+                "drop some of them, e.g. `every day except weekends`."
+            )
 
     def build(self) -> rrule:
         built = rrulestr(self.rule, dtstart=self.start)
@@ -271,6 +375,26 @@ class RRule:
 
     def parts(self) -> dict[str, str]:
         return dict(p.split("=", 1) for p in self.rule.split(";") if "=" in p)
+
+    def _survives_exclusions(self) -> bool:
+        """Whether some run escapes the exceptions within eight years of the start.
+
+        Probes at most 20,000 runs; a rule that dense gets the benefit of the doubt.
+        """
+        horizon = self.start + timedelta(days=366 * 8)
+        seen = 0
+
+        def walls() -> Iterator[datetime]:
+            nonlocal seen
+            for wall in self.build().xafter(self.start, count=None, inc=True):
+                if wall > horizon or seen >= 20_000:
+                    return
+                seen += 1
+                yield wall
+
+        for _ in _excluding(self, walls()):
+            return True
+        return seen >= 20_000
 
 
 Spec = Once | Every | Cron | RRule
@@ -284,7 +408,10 @@ def spec_to_json(spec: Spec) -> dict[str, Any]:
         return {"type": "every", "seconds": spec.seconds, "anchor": spec.anchor.isoformat()}
     if isinstance(spec, Cron):
         return {"type": "cron", "expr": spec.expr}
-    return {"type": "rrule", "rule": spec.rule, "start": spec.start.isoformat()}
+    out: dict[str, Any] = {"type": "rrule", "rule": spec.rule, "start": spec.start.isoformat()}
+    if spec.exclude:
+        out["exclude"] = list(spec.exclude)
+    return out
 
 
 def spec_from_json(data: dict[str, Any]) -> Spec:
@@ -296,7 +423,14 @@ def spec_from_json(data: dict[str, Any]) -> Spec:
     if kind == "cron":
         return Cron(str(data["expr"]))
     if kind == "rrule":
-        return RRule(str(data["rule"]), datetime.fromisoformat(data["start"]))
+        exclude = data.get("exclude") or ()
+        if not isinstance(exclude, (list, tuple)):
+            raise ScheduleError("A schedule's exceptions must be a list of EXDATE/EXRULE strings.")
+        return RRule(
+            str(data["rule"]),
+            datetime.fromisoformat(data["start"]),
+            tuple(str(x) for x in exclude),
+        )
     raise ScheduleError(f"Unknown schedule type {kind!r}.")
 
 
@@ -371,6 +505,8 @@ class Schedule:
             source: Iterator[datetime] = _cron_walls(spec, after.astimezone(tz))
         else:
             source = _rrule_walls(spec, after.astimezone(tz))
+            if spec.exclusions:
+                source = _excluding(spec, source)
         last: datetime | None = None
         for wall in source:
             at = localize(wall, tz)
@@ -395,7 +531,7 @@ class Schedule:
         if isinstance(self.spec, Every):
             return timedelta(seconds=self.spec.seconds)
         runs = Schedule(self.spec, self.tz).next_runs(after, samples)
-        gaps = [b - a for a, b in zip(runs, runs[1:], strict=False)]
+        gaps = [b - a for a, b in pairwise(runs)]
         return min(gaps) if gaps else None
 
 
@@ -412,10 +548,7 @@ def _every(spec: Every, after: datetime, tz: ZoneInfo) -> Iterator[datetime]:
             k += 1
         return
     step = timedelta(seconds=spec.seconds)
-    if after < spec.anchor:
-        k = 0
-    else:
-        k = int((after - spec.anchor) // step) + 1
+    k = 0 if after < spec.anchor else int((after - spec.anchor) // step) + 1
     while True:
         yield (spec.anchor + k * step).astimezone(tz)
         k += 1
@@ -436,10 +569,70 @@ def _cron_walls(spec: Cron, after_local: datetime) -> Iterator[datetime]:
 
 def _rrule_walls(spec: RRule, after_local: datetime) -> Iterator[datetime]:
     start = after_local.replace(tzinfo=None) - timedelta(days=1)
-    rule = spec.build()
+    rule = _rebased(spec, start)
     if start < spec.start:
         start = spec.start - timedelta(seconds=1)
     yield from rule.xafter(start, count=None, inc=False)
+
+
+def _rebased(spec: RRule, start: datetime) -> rrule:
+    """The rule, with a plain sub-daily interval's start moved up close to `start`.
+
+    FREQ=HOURLY;INTERVAL=8 from years ago would otherwise be replayed from its first
+    run on every call; stepping whole intervals on the naive wall clock keeps the phase.
+    """
+    parts = spec.parts()
+    unit = _SUB_DAILY.get(parts.get("FREQ", ""))
+    if unit is None or not set(parts) <= {"FREQ", "INTERVAL", "UNTIL"} or start <= spec.start:
+        return spec.build()
+    step = unit * max(1, int(parts.get("INTERVAL", "1") or 1))
+    k = int((start - spec.start).total_seconds()) // step
+    moved = spec.start + timedelta(seconds=k * step)
+    built = rrulestr(spec.rule, dtstart=moved)
+    assert isinstance(built, rrule)
+    return built
+
+
+MAX_SKIPPED = 100_000
+
+
+def _excluding(spec: RRule, walls: Iterator[datetime]) -> Iterator[datetime]:
+    """`walls` (increasing naive local times) minus the rule's exceptions.
+
+    Gives up after MAX_SKIPPED excluded runs in a row, so exceptions that swallow
+    everything end the schedule instead of looping forever.
+    """
+    days = {e.day for e in spec.exclusions if e.day is not None}
+    minutes = {e.wall.replace(second=0) for e in spec.exclusions if e.wall is not None}
+    rules = [e for e in spec.exclusions if e.rule is not None]
+    streams: list[tuple[bool, Iterator[datetime], list[datetime | None]]] = []
+    skipped = 0
+    for wall in walls:
+        minute = wall.replace(second=0, microsecond=0)
+        if not streams and rules:
+            since = datetime.combine(wall.date(), time(0))
+            for e in rules:
+                assert e.rule is not None
+                r = rrulestr(e.rule, dtstart=_exclusion_anchor(spec.start))
+                assert isinstance(r, rrule)
+                stream: Iterator[datetime] = r.xafter(since, count=None, inc=True)
+                streams.append((e.timed_rule, stream, [next(stream, None)]))
+        hit = wall.date() in days or minute in minutes
+        for timed, it, head in streams:
+            if hit:
+                break
+            lo = minute if timed else datetime.combine(wall.date(), time(0))
+            hi = lo + (timedelta(minutes=1) if timed else timedelta(days=1))
+            while head[0] is not None and head[0] < lo:
+                head[0] = next(it, None)
+            hit = head[0] is not None and head[0] < hi
+        if hit:
+            skipped += 1
+            if skipped >= MAX_SKIPPED:
+                return
+            continue
+        skipped = 0
+        yield wall
 
 
 # ---------------------------------------------------------------- words
@@ -464,10 +657,7 @@ _ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 
 
 
 def ordinal(n: int) -> str:
-    if 10 <= n % 100 <= 20:
-        suffix = "th"
-    else:
-        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
@@ -516,7 +706,10 @@ def describe_spec(spec: Spec, tz: ZoneInfo) -> str:
         return f"every {_plural(s, 'second')}"
     if isinstance(spec, Cron):
         return _describe_cron(spec)
-    return _describe_rrule(spec)
+    text = _describe_rrule(spec)
+    if spec.exclusions:
+        text += " except " + _join([_describe_exclusion(e, spec.start) for e in spec.exclusions])
+    return text
 
 
 def _describe_cron(c: Cron) -> str:
@@ -556,19 +749,45 @@ def _describe_rrule(r: RRule) -> str:
     at = "at " + _times(sorted(hours), sorted(minutes))
     unit = {"DAILY": "day", "WEEKLY": "week", "MONTHLY": "month", "YEARLY": "year"}.get(freq)
     if unit is None:
-        names = {"HOURLY": "hour", "MINUTELY": "minute", "SECONDLY": "second"}
-        return f"every {_plural(interval, names.get(freq, 'period'))}"
-    every = f"every {unit}" if interval == 1 else (
-        f"every other {unit}" if interval == 2 else f"every {interval} {unit}s"
+        small = {"HOURLY": "hour", "MINUTELY": "minute", "SECONDLY": "second"}
+        return f"every {_plural(interval, small.get(freq, 'period'))}"
+    every = (
+        f"every {unit}"
+        if interval == 1
+        else (f"every other {unit}" if interval == 2 else f"every {interval} {unit}s")
     )
     byday = [d for d in p.get("BYDAY", "").split(",") if d]
-    if byday and freq == "WEEKLY" or (byday and freq == "DAILY"):
+    if byday and freq in ("WEEKLY", "DAILY"):
         names = [_DAY_NAMES[_RR_DAYS[d[-2:]]] for d in byday if d[-2:] in _RR_DAYS]
         if interval == 1:
             return f"{_weekday_phrase({_RR_DAYS[d[-2:]] for d in byday})} {at}"
         if interval == 2 and len(names) == 1:
             return f"every other {names[0]} {at}"
         return f"{every} on {_join(names)} {at}"
+    if (
+        byday
+        and freq in ("MONTHLY", "YEARLY")
+        and "BYSETPOS" in p
+        and all(d in _RR_DAYS for d in byday)
+    ):
+        # BYSETPOS picks among the named days: "the first and last Tuesday or Friday".
+        setpos = [int(x) for x in p["BYSETPOS"].split(",") if x]
+        weekdays = {_RR_DAYS[d] for d in byday}
+        named = (
+            "weekday"
+            if weekdays == {1, 2, 3, 4, 5}
+            else " or ".join(_DAY_NAMES[d] for d in sorted(weekdays, key=lambda d: (d + 6) % 7))
+        )
+        which = _join([_ORDINAL_WORDS.get(x, ordinal(x)) for x in setpos])
+        if "BYMONTH" in p and freq == "YEARLY":
+            scope = _join([_MONTH_NAMES[int(m) - 1] for m in p["BYMONTH"].split(",")])
+            return f"on the {which} {named} of {scope} every year {at}"
+        scope = (
+            "every month"
+            if freq == "MONTHLY" and interval == 1
+            else ("every year" if interval == 1 else every)
+        )
+        return f"on the {which} {named} of {scope} {at}"
     if byday and freq in ("MONTHLY", "YEARLY"):
         words = []
         for d in byday:
@@ -585,8 +804,11 @@ def _describe_rrule(r: RRule) -> str:
         of = f"every {scope}" if interval == 1 else f"{every}"
         return f"on the {_join(words)} of {of} {at}"
     if "BYMONTHDAY" in p and freq == "MONTHLY":
-        days = _join([ordinal(int(d)) if int(d) > 0 else "last day" for d in p["BYMONTHDAY"].split(",")])
-        return f"on the {days} of {every} {at}" if interval > 1 else f"on the {days} of every month {at}"
+        days = _join(
+            [ordinal(int(d)) if int(d) > 0 else "last day" for d in p["BYMONTHDAY"].split(",")]
+        )
+        of = every if interval > 1 else "every month"
+        return f"on the {days} of {of} {at}"
     if freq == "YEARLY":
         month = int(p.get("BYMONTH", r.start.month))
         day = int(p.get("BYMONTHDAY", r.start.day))
@@ -596,3 +818,69 @@ def _describe_rrule(r: RRule) -> str:
     if freq == "MONTHLY":
         return f"{every} on the {ordinal(r.start.day)} {at}"
     return f"{every} {at}"
+
+
+def _short_day(d: date, start: datetime) -> str:
+    text = f"{d.day} {_MONTH_NAMES[d.month - 1][:3]}"
+    return text if d.year == start.year else f"{text} {d.year}"
+
+
+def _describe_exclusion(e: Exclusion, start: datetime) -> str:
+    """Plain words for one exception: "6 Mar", "2 Jan at 08:00", "the second Monday of March"."""
+    if e.day is not None:
+        return _short_day(e.day, start)
+    if e.wall is not None:
+        return f"{_short_day(e.wall.date(), start)} at {e.wall:%H:%M}"
+    assert e.rule is not None
+    p = dict(x.split("=", 1) for x in e.rule.split(";") if "=" in x)
+    freq = p.get("FREQ", "")
+    interval = int(p.get("INTERVAL", "1") or 1)
+    plain = interval == 1 and not {"BYSETPOS", "BYWEEKNO", "BYYEARDAY", "COUNT", "UNTIL"} & p.keys()
+    byday = [d for d in p.get("BYDAY", "").split(",") if d]
+    months = [int(m) for m in p.get("BYMONTH", "").split(",") if m]
+    monthdays = [int(d) for d in p.get("BYMONTHDAY", "").split(",") if d]
+    month_words = _join([_MONTH_NAMES[m - 1] for m in months])
+    at = ""
+    if e.timed_rule and freq not in _SUB_DAILY:
+        hours = [int(h) for h in p.get("BYHOUR", "0").split(",")]
+        minutes = [int(m) for m in p.get("BYMINUTE", "0").split(",")]
+        at = " at " + _times(sorted(hours), sorted(minutes))
+    if plain and freq not in _SUB_DAILY:
+        nth = [re.fullmatch(r"([+-]?\d+)(MO|TU|WE|TH|FR|SA|SU)", d) for d in byday]
+        if byday and all(nth):
+            words = [
+                f"the {_ORDINAL_WORDS.get(int(m[1]), ordinal(int(m[1])))} "
+                f"{_DAY_NAMES[_RR_DAYS[m[2]]]}"
+                for m in nth
+                if m
+            ]
+            scope = month_words or "every month"
+            if freq in ("MONTHLY", "YEARLY") and not monthdays:
+                return f"{_join(words)} of {scope}{at}"
+        if byday and all(d in _RR_DAYS for d in byday) and not monthdays:
+            days = {_RR_DAYS[d] for d in byday}
+            names = (
+                "weekdays"
+                if days == {1, 2, 3, 4, 5}
+                else (
+                    "weekends"
+                    if days == {0, 6}
+                    else _join(
+                        [_DAY_NAMES[d] + "s" for d in sorted(days, key=lambda d: (d + 6) % 7)]
+                    )
+                )
+            )
+            return f"{names}{' in ' + month_words if months else ''}{at}"
+        if monthdays and not byday:
+            days_text = _join([ordinal(d) if d > 0 else "last day" for d in monthdays])
+            if months:
+                return f"the {days_text} of {month_words}{at}"
+            return f"the {days_text} of every month{at}"
+        if months and not byday and freq == "DAILY":
+            return f"in {month_words}{at}"
+        if not byday and not months and freq == "DAILY" and at:
+            return f"daily{at}"
+    rule_text = _describe_rrule(RRule(e.rule, _exclusion_anchor(start)))
+    if not e.timed_rule:
+        rule_text = re.sub(r" at 00:00$", "", rule_text)
+    return rule_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from .duration import Duration, match_duration
 from .lexicon import MONTH_RE, WEEKDAY_RE, ZONE_ABBR_RE, month_of, weekday_of, zone_for
@@ -148,7 +148,7 @@ def _iso(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if m["z"]:
         z = m["z"]
         if z == "z":
-            f.set(zone=timezone.utc)
+            f.set(zone=UTC)
         else:
             sign = -1 if z[0] == "-" else 1
             digits = z[1:].replace(":", "")
@@ -588,8 +588,10 @@ _BASE = (r"(?P<base>noon|midnight|midday|(?P<bh>\d{1,2})(?:\s*(?P<bap>a\.?m\.?|p
 def _past_to(m: re.Match[str], f: Frame, c: Ctx) -> None:
     q = m["q"]
     mins = 15 if q == "quarter" else (30 if q == "half" else int(q))
-    plain_base = m["bh"] is not None and not (m["bap"] or m["bhh"])
-    if q.isdigit() and plain_base and "min" not in m.group(0) and m["dir"] != "past":
+    named_base = m["base"] in ("noon", "midnight", "midday")
+    if q.isdigit() and not named_base and "min" not in m.group(0) and m["dir"] not in (
+        "past", "after"
+    ):
         raise Conflict("minute")  # "13 to 15" is a range of numbers, not 14:47
     if mins >= 60:
         raise Conflict("minute")
@@ -609,7 +611,7 @@ def _past_to(m: re.Match[str], f: Frame, c: Ctx) -> None:
             total = (total + 12 * 60) % (24 * 60)
             ap = None
             h24 = True
-        h24 = h24 or h == 0 or h == 12 and not ap
+        h24 = h24 or h == 0 or (h == 12 and not ap)
         h2, m2 = divmod(total, 60)
         if ap:
             _set_time(f, h2 if h2 else 12, m2, 0, ap)
@@ -855,9 +857,9 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         return None
     if f.extra.get("bare_year") and f.month is None and f.day is None and f.date is None:
         return None
-    if f.extra.get("bare_day") and f.month is None and f.weekday is None and f.date is None:
-        if not f.extra.get("month_ok") and f.hour is None:
-            return None
+    if (f.extra.get("bare_day") and f.month is None and f.weekday is None and f.date is None
+            and not f.extra.get("month_ok") and f.hour is None):
+        return None
     if f.date is not None and (f.month is not None or f.day is not None or f.year is not None):
         return None
     if f.zone is not None:
@@ -945,7 +947,9 @@ _PRE = [
 _SEP = re.compile(r"\s*(?:-|–|—|\bto\b|\btill\b|\btil\b|\buntil\b|\buntill\b|\bthrough\b|"
                   r"\bthru\b|\band\b)\s*")
 _FOR_DUR = re.compile(r"^(?P<a>.+?)\s+for\s+(?P<d>.+)$")
-_DUR_START = re.compile(r"^for\s+(?P<d>.+?)\s+(?:starting|beginning)\s+(?:from\s+|at\s+)?(?P<a>.+)$")
+_DUR_START = re.compile(
+    r"^for\s+(?P<d>.+?)\s+(?:starting|beginning)\s+(?:from\s+|at\s+)?(?P<a>.+)$"
+)
 _INTERVAL_HEAD = re.compile(r"^(?:from|between|starting|beginning)\s+")
 _DAYNUM = re.compile(r"^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?$")
 
@@ -998,9 +1002,15 @@ def _interval(s: str, c: Ctx) -> datetime | None:
             got = _single(left + " " + tail, c)
             if got is not None:
                 return got
-        got = _single(left, c)
-        if got is not None:
-            return got
+        ap = re.search(r"\b(am|pm)$|(?<=\d)(am|pm)$", right)
+        options = [left]
+        if ap:
+            options.append(left + " " + (ap.group(1) or ap.group(2)))
+        options.append("at " + left)  # both ends of "from 3 to 5" are clock times
+        for option in options:
+            got = _single(option, c)
+            if got is not None:
+                return got
     return None
 
 

@@ -25,8 +25,15 @@ _KEYWORD = re.compile(
     r"weekdays|weekends|twice|thrice|once a|per (?:day|week|month|year)|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
 )
-_POD_HOURS = {"morning": 9, "afternoon": 14, "evening": 18, "night": 21, "noon": 12,
-              "lunch": 12, "midnight": 0}
+_POD_HOURS = {
+    "morning": 9,
+    "afternoon": 14,
+    "evening": 18,
+    "night": 21,
+    "noon": 12,
+    "lunch": 12,
+    "midnight": 0,
+}
 
 
 @dataclass
@@ -45,16 +52,17 @@ class Pattern:
     until: datetime | None = None
     count: int | None = None
     nth_day_of_week: int | None = None
+    setpos: list[int] = field(default_factory=list)  # "first and last instance of tue and fri"
+    exclude: list[str] = field(default_factory=list)  # RRule exceptions: EXDATE:…, EXRULE:…
 
 
 # ---------------------------------------------------------------- times of day
 
-_T = (r"(?:(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a|p)(?![a-z])|(?P<h2>\d{1,2}):(?P<m2>\d{2})"
-      r"|(?P<w>noon|midnight|midday)|(?P<h3>\d{1,2})\s*o'clock|(?<=at )(?P<h4>\d{1,2})(?![\d:]))")
-_TIME = re.compile(r"(?:(?:at|@)\s+)?" + _T)
-_TIME_LIST = re.compile(r"(?:(?:at|@)\s+)?(?:" + _T.replace("?P<", "?:<").replace("(?:<", "(?:")
-                        + r")(?:\s*(?:,|and|&)\s*(?:at\s+)?(?:"
-                        + _T.replace("?P<", "?:<").replace("(?:<", "(?:") + r"))*")
+_T = (
+    r"(?:(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a|p)(?![a-z])"
+    r"|(?P<h2>\d{1,2}):(?P<m2>\d{2})|(?P<w>noon|midnight|midday)"
+    r"|(?P<h3>\d{1,2})\s*o'clock|(?<=at )(?P<h4>\d{1,2})(?![\d:]))"
+)
 
 
 def _strip_groups(p: str) -> str:
@@ -62,8 +70,11 @@ def _strip_groups(p: str) -> str:
 
 
 _TIME_LIST = re.compile(
-    r"(?:(?:at|@)\s+)?" + _strip_groups(_T) + r"(?:\s*(?:,|and|&)\s*(?:(?:at|@)\s+)?"
-    + _strip_groups(_T).replace("(?<=at )", "") + r")*(?![\w'])"
+    r"(?:(?:at|@)\s+)?"
+    + _strip_groups(_T)
+    + r"(?:\s*(?:,|and|&)\s*(?:(?:at|@)\s+)?"
+    + _strip_groups(_T).replace("(?<=at )", "")
+    + r")*(?![\w'])"
 )
 
 
@@ -74,8 +85,10 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
     if not m:
         return out, s
     chunk = m.group(0)
-    for t in re.finditer(r"(?:(?:at|@)\s+)?" + _T.replace("(?<=at )", ""), "at " + chunk
-                         if not chunk.startswith(("at", "@")) else chunk):
+    for t in re.finditer(
+        r"(?:(?:at|@)\s+)?" + _T.replace("(?<=at )", ""),
+        "at " + chunk if not chunk.startswith(("at", "@")) else chunk,
+    ):
         if t["w"]:
             out.append((_POD_HOURS[t["w"]] if t["w"] != "midday" else 12, 0))
             continue
@@ -91,17 +104,25 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
         if not (0 <= h <= 23 and 0 <= mi <= 59):
             return None
         out.append((h, mi))
-    return out, (s[: m.start()] + " " + s[m.end():]).strip()
+    return out, (s[: m.start()] + " " + s[m.end() :]).strip()
 
 
 # ---------------------------------------------------------------- end conditions
 
-_COUNT = re.compile(r"(?:\s*,)?\s*(?:for\s+)?(?:up\s+to\s+)?(?P<n>\d+)\s*(?:x|times|occurrences)(?!\w)")
+_COUNT = re.compile(
+    r"(?:\s*,)?\s*(?:for\s+)?(?:up\s+to\s+)?(?P<n>\d+)\s*(?:x|times|occurrences)(?!\w)"
+)
 _FOR = re.compile(r"(?:\s*,)?\s+for\s+(?:up\s+to\s+)?(?:the\s+next\s+|next\s+)?(?P<d>.+)$")
 _UNTIL = re.compile(r"(?:\s*,)?\s+(?:until|till|til|up to|ending)\s+(?P<x>.+)$")
-_START = re.compile(r"(?:^|\s+|,\s*)(?:starting|beginning(?!\s+of)|from|effective)\s+(?:on\s+|from\s+)?"
-                    r"(?P<x>.+?)(?=,|\s+(?:for|until|till|to|except)\b|$)")
-_EXCEPT = re.compile(r"\s+except\s+(?:for\s+|on\s+)?(?P<x>.+)$")
+_START = re.compile(
+    r"(?:^|\s+|,\s*)(?:starting|beginning(?!\s+of)|from|effective)\s+"
+    r"(?:on\s+|from\s+)?(?P<x>.+?)(?=,|\s+(?:for|until|till|to|except|excluding|skipping|but)\b|$)"
+)
+_EXCEPT_WORD = (
+    r"(?:except|excluding|but\s+not|other\s+than|apart\s+from|skipping|"
+    r"but\s+skip)"
+)
+_EXCEPT = re.compile(r"(?:\s*,)?\s+" + _EXCEPT_WORD + r"\s+(?:for\s+|on\s+)?(?P<x>.+)$")
 
 
 def _end_of(text: str, c: Ctx) -> datetime | None:
@@ -154,8 +175,9 @@ def _ord_value(o: str) -> int:
 def _weekdays(text: str) -> list[int]:
     """Weekday numbers in a list like "monday, wednesday and friday" or "tue-thu"."""
     found: list[int] = []
-    for m in re.finditer(r"(" + WEEKDAY_RE + r")(?:\s*(?:-|to|through|thru)\s*(" + WEEKDAY_RE
-                         + r"))?", text):
+    for m in re.finditer(
+        r"(" + WEEKDAY_RE + r")(?:\s*(?:-|to|through|thru)\s*(" + WEEKDAY_RE + r"))?", text
+    ):
         a = weekday_of(m.group(1))
         if m.group(2):
             b = weekday_of(m.group(2))
@@ -166,8 +188,15 @@ def _weekdays(text: str) -> list[int]:
     return sorted(set(found))
 
 
-_UNIT_FREQ = {"second": "SECONDLY", "minute": "MINUTELY", "hour": "HOURLY", "day": "DAILY",
-              "week": "WEEKLY", "month": "MONTHLY", "year": "YEARLY"}
+_UNIT_FREQ = {
+    "second": "SECONDLY",
+    "minute": "MINUTELY",
+    "hour": "HOURLY",
+    "day": "DAILY",
+    "week": "WEEKLY",
+    "month": "MONTHLY",
+    "year": "YEARLY",
+}
 _UNITS = r"(?P<u>sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:every|each)\s+other\s+" + _UNITS), "other"),
@@ -175,35 +204,104 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:every|each|once\s+(?:a|per|every)|per|a)\s+" + _UNITS), "unit"),
     (re.compile(r"(?P<w>everyday|daily|nightly|weekly|monthly|yearly|annually|hourly)"), "adverb"),
     (re.compile(r"(?P<k>twice|thrice|(?P<n>\d+)\s+times)\s+(?:a|per|every)\s+day"), "times_a_day"),
-    (re.compile(r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)\s+(?P<wd>" + WEEKDAY_RE + r")"
-                r"(?!\s+(?:of|in)\b)"), "nth_week_wd"),
+    (
+        re.compile(
+            r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)\s+(?P<wd>" + WEEKDAY_RE + r")"
+            r"(?!\s+(?:of|in)\b)"
+        ),
+        "nth_week_wd",
+    ),
     (re.compile(r"(?:every|each)\s+other\s+(?P<wds>" + WEEKDAY_RE + r")"), "other_wd"),
-    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<o>" + _ORD + r"(?:\s*(?:,|and)\s*"
-                + _ORD + r")*)(?:\s+(?P<last>to\s+the\s+last|to\s+last|last))?(?:\s+instance\s+of)?"
-                r"\s+(?P<wds>" + _WD_LIST.pattern.replace("?P<a>", "").replace("?P<b>", "")
-                + r")"), "nth_wd"),
-    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<wk>weekdays?|week-?ends?|workdays?)"),
-     "wk"),
-    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?P<wds>" + _WD_LIST.pattern.replace("?P<a>", "")
-                .replace("?P<b>", "") + r")"), "wds"),
-    (re.compile(r"(?:every\s+|each\s+|in\s+|of\s+)?(?P<mon>" + MONTH_RE + r")\s*(?:the\s+)?"
-                r"(?P<d>\d{1,2}(?:st|nd|rd|th)?(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)"
-                r"(?!\s*(?:am|pm|:))"), "month_day"),
-    (re.compile(r"(?:every\s+|each\s+|in\s+|on\s+)?(?:the\s+)?(?:day\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?"
-                r"(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)(?:\s+day)?\s+of\s+(?P<mon>"
-                + MONTH_RE + r")"), "day_month"),
-    (re.compile(r"(?:every\s+|each\s+|in\s+|of\s+|on\s+)?(?P<mons>" + MONTH_RE
-                + r"(?:\s*(?:,|and)\s*" + MONTH_RE + r")*)"), "months"),
-    (re.compile(r"(?:on\s+|at\s+)?(?:the\s+)?(?P<se>start|beginning|end|1st\s+day|last\s+day|"
-                r"first\s+day)(?:\s+of)?"), "edge"),
-    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?:day\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?"
-                r"(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)(?:\s+day)?"), "days"),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<o>"
+            + _ORD
+            + r"(?:\s*(?:,|and)\s*"
+            + _ORD
+            + r")*)(?:\s+(?P<last>to\s+the\s+last|to\s+last|last))?(?:\s+instance\s+of)?"
+            r"\s+(?P<wds>" + _WD_LIST.pattern.replace("?P<a>", "").replace("?P<b>", "") + r")"
+        ),
+        "nth_wd",
+    ),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<o>"
+            + _ORD
+            + r"(?:\s*(?:,|and)\s*"
+            + _ORD
+            + r")*)(?:\s+(?P<last>to\s+the\s+last|to\s+last|last))?"
+            r"(?:\s+instance\s+of)?\s+(?:the\s+)?(?:weekday|workday|business\s+day|working\s+day)"
+        ),
+        "nth_wk",
+    ),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<wk>weekdays?|week-?ends?|workdays?)"
+        ),
+        "wk",
+    ),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|on\s+)?(?P<wds>"
+            + _WD_LIST.pattern.replace("?P<a>", "").replace("?P<b>", "")
+            + r")"
+        ),
+        "wds",
+    ),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|in\s+|of\s+)?(?P<mon>" + MONTH_RE + r")\s*(?:the\s+)?"
+            r"(?P<d>\d{1,2}(?:st|nd|rd|th)?(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)"
+            r"(?!\s*(?:am|pm|:))"
+        ),
+        "month_day",
+    ),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|in\s+|on\s+)?(?:the\s+)?(?:day\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?"
+            r"(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)(?:\s+day)?\s+of\s+(?P<mon>"
+            + MONTH_RE
+            + r")"
+        ),
+        "day_month",
+    ),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|in\s+|of\s+|on\s+)?(?P<mons>"
+            + MONTH_RE
+            + r"(?:\s*(?:,|and)\s*"
+            + MONTH_RE
+            + r")*)"
+        ),
+        "months",
+    ),
+    (
+        re.compile(
+            r"(?:on\s+|at\s+)?(?:the\s+)?(?P<se>start|beginning|end|1st\s+day|last\s+day|"
+            r"first\s+day)(?:\s+of)?"
+        ),
+        "edge",
+    ),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?:day\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?"
+            r"(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)(?:\s+day)?"
+        ),
+        "days",
+    ),
     (re.compile(r"(?:in\s+)?week\s+(?P<n>\d{1,2})"), "weekno"),
-    (re.compile(r"(?:every\s+|each\s+|in\s+the\s+|at\s+)?(?P<pod>morning|afternoon|evening|night|"
-                r"lunch)s?"), "pod"),
+    (
+        re.compile(
+            r"(?:every\s+|each\s+|in\s+the\s+|at\s+)?(?P<pod>morning|afternoon|evening|night|"
+            r"lunch)s?"
+        ),
+        "pod",
+    ),
 ]
-_FILL = re.compile(r"(?:,|the|of|on|in|at|only|and|a|per|run|every|each|month|year|week|day|"
-                   r"time|times|)(?=\s|$|,)")
+_FILL = re.compile(
+    r"(?:,|the|of|on|in|at|only|and|a|per|run|every|each|month|year|week|day|"
+    r"time|times|)(?=\s|$|,)"
+)
 
 
 def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
@@ -219,9 +317,16 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         p.freq, p.interval = freq, max(n, p.interval if p.freq == freq else 1)
         return n > 0
     if kind == "adverb":
-        freq = {"everyday": "DAILY", "daily": "DAILY", "nightly": "DAILY", "weekly": "WEEKLY",
-                "monthly": "MONTHLY", "yearly": "YEARLY", "annually": "YEARLY",
-                "hourly": "HOURLY"}[g["w"]]
+        freq = {
+            "everyday": "DAILY",
+            "daily": "DAILY",
+            "nightly": "DAILY",
+            "weekly": "WEEKLY",
+            "monthly": "MONTHLY",
+            "yearly": "YEARLY",
+            "annually": "YEARLY",
+            "hourly": "HOURLY",
+        }[g["w"]]
         if g["w"] == "nightly":
             p.pod = "night"
         if p.freq and p.freq != freq:
@@ -253,10 +358,20 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         if g["last"]:
             ords = [-o for o in ords]
         if "instance" in m.group(0):
-            return False  # "first and last instance of tue and fri" needs BYSETPOS
+            # "the first and last instance of tue and fri": positions in the month's set.
+            p.setpos.extend(o for o in ords if o not in p.setpos)
+            p.byday.extend(_RR[wd] for wd in _weekdays(g["wds"]))
+            return True
         for wd in _weekdays(g["wds"]):
             for o in ords:
                 p.byday.append(f"{o}{_RR[wd]}")
+        return True
+    if kind == "nth_wk":
+        ords = [_ord_value(o) for o in re.findall(_ORD, g["o"])]
+        if g["last"]:
+            ords = [-o for o in ords]
+        p.setpos.extend(o for o in ords if o not in p.setpos)
+        p.byday.extend(_RR[d] for d in range(5))
         return True
     if kind == "wk":
         w = g["wk"]
@@ -309,9 +424,13 @@ def _read_pattern(s: str, p: Pattern) -> bool:
         best: tuple[int, str, re.Match[str]] | None = None
         for pat, kind in _RULES:
             m = pat.match(s, pos)
-            if m and m.end() > pos and (m.end() == len(s) or not s[m.end()].isalnum()):
-                if best is None or m.end() > best[0]:
-                    best = (m.end(), kind, m)
+            if (
+                m
+                and m.end() > pos
+                and (m.end() == len(s) or not s[m.end()].isalnum())
+                and (best is None or m.end() > best[0])
+            ):
+                best = (m.end(), kind, m)
         if best is not None and _apply(best[1], best[2], p):
             pos = best[0]
             continue
@@ -336,6 +455,8 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     now = c.now
     if p.freq in ("SECONDLY", "MINUTELY", "HOURLY"):
         secs = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600}[p.freq] * p.interval
+        if p.exclude or p.setpos:
+            return _sub_daily_rrule(p, c, tz, secs)
         if p.byday or p.months or p.monthdays:
             dow = _cron_list([(_RR.index(d[-2:]) + 1) % 7 for d in p.byday]) if p.byday else "*"
             mon = _cron_list(p.months) if p.months else "*"
@@ -352,6 +473,10 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     if p.nth_day_of_week is not None:
         p.byday.append(_RR[(p.nth_day_of_week - 2) % 7])
     freq = p.freq
+    if p.setpos and freq is None:
+        freq = "YEARLY" if p.months else "MONTHLY"
+    if p.setpos and (len(p.times) > 1 or freq not in ("MONTHLY", "YEARLY")):
+        return None  # BYSETPOS would pick among times or weeks, not the days meant
     plain_wd = [d for d in p.byday if len(d) == 2]
     nth_wd = [d for d in p.byday if len(d) > 2]
     if freq is None:
@@ -376,8 +501,14 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     hours = sorted({h for h, _ in times})
     minutes = sorted({m for _, m in times})
     simple = (
-        p.interval == 1 and not nth_wd and p.weekno is None and p.start is None
-        and all(d > 0 for d in p.monthdays) and not (p.monthdays and plain_wd)
+        p.interval == 1
+        and not nth_wd
+        and p.weekno is None
+        and p.start is None
+        and not p.setpos
+        and not p.exclude
+        and all(d > 0 for d in p.monthdays)
+        and not (p.monthdays and plain_wd)
         and (len(minutes) == 1 or len(hours) == 1)
     )
     # What cron would need to say about the day.
@@ -416,6 +547,8 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
         parts.append("BYMONTHDAY=" + ",".join(str(d) for d in sorted(set(p.monthdays))))
     if p.byday or (freq == "WEEKLY" and plain_wd):
         parts.append("BYDAY=" + ",".join(dict.fromkeys(p.byday or plain_wd)))
+    if p.setpos:
+        parts.append("BYSETPOS=" + ",".join(str(x) for x in p.setpos))
     parts.append("BYHOUR=" + ",".join(str(h) for h in hours))
     parts.append("BYMINUTE=" + ",".join(str(m) for m in minutes))
     parts.append("BYSECOND=0")
@@ -429,9 +562,211 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
             start_day = c.today + timedelta(days=1)
     start = datetime.combine(start_day, time(0))
     try:
-        return Schedule(RRule(";".join(parts), start), tz, p.until, p.count)
+        return Schedule(RRule(";".join(parts), start, tuple(p.exclude)), tz, p.until, p.count)
     except ScheduleError:
         return None
+
+
+def _sub_daily_rrule(p: Pattern, c: Ctx, tz: str, secs: int) -> Schedule | None:
+    """ "every 8 hours except …": FREQ=HOURLY;INTERVAL=8 on the wall clock, so exceptions
+    (local days and wall times) line up with the runs.
+
+    A plain interval starts one step after now, like `Every`; one limited to some days
+    steps from midnight, like the cron form "0 */8 * * 1-5".
+    """
+    assert p.freq is not None
+    parts = [f"FREQ={p.freq}"]
+    if p.interval > 1:
+        parts.append(f"INTERVAL={p.interval}")
+    wall_now = c.now.replace(tzinfo=None, microsecond=0)
+    if p.byday or p.months or p.monthdays:
+        if p.months:
+            parts.append("BYMONTH=" + ",".join(str(m) for m in sorted(set(p.months))))
+        if p.monthdays:
+            parts.append("BYMONTHDAY=" + ",".join(str(d) for d in sorted(set(p.monthdays))))
+        if p.byday:
+            parts.append("BYDAY=" + ",".join(dict.fromkeys(p.byday)))
+        if p.setpos:
+            return None
+        start = datetime.combine(c.today, time(0))
+    else:
+        start = wall_now + timedelta(seconds=secs)
+    try:
+        return Schedule(RRule(";".join(parts), start, tuple(p.exclude)), tz, p.until, p.count)
+    except ScheduleError:
+        return None
+
+
+# ---------------------------------------------------------------- exceptions
+
+_EXCEPT_TAIL = re.compile(
+    r"(?:\s*,)?\s+(?:until|till|til|ending|starting|beginning(?!\s+of)|effective|from)\b"
+    r"|(?:\s*,)?\s*(?:for\s+)?(?:up\s+to\s+)?\d+\s*(?:x|times|occurrences)(?!\w)"
+    r"|(?:\s*,)?\s+for\s+(?:up\s+to\s+)?(?:the\s+next\s+|next\s+)?(?:\d+|a|an|one|two|three)\s"
+)
+_ITEM_SPLIT = re.compile(r"\s*(?:,\s*and|,|\band\b|&|\bor\b|\bnor\b)\s*")
+_PLAIN_DAYS = re.compile(
+    r"(?:on\s+|in\s+|during\s+)?(?:the\s+)?(?:(?:"
+    + WEEKDAY_RE
+    + r"|week-?ends?|weekdays?|"
+    + MONTH_RE
+    + r")s?(?:\s*(?:,|and|&|or|-|to|through|thru)\s*|$))+"
+)
+_BARE_DAY = re.compile(r"(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?")
+_RANGE_GRAINS = {"week": 7, "month": 31, "year": 366}
+
+
+def _split_except(text: str) -> tuple[str, str]:
+    """Cut "mondays until june" into the exception and the end conditions after it."""
+    m = _EXCEPT_TAIL.search(text)
+    if m is None or m.start() == 0:
+        return text, ""
+    return text[: m.start()], text[m.start() :]
+
+
+def _exception_rule(item: str, c: Ctx) -> str | None:
+    """ "each 2nd monday in march", "daily at 12am", "weekends" → EXRULE:…"""
+    q = Pattern()
+    got = _times(item, None)
+    if got is None:
+        return None
+    q.times, rest = got
+    rest = re.sub(r"^(?:on|in|during)\s+", "", rest.strip(" ,"))
+    if rest and not _read_pattern(rest, q):
+        return None
+    if q.nth_day_of_week is not None or q.pod or q.count or (q.interval > 1 and not q.freq):
+        return None
+    nth = [d for d in q.byday if len(d) > 2]
+    freq = q.freq
+    if freq in ("SECONDLY", "MINUTELY", "HOURLY"):
+        return None
+    if freq is None:
+        if q.months and (q.monthdays or nth or q.setpos):
+            freq = "YEARLY"
+        elif nth or q.monthdays or q.setpos:
+            freq = "MONTHLY"
+        elif q.byday:
+            freq = "WEEKLY"
+        elif q.months:
+            freq = "DAILY"  # every day of those months (YEARLY would mean one day each)
+        elif q.times:
+            freq = "DAILY"
+        else:
+            return None
+    if freq == "MONTHLY" and q.months:
+        freq = "YEARLY"
+    if freq == "WEEKLY" and not q.byday:
+        return None  # "except weekly" names no particular day
+    if freq == "YEARLY" and q.monthdays and not q.months:
+        return None
+    parts = [f"FREQ={freq}"]
+    if q.interval > 1:
+        parts.append(f"INTERVAL={q.interval}")
+    if q.months:
+        parts.append("BYMONTH=" + ",".join(str(m) for m in sorted(set(q.months))))
+    if q.weekno is not None:
+        parts.append(f"BYWEEKNO={q.weekno}")
+    if q.monthdays:
+        parts.append("BYMONTHDAY=" + ",".join(str(d) for d in sorted(set(q.monthdays))))
+    if q.byday:
+        parts.append("BYDAY=" + ",".join(dict.fromkeys(q.byday)))
+    if q.setpos:
+        parts.append("BYSETPOS=" + ",".join(str(x) for x in q.setpos))
+    if q.times:
+        parts.append("BYHOUR=" + ",".join(str(h) for h in sorted({h for h, _ in q.times})))
+        parts.append("BYMINUTE=" + ",".join(str(m) for m in sorted({m for _, m in q.times})))
+    return "EXRULE:" + ";".join(parts)
+
+
+def _exception_item(item: str, c: Ctx, prev: date | None) -> tuple[list[str], date | None] | None:
+    """One exception → (EXDATE/EXRULE strings, the day it names for a following bare time)."""
+    item = re.sub(r"^(?:for|on)\s+", "", item.strip(" ,"))
+    if not item:
+        return None
+    timed = _times(item, None)
+    if _KEYWORD.search(item) or _PLAIN_DAYS.fullmatch(timed[1] if timed else item):
+        rule = _exception_rule(item, c)
+        return ([rule], None) if rule else None
+    got = _times(item, None)
+    if got is not None and got[0] and not got[1].strip(" ,"):
+        # A bare time: on the day just named ("tomorrow at 8am and 4pm"), else every day.
+        if prev is None:
+            rule = _exception_rule(item, c)
+            return ([rule], None) if rule else None
+        walls = [datetime.combine(prev, time(h, mi)) for h, mi in got[0]]
+        return [f"EXDATE:{w:%Y%m%dT%H%M%S}" for w in walls], prev
+    bare = _BARE_DAY.fullmatch(item)
+    if bare and prev is not None:
+        # "march 6th and 8th": the month of the day before.
+        day = prev.replace(day=int(bare[1]))
+        return [f"EXDATE:{day:%Y%m%d}"], day
+    f, at = _read(item, c)
+    if f is None or at is None or f.pod is not None:
+        return None
+    local = at.astimezone(c.tz)
+    if f.hour is not None or (f.rel is not None and f.rel.seconds):
+        return [f"EXDATE:{local:%Y%m%dT%H%M%S}"], local.date()
+    span = _RANGE_GRAINS.get(f.grain, 0)
+    if not span and f.month is not None and f.day is None and f.date is None:
+        span = 31  # "except june": that whole month
+    if span:
+        first = local.date()
+        days = []
+        for i in range(span):
+            d = first + timedelta(days=i)
+            if (
+                (f.grain == "week" and i >= 7)
+                or (span == 31 and d.month != first.month)
+                or (span == 366 and d.year != first.year)
+            ):
+                break
+            days.append(d)
+        if len(days) > 62:
+            return None  # a whole year: not an exception a reminder should carry as dates
+        return [f"EXDATE:{d:%Y%m%d}" for d in days], None
+    return [f"EXDATE:{local:%Y%m%d}"], local.date()
+
+
+def _exceptions(text: str, c: Ctx) -> list[str] | None:
+    """ "tomorrow at 8am and 1/5 at 4pm", "each 2nd monday in march" → exceptions, or None."""
+    whole = _exception_item(text, c, None)
+    if whole is not None:
+        return whole[0]
+    out: list[str] = []
+    prev: date | None = None
+    for item in _ITEM_SPLIT.split(text):
+        if not item.strip():
+            continue
+        got = _exception_item(item, c, prev)
+        if got is None:
+            return None
+        out.extend(got[0])
+        prev = got[1]
+    return out or None
+
+
+def _subtract_days(p: Pattern, exc: list[str]) -> bool:
+    """ "daily except weekends" → weekdays, staying a simple day pattern when it can."""
+    days: set[str] = set()
+    for e in exc:
+        m = re.fullmatch(r"EXRULE:FREQ=WEEKLY;BYDAY=((?:MO|TU|WE|TH|FR|SA|SU)(?:,\w\w)*)", e)
+        if m is None:
+            return False
+        days.update(m[1].split(","))
+    if p.monthdays or p.months or p.setpos or p.weekno is not None or p.interval != 1:
+        return False
+    if p.freq in ("DAILY", None) and not p.byday:
+        base = list(_RR)
+    elif p.freq in ("WEEKLY", "DAILY", None) and p.byday and all(len(d) == 2 for d in p.byday):
+        base = list(p.byday)
+    else:
+        return False
+    left = [d for d in base if d not in days]
+    if not left:
+        return False
+    p.byday = left
+    p.freq = p.freq or "WEEKLY"
+    return True
 
 
 MAX_LEN = 300
@@ -458,23 +793,32 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     if not _KEYWORD.search(s):
         return None
     p = Pattern()
+    except_text = ""
     m = _EXCEPT.search(s)
     if m:
-        exc = m["x"]
-        if re.fullmatch(r"(?:on\s+)?(?:the\s+)?week-?ends?", exc):
-            p.byday = [_RR[d] for d in range(5)]
-        else:
-            return None
-        s = s[: m.start()]
+        except_text, tail = _split_except(m["x"])
+        s = (s[: m.start()] + " " + tail).strip()
+        # "every day except mondays at 9am": a time after plain days belongs to the base.
+        got_t = _times(except_text, None)
+        if (
+            got_t
+            and got_t[0]
+            and _PLAIN_DAYS.fullmatch(got_t[1].strip(" ,"))
+            and not (_TIME_LIST.search(s))
+        ):
+            tm = _TIME_LIST.search(except_text)
+            assert tm is not None
+            s = f"{s} {tm.group(0)}"
+            except_text = got_t[1].strip(" ,")
     m = _COUNT.search(s)
     if m:
         p.count = int(m["n"])
-        s = (s[: m.start()] + s[m.end():]).strip()
+        s = (s[: m.start()] + s[m.end() :]).strip()
     m = _START.search(s)
     if m:
         rest = m["x"]
         if m.group(0).strip().startswith("from"):
-            rest = s[m.start("x"):]
+            rest = s[m.start("x") :]
         to = re.match(r"(?P<a>.+?)\s+(?:to|until|till|through)\s+(?P<b>.+)$", rest)
         if to and re.match(r"from", m.group(0).strip()):
             p.start = _start_of(to["a"], c)
@@ -486,7 +830,7 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
             p.start = _start_of(rest, c)
             if p.start is None:
                 return None
-            s = (s[: m.start()] + s[m.end():]).strip()
+            s = (s[: m.start()] + s[m.end() :]).strip()
     m = _FOR.search(s)
     if m:
         d = match_duration(m["d"], 0)
@@ -500,8 +844,9 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
         if p.until is not None and p.start is not None and p.until.date() < p.start:
             # "starting in april, daily until march": the March after the start.
             later = c.now.replace(year=p.start.year) if p.start.year > c.today.year else c.now
-            p.until = _end_of(m["x"], Ctx(later + timedelta(days=(p.start - later.date()).days),
-                                          c.tz))
+            p.until = _end_of(
+                m["x"], Ctx(later + timedelta(days=(p.start - later.date()).days), c.tz)
+            )
         if p.until is None:
             return None
         s = s[: m.start()]
@@ -519,4 +864,10 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
         p.times = [(_POD_HOURS[p.pod], 0)] if p.pod in _POD_HOURS else []
     if p.freq is None and not (p.byday or p.monthdays or p.months):
         return None
+    if except_text:
+        exc = _exceptions(except_text, c)
+        if exc is None:
+            return None
+        if not _subtract_days(p, exc):
+            p.exclude = exc
     return _build(p, c, tz)

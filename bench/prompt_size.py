@@ -1,0 +1,85 @@
+"""Print the size of what every model request carries: instructions + tool schemas.
+
+Estimate: characters / 4 tokens. Runs the agent once against a capturing FunctionModel
+(no network, throwaway in-memory engine). The last line is JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from storage.db import Database
+from storage.jobs import JobStore
+from tools.agent import build_agent
+from tools.engine import Engine
+from tools.scheduling import HomarDeps
+
+TARGET = 2000
+
+
+async def measure() -> dict[str, object]:
+    captured: list[AgentInfo] = []
+
+    def capture(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        captured.append(info)
+        return ModelResponse(parts=[TextPart("ok")])
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Database(f"sqlite+aiosqlite:///{tmp}/bench.db")
+        await db.upgrade()
+        now = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)
+        deps = HomarDeps(
+            user_id=1,
+            channel_id=1,
+            engine=Engine(JobStore(db), clock=lambda: now),
+            tz="Europe/Berlin",
+            user_name="alice",
+        )
+        await build_agent().run("hi", deps=deps, model=FunctionModel(capture))
+        await db.close()
+    info = captured[0]
+    tools = [*info.function_tools, *info.output_tools]
+    schema = json.dumps(
+        [
+            {"name": t.name, "description": t.description, "parameters": t.parameters_json_schema}
+            for t in tools
+        ],
+        separators=(",", ":"),
+    )
+    system = info.instructions or ""
+    chars = len(system) + len(schema)
+    per_tool = {
+        t.name: len(json.dumps({"d": t.description, "p": t.parameters_json_schema})) // 4
+        for t in tools
+    }
+    return {
+        "system_chars": len(system),
+        "tools_chars": len(schema),
+        "tools": len(tools),
+        "tokens_est": chars // 4,
+        "target": TARGET,
+        "ok": chars // 4 <= TARGET,
+        "per_tool_tokens": per_tool,
+    }
+
+
+def main() -> None:
+    result = asyncio.run(measure())
+    print(f"system prompt: {result['system_chars']} chars")
+    print(f"tool schemas:  {result['tools_chars']} chars ({result['tools']} tools)")
+    print(f"estimate:      {result['tokens_est']} tokens (target <= {TARGET})")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

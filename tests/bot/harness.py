@@ -1,0 +1,104 @@
+"""A running Homar bot against the fake Discord, with a hand-moved clock."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bot.app import HomarBot
+from bot.clock import ManualClock
+from bot.runtime import Runtime
+from bot.settings import Settings, load_settings
+from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeMessage, FakeUser
+from tests.fakediscord import running_client
+
+START = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
+
+
+@dataclass
+class World:
+    fake: FakeDiscord
+    guild: FakeGuild
+    channel: FakeChannel
+    alice: FakeUser
+    bob: FakeUser
+    db_url: str
+    clock: ManualClock
+
+    def settings(self, **overrides: object) -> Settings:
+        values: dict[str, object] = {
+            "_env_file": None,
+            "discord_token": "fake-token",
+            "discord_api_base": self.fake.api_base,
+            "discord_gateway_url": self.fake.gateway_url,
+            "database_url": self.db_url,
+            "default_timezone": "UTC",
+        }
+        values.update(overrides)
+        return load_settings(**values)
+
+    @property
+    def bot_id(self) -> int:
+        return self.fake.bot_user.id
+
+    def mention(self) -> str:
+        return f"<@{self.bot_id}>"
+
+    def bot_messages(self, channel_id: int) -> list[FakeMessage]:
+        return self.fake.bot_messages(channel_id)
+
+    def markers(self, channel_id: int) -> list[FakeMessage]:
+        return [m for m in self.bot_messages(channel_id) if m.content.startswith("[DELAYED_COMMAND]")]
+
+    async def bot_says(
+        self,
+        channel_id: int,
+        pred: Callable[[FakeMessage], bool] | None = None,
+        timeout: float = 5.0,
+        *,
+        include_existing: bool = False,
+    ) -> FakeMessage:
+        def check(m: FakeMessage) -> bool:
+            return m.author_id == self.bot_id and (pred is None or pred(m))
+
+        return await self.fake.wait_for_message(
+            channel_id, check, timeout=timeout, include_existing=include_existing
+        )
+
+
+def make_world(fake: FakeDiscord, tmp_path: Path) -> World:
+    guild = fake.add_guild("Homar Test")
+    channel = fake.add_channel(guild.id, "general")
+    alice = fake.add_user("alice")
+    bob = fake.add_user("bob")
+    fake.add_member(guild.id, alice.id)
+    fake.add_member(guild.id, bob.id)
+    return World(
+        fake=fake,
+        guild=guild,
+        channel=channel,
+        alice=alice,
+        bob=bob,
+        db_url=f"sqlite+aiosqlite:///{tmp_path}/homar.db",
+        clock=ManualClock(START),
+    )
+
+
+@contextlib.asynccontextmanager
+async def running_bot(world: World, **settings: object) -> AsyncIterator[HomarBot]:
+    runtime = Runtime(world.settings(**settings), clock=world.clock)
+    bot = HomarBot(runtime, guild_ready_timeout=0.01)
+    async with running_client(bot, timeout=5.0):
+        yield bot
+        await settle(bot)
+
+
+async def settle(bot: HomarBot) -> None:
+    """Wait until queued agent runs are done and the dispatcher is asleep."""
+    for _ in range(3):
+        await bot.runtime.queues.join()
+        if bot.runtime.dispatcher is not None:
+            await bot.runtime.dispatcher.idle()

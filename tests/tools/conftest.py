@@ -1,0 +1,62 @@
+"""Fixtures for the agent tests: a temp SQLite engine with a fixed clock, deps, a runtime."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+
+import pydantic_ai.models
+import pytest
+
+from storage.conversations import ConversationStore
+from storage.db import Database
+from storage.jobs import JobStore
+from tools.agent import Runtime, build_agent
+from tools.engine import Engine
+from tools.memory import Memory
+from tools.offline import offline_model
+from tools.scheduling import HomarDeps
+
+FIXED_NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)  # Monday 16:00 in Europe/Berlin
+TZ = "Europe/Berlin"
+
+
+@pytest.fixture(autouse=True)
+def _no_real_model_requests() -> Iterator[None]:
+    old = pydantic_ai.models.ALLOW_MODEL_REQUESTS
+    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+    yield
+    pydantic_ai.models.ALLOW_MODEL_REQUESTS = old
+
+
+@pytest.fixture
+async def db(tmp_path: object) -> AsyncIterator[Database]:
+    database = Database(f"sqlite+aiosqlite:///{tmp_path}/t.db")
+    await database.upgrade()
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def engine(db: Database) -> Engine:
+    return Engine(JobStore(db), clock=lambda: FIXED_NOW)
+
+
+@pytest.fixture
+def deps(engine: Engine) -> HomarDeps:
+    return HomarDeps(
+        user_id=1, channel_id=100, engine=engine, tz=TZ, guild_id=10, user_name="alice"
+    )
+
+
+@pytest.fixture
+def memory(db: Database) -> Memory:
+    return Memory(ConversationStore(db))
+
+
+@pytest.fixture
+def runtime(memory: Memory) -> Runtime:
+    """The offline model as the configured model (tests override `runtime.model`)."""
+    return Runtime(
+        agent=build_agent(), model=offline_model(), offline=offline_model(), memory=memory
+    )

@@ -1,0 +1,99 @@
+"""Conversation memory across runs and restarts, and model selection with the offline fallback."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.fallback import FallbackModel
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel
+
+from storage.conversations import ConversationStore
+from storage.db import Database
+from tools.agent import Runtime, build_agent, run_agent
+from tools.memory import Memory, trim
+from tools.models import build_model
+from tools.offline import offline_model
+from tools.scheduling import HomarDeps
+
+
+async def test_history_persists_and_restores(
+    runtime: Runtime, deps: HomarDeps, db: Database
+) -> None:
+    seen: list[list[ModelMessage]] = []
+
+    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        if len(seen) == 1:
+            return ModelResponse(
+                parts=[ToolCallPart("send_delayed_message", {"message": "tea", "minutes": 5})]
+            )
+        return ModelResponse(parts=[TextPart("ok")])
+
+    runtime.model = FunctionModel(fn)
+    first = await run_agent(runtime, "tea in 5 minutes", deps)
+    # a new runtime and memory object: as after a restart
+    fresh = Runtime(
+        agent=build_agent(),
+        model=FunctionModel(fn),
+        offline=offline_model(),
+        memory=Memory(ConversationStore(db)),
+    )
+    await run_agent(fresh, "what did you schedule?", deps)
+    history_text = str(seen[1])
+    assert "tea in 5 minutes" in history_text
+    assert (
+        f"job #{first.job_ids[0]}" in history_text and "2026-11-23T16:05:00+01:00" in history_text
+    )
+
+
+async def test_memory_is_bounded(memory: Memory, deps: HomarDeps, runtime: Runtime) -> None:
+    memory.max_turns = 3
+    runtime.model = FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("ok")]))
+    for i in range(6):
+        await run_agent(runtime, f"message {i}", deps)
+    kept = await memory.load(deps.channel_id)
+    text = str(kept)
+    assert "message 5" in text and "message 3" in text and "message 2" not in text
+    assert isinstance(kept[0], ModelRequest)
+    assert trim(kept, max_turns=1, max_chars=10)[0] is kept[-2]  # the last turn always stays
+
+
+async def test_broken_memory_reads_empty(memory: Memory) -> None:
+    await memory.store.save(5, "not json")
+    assert await memory.load(5) == []
+
+
+def test_build_model_choices() -> None:
+    assert isinstance(build_model(None), FunctionModel)  # offline by default
+    local = build_model("qwen2.5:7b", base_url="http://127.0.0.1:11434/v1")
+    assert isinstance(local, FallbackModel)
+    assert (
+        isinstance(local.models[0], OpenAIChatModel) and local.models[0].model_name == "qwen2.5:7b"
+    )
+    assert isinstance(local.models[-1], FunctionModel)
+    assert isinstance(build_model("no-such-provider:x"), FunctionModel)  # unusable → offline
+    chain = build_model(
+        "qwen2.5:7b", base_url="http://x/v1", fallback="openai-chat:gpt-4o-mini", api_key="k"
+    )
+    assert isinstance(chain, FallbackModel) and len(chain.models) in (2, 3)
+
+
+async def test_slow_model_times_out_to_offline(runtime: Runtime, deps: HomarDeps) -> None:
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(5)
+        return ModelResponse(parts=[TextPart("too late")])
+
+    runtime.model = FallbackModel(FunctionModel(slow), offline_model(), fallback_on=(Exception,))
+    runtime.model_settings = {"request_timeout": 0.1}
+    r = await run_agent(runtime, "in 30 minutes check the oven", deps)
+    assert len(r.job_ids) == 1 and r.requests == 1
+
+
+async def test_prompt_size_within_target() -> None:
+    from bench.prompt_size import TARGET, measure
+
+    result = await measure()
+    assert result["ok"] and isinstance(result["tokens_est"], int) and result["tokens_est"] <= TARGET
+    assert result["tools"] == 10

@@ -1,0 +1,615 @@
+"""The agent's scheduling toolset: time resolution, job creation and management, confirmations.
+
+Every time argument is ISO 8601 or an English phrase, resolved here in the user's zone
+against the run's reference time, so the model never does date arithmetic. Results carry
+the job id, the time as ISO and as Discord timestamps, and the schedule in plain words.
+Terminal functions (creating jobs, cancel/pause/resume/update) are pydantic-ai output
+functions: their confirmation ends the run after one model request.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from pydantic_ai import ModelRetry, RunContext
+
+from storage.models import Job, JobKind
+from tools import timeparse
+from tools.engine import Actor, Engine, Target, schedule_of
+from tools.errors import LimitReached, NotAllowed, UserError
+from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, zone
+
+log = logging.getLogger(__name__)
+
+NOW_SLACK = timedelta(minutes=2)  # a time this close behind "now" still means "now"
+NOW_WINDOW = timedelta(seconds=60)  # a reminder due sooner than this is delivered at once
+MAX_FIRED_JOBS = 3
+MAX_RUN_JOBS = 5
+
+
+# ---------------------------------------------------------------- deps and run state
+
+
+@dataclass
+class RunState:
+    """What one agent run did; reset by `run_agent` at the start of every run."""
+
+    job_ids: list[int] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    model_lines: dict[str, str] = field(default_factory=dict)  # tool_call_id → text for history
+    clarifier: bool = False
+    remind_now: str | None = None
+    preface: str = ""  # prose the model wrote before a text tool call or tag
+
+
+@dataclass
+class HomarDeps:
+    """Who asks, where, when, and the engine the tools act through."""
+
+    user_id: int
+    channel_id: int
+    engine: Engine
+    tz: str = "UTC"
+    guild_id: int | None = None
+    parent_channel_id: int | None = None
+    now: datetime | None = None  # reference time; defaults to engine.clock()
+    fired: bool = False  # this run was started by a fired job
+    fired_job_id: int | None = None
+    fired_kind: str | None = None
+    user_name: str | None = None
+    state: RunState = field(default_factory=RunState)
+
+    def reference_now(self) -> datetime:
+        if self.now is None:
+            self.now = self.engine.clock()
+        return self.now.astimezone(zone(self.tz))
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(self.user_id, self.guild_id, manage_messages=False)
+
+    @property
+    def target(self) -> Target:
+        return Target(self.user_id, self.channel_id, self.guild_id, self.parent_channel_id)
+
+
+# ---------------------------------------------------------------- time language adapter
+
+_ISO = re.compile(
+    r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?$"
+)
+_CRON = re.compile(r"^\s*(\S+\s+){4}\S+\s*$")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    at: datetime
+    rolled: datetime | None = None  # a bare time of day already past today (at = tomorrow)
+
+
+def parse_time(text: str, now: datetime, tz: str) -> Resolved | None:
+    """ISO 8601 (naive = user's zone; date only = 09:00) or an English phrase, or None."""
+    s = (text or "").strip()
+    if not s:
+        return None
+    if _ISO.match(s):
+        try:
+            at = datetime.fromisoformat(s.replace(" ", "T", 1).replace("Z", "+00:00"))
+        except ValueError:
+            at = None
+        if at is not None:
+            if len(s) == 10:
+                at = at.replace(hour=9)
+            if at.tzinfo is None:
+                at = at.replace(tzinfo=zone(tz)).astimezone(zone(tz))
+            return Resolved(at.astimezone(zone(tz)))
+    at2 = timeparse.parse_instant(s, now=now, tz=tz)
+    if at2 is None:
+        return None
+    if at2 > now and at2.date() != now.astimezone(zone(tz)).date():
+        today = timeparse.parse_instant(f"today {s}", now=now, tz=tz)
+        if today is not None and today <= now - NOW_SLACK and today.timetz() == at2.timetz():
+            return Resolved(at2, rolled=today)
+    return Resolved(at2)
+
+
+def parse_recurrence(text: str, now: datetime, tz: str) -> Schedule | None:
+    """A cron expression or an English recurrence ("every weekday at 8"), or None."""
+    s = (text or "").strip()
+    if _CRON.match(s) and not re.search(r"[a-z]{4,}", s, re.I):
+        try:
+            return Schedule(Cron(s), tz)
+        except ScheduleError:
+            return None
+    try:
+        got = timeparse.parse_recurrence(s, now=now, tz=tz)
+    except Exception:  # the time language is young; never let it break a run
+        log.exception("parse_recurrence failed on %r", s)
+        got = None
+    return got if got is not None else _simple_recurrence(s, now, tz)
+
+
+_DOW = {"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}
+_POD = {"morning": 9, "noon": 12, "afternoon": 15, "evening": 18, "night": 21}
+
+
+def _clock(s: str) -> tuple[int, int] | None:
+    m = re.search(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?(?=\s|$)", s)
+    if m is None:
+        pod = re.search(r"\b(morning|noon|afternoon|evening|night)\b", s)
+        return (_POD[pod.group(1)], 0) if pod else None
+    h, mi = int(m.group(1)), int(m.group(2) or 0)
+    ap = (m.group(3) or "").replace(".", "")
+    if ap == "pm" and h < 12:
+        h += 12
+    if ap == "am" and h == 12:
+        h = 0
+    return (h, mi) if h < 24 and mi < 60 else None
+
+
+def _simple_recurrence(s: str, now: datetime, tz: str) -> Schedule | None:
+    """A small fallback for the common recurrences while the time language grows."""
+    t = s.lower().strip().rstrip(".!")
+    m = re.fullmatch(r"(?:every|each)\s+(\d+)?\s*(second|sec|minute|min|hour|hr|h|day)s?", t)
+    if m:
+        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)[0]]
+        step = int(m.group(1) or 1) * unit
+        return Schedule(Every(step, now.astimezone(zone(tz)) + timedelta(seconds=step)), tz)
+    if not re.match(r"(every|each|daily|weekly|weekdays|on weekdays)\b", t):
+        return None
+    rest = re.sub(r"^(every|each)\s+", "", t)
+    clock = _clock(rest) or (9, 0)
+    if re.match(r"(day|daily|morning|evening|night|afternoon)\b", rest) or t.startswith("daily"):
+        dow = "*"
+    elif re.match(r"(weekday|workday|on weekdays|weekdays)", rest):
+        dow = "1-5"
+    elif rest.startswith("weekend"):
+        dow = "0,6"
+    else:
+        days = [str(v) for k, v in _DOW.items() if re.search(rf"\b{k}[a-z]*\b", rest)]
+        if not days:
+            return None
+        dow = ",".join(days)
+    try:
+        return Schedule(Cron(f"{clock[1]} {clock[0]} * * {dow}"), tz)
+    except ScheduleError:
+        return None
+
+
+def split_when(text: str, now: datetime, tz: str) -> tuple[datetime | Schedule, str] | None:
+    """Find the time phrase at the start or end of `text`: (instant or recurrence, the rest)."""
+    native = getattr(timeparse, "split_when", None)
+    got: tuple[datetime | Schedule, str] | None = None
+    if native is not None:
+        try:
+            found = native(text, now=now, tz=tz)
+            got = (found.schedule, found.rest) if found is not None else None
+        except Exception:
+            log.exception("split_when failed on %r", text)
+    if got is not None and got[1].strip():
+        return got
+    return _split_words(text, now, tz) or got
+
+
+def _split_words(text: str, now: datetime, tz: str) -> tuple[datetime | Schedule, str] | None:
+    words = text.split()
+    n = len(words)
+    for size in range(n - 1, 0, -1):
+        for phrase, rest in ((words[:size], words[size:]), (words[n - size :], words[: n - size])):
+            p = " ".join(phrase)
+            if re.match(r"(every|each|daily|weekly|on weekdays)\b", p, re.I):
+                rec = parse_recurrence(p, now, tz)
+                if rec is not None:
+                    return rec, " ".join(rest)
+            elif re.search(r"\d|[a-z]{3}", p, re.I):
+                at = timeparse.parse_instant(p, now=now, tz=tz)
+                if at is not None:
+                    return _shrink(phrase, rest, at, prefix=phrase == words[:size])
+    return None
+
+
+_TIME_WORD = re.compile(
+    r"^(\d.*|at|on|in|of|and|a|an|half|quarter|noon|midnight|morning|afternoon|evening|night|"
+    r"tonight|tomorrow|today|next|this|week|month|year|days?|hours?|minutes?|seconds?|mins?|"
+    r"hrs?|secs?|am|pm|[a-z]+day|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|"
+    r"sep\w*|oct\w*|nov\w*|dec\w*|o'?clock|from|now|later|after|before)$",
+    re.I,
+)
+
+
+def _shrink(
+    phrase: list[str], rest: list[str], at: datetime, *, prefix: bool
+) -> tuple[datetime, str]:
+    """Give back words a lenient parse swallowed ("in 2 hours start the" → "in 2 hours")."""
+    while len(phrase) > 1:
+        edge = phrase[-1] if prefix else phrase[0]
+        if _TIME_WORD.match(edge.strip(",.")):
+            break
+        phrase, rest = (phrase[:-1], [edge, *rest]) if prefix else (phrase[1:], [*rest, edge])
+    return at, " ".join(rest)
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def stamp(at: datetime) -> str:
+    """Discord timestamps: full date/time and relative."""
+    unix = int(at.timestamp())
+    return f"<t:{unix}:F> (<t:{unix}:R>)"
+
+
+def _model_line(job: Job, sched: Schedule) -> str:
+    """A job for the model and the list: id, kind, next run (ISO and Discord), schedule, text."""
+    nxt = "no next run"
+    if job.next_run_at is not None:
+        nxt = f"next {job.next_run_at.astimezone(sched.zone).isoformat()} {stamp(job.next_run_at)}"
+    return f"#{job.id} {job.kind} · {nxt} · {sched.describe()} · “{job.command}” · {job.status}"
+
+
+def job_line(job: Job) -> str:
+    sched = schedule_of(job)
+    when = stamp(job.next_run_at) if job.next_run_at else "no next run"
+    repeat = f" — {sched.describe()}" if sched.is_recurring else ""
+    return f"#{job.id} {job.kind} · {when}{repeat} · “{job.command}” · {job.status}"
+
+
+def _record(ctx: RunContext[HomarDeps], text: str, model_text: str | None = None) -> str:
+    st = ctx.deps.state
+    st.lines.append(text)
+    if ctx.tool_call_id:
+        st.model_lines[ctx.tool_call_id] = model_text or text
+    return text
+
+
+def _confirm(ctx: RunContext[HomarDeps], job: Job, extra: str = "") -> str:
+    sched = schedule_of(job)
+    ctx.deps.state.job_ids.append(job.id)
+    when = stamp(job.next_run_at) if job.next_run_at else ""
+    if sched.is_recurring:
+        text = f"⏰ Job #{job.id}: {sched.describe()}, first {when} — “{job.command}”{extra}"
+    else:
+        text = f"⏰ Got it — job #{job.id} runs {when}: “{job.command}”{extra}"
+    return _record(ctx, text, "Created job " + _model_line(job, sched) + extra)
+
+
+def _clarify(ctx: RunContext[HomarDeps], text: str) -> str:
+    ctx.deps.state.clarifier = True
+    return _record(ctx, text)
+
+
+def _past_question(ctx: RunContext[HomarDeps], at: datetime, rolled: datetime | None) -> str:
+    now = ctx.deps.reference_now()
+    if rolled is not None:
+        return _clarify(
+            ctx,
+            f"{rolled:%H:%M} has already passed today. Shall I set it for tomorrow at "
+            f"{at:%H:%M} ({stamp(at)})?",
+        )
+    nxt = at
+    if at.date() >= now.date() - timedelta(days=1):
+        while nxt <= now:
+            nxt += timedelta(days=1)
+    else:
+        years = now.year - at.year
+        nxt = at.replace(year=at.year + years) if not (at.month == 2 and at.day == 29) else at
+        if nxt <= now:
+            nxt = nxt.replace(year=nxt.year + 1)
+    return _clarify(
+        ctx,
+        f"That time ({at:%a %d %b %Y %H:%M}) is already past. Did you mean {stamp(nxt)}?",
+    )
+
+
+def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved:
+    got = parse_time(text, ctx.deps.reference_now(), ctx.deps.tz)
+    if got is None:
+        raise ModelRetry(
+            f"Could not read the {what} {text!r}. Give ISO 8601 (2026-05-01T15:00) or a phrase "
+            "like 'tomorrow at 9' or 'in 2 hours'."
+        )
+    return got
+
+
+def _check_create(deps: HomarDeps, recurring: bool) -> None:
+    if deps.fired and recurring:
+        raise NotAllowed(
+            "A scheduled run can't start a repeating schedule; ask me directly to set it up."
+        )
+    cap = MAX_FIRED_JOBS if deps.fired else MAX_RUN_JOBS
+    if len(deps.state.job_ids) >= cap:
+        raise LimitReached(f"I can create at most {cap} jobs per message.")
+
+
+async def _create(
+    ctx: RunContext[HomarDeps],
+    command: str,
+    schedule: Schedule,
+    kind: str,
+    follow_up: dict[str, Any] | None = None,
+    extra: str = "",
+) -> str:
+    deps = ctx.deps
+    _check_create(deps, schedule.is_recurring)
+    job = await deps.engine.create(
+        target=deps.target,
+        command=command,
+        schedule=schedule,
+        kind=kind,
+        created_by="agent" if deps.fired else "user",
+        follow_up=follow_up,
+        meta={"via": "agent", "fired_by": deps.fired_job_id} if deps.fired else {"via": "agent"},
+    )
+    return _confirm(ctx, job, extra)
+
+
+async def _once(ctx: RunContext[HomarDeps], command: str, when: str, kind: str) -> str:
+    got = _time(ctx, when)
+    now = ctx.deps.reference_now()
+    if got.rolled is not None or got.at < now - NOW_SLACK:
+        return _past_question(ctx, got.at, got.rolled)
+    at = max(got.at, now + timedelta(seconds=1))
+    return await _create(ctx, command, Schedule(Once(at), ctx.deps.tz), kind)
+
+
+def _guarded(fn: Any) -> Any:
+    """Turn user errors and surprises into a friendly confirmation-line reply; never raise."""
+    import functools
+
+    @functools.wraps(fn)
+    async def wrapper(ctx: RunContext[HomarDeps], *args: Any, **kwargs: Any) -> str:
+        try:
+            return str(await fn(ctx, *args, **kwargs))
+        except ModelRetry:
+            raise
+        except UserError as exc:
+            return _record(ctx, exc.message)
+        except Exception:
+            log.exception("tool %s failed", fn.__name__)
+            return _record(ctx, "Sorry — something went wrong on my side; nothing was changed.")
+
+    return wrapper
+
+
+# ---------------------------------------------------------------- terminal tools (output functions)
+
+
+@_guarded
+async def send_delayed_message(
+    ctx: RunContext[HomarDeps], message: str, hours: int = 0, minutes: int = 0, seconds: int = 0
+) -> str:
+    """Run a command in this thread after a delay (1 s to 5 years).
+
+    Args:
+        message: the command to run later, in the user's words
+    """
+    delay = timedelta(hours=hours, minutes=minutes, seconds=seconds)
+    limit = ctx.deps.engine.limits.max_horizon
+    if not timedelta(seconds=1) <= delay <= limit:
+        return _record(ctx, f"The delay must be between 1 second and {limit.days // 365} years.")
+    at = ctx.deps.reference_now() + delay
+    return await _create(ctx, message, Schedule(Once(at), ctx.deps.tz), JobKind.DELAYED)
+
+
+@_guarded
+async def send_scheduled_message(
+    ctx: RunContext[HomarDeps], message: str, scheduled_datetime: str
+) -> str:
+    """Run a command in this thread at a date/time.
+
+    Args:
+        message: the command to run then
+        scheduled_datetime: ISO 8601 (naive = user's zone) or a phrase like 'tomorrow at 9'
+    """
+    return await _once(ctx, message, scheduled_datetime, JobKind.SCHEDULED)
+
+
+@_guarded
+async def schedule_reminder(
+    ctx: RunContext[HomarDeps],
+    reminder_time: str,
+    message: str,
+    follow_up: bool = False,
+    follow_up_interval: str = "30 minutes",
+    max_follow_ups: int = 2,
+    minutes_before: int = 0,
+) -> str:
+    """Remind the user of something at a time.
+
+    Args:
+        reminder_time: ISO 8601 or phrase; for meetings/calls give the event time
+        message: what to remind about
+        follow_up: nag until answered ("don't let me forget")
+        minutes_before: remind this long before reminder_time (meetings/calls: 5)
+    """
+    got = _time(ctx, reminder_time)
+    now = ctx.deps.reference_now()
+    if got.rolled is not None or got.at < now - NOW_SLACK:
+        return _past_question(ctx, got.at, got.rolled)
+    at = got.at - timedelta(minutes=max(0, minutes_before))
+    # "Now", or a lead time that leaves under a minute: remind at once. A reminder the
+    # user timed themselves ("in 2 seconds") is still scheduled and fired normally.
+    if at - now < timedelta(seconds=1) or (minutes_before > 0 and at - now < NOW_WINDOW):
+        ctx.deps.state.remind_now = message
+        return _record(ctx, f"⏰ Reminder: {message}")
+    config = None
+    if follow_up:
+        step = timeparse.parse_duration(follow_up_interval) or timedelta(minutes=30)
+        config = {
+            "interval_s": max(60, int(step.total_seconds())),
+            "max": max(1, min(max_follow_ups, 10)),
+        }
+    extra = ""
+    if config:
+        extra = f"; I'll follow up every {_span(config['interval_s'])}, up to {config['max']} times"
+    return await _create(
+        ctx, message, Schedule(Once(at), ctx.deps.tz), JobKind.REMINDER, config, extra
+    )
+
+
+def _span(seconds: int) -> str:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds % size == 0:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return f"{seconds} seconds"
+
+
+@_guarded
+async def schedule_action(
+    ctx: RunContext[HomarDeps],
+    description: str,
+    type: Literal["once", "recurring", "interval"],
+    schedule: str,
+    until: str | None = None,
+    max_runs: int | None = None,
+) -> str:
+    """Schedule a command once, on a recurrence, or every interval.
+
+    Args:
+        description: the command to run each time
+        schedule: once: a time; recurring: cron or 'every weekday at 8'; interval: '30 minutes'
+        until: optional end time
+        max_runs: optional number of runs
+    """
+    deps = ctx.deps
+    now, tz = deps.reference_now(), deps.tz
+    if type == "once":
+        return await _once(ctx, description, schedule, JobKind.SCHEDULED)
+    _check_create(deps, recurring=True)
+    end = _time(ctx, until, "end time").at if until else None
+    if type == "interval":
+        text = re.sub(r"^(every|each)\s+", "", schedule.strip(), flags=re.I)
+        step = timeparse.parse_duration(text + " minutes" if text.isdigit() else text)
+        if step is None:
+            raise ModelRetry(
+                f"Could not read the interval {schedule!r}; use e.g. '30 minutes' or '2h'."
+            )
+        secs = int(step.total_seconds())
+        spec: Schedule = Schedule(Every(secs, now + timedelta(seconds=secs)), tz, end, max_runs)
+        kind = JobKind.INTERVAL
+    else:
+        rec = parse_recurrence(schedule, now, tz)
+        if rec is None:
+            raise ModelRetry(
+                f"Could not read the recurrence {schedule!r}; use cron like '0 8 * * 1-5' or "
+                "'every weekday at 8'."
+            )
+        spec = Schedule(rec.spec, tz, end or rec.until, max_runs or rec.max_runs)
+        kind = JobKind.INTERVAL if isinstance(rec.spec, Every) else JobKind.RECURRING
+    return await _create(ctx, description, spec, kind)
+
+
+@_guarded
+async def schedule_future_callback(
+    ctx: RunContext[HomarDeps], callback_time: str, context: str
+) -> str:
+    """Wake yourself later in this thread to continue or check on work (not for reminders).
+
+    Args:
+        callback_time: ISO 8601 or phrase
+        context: what to do when woken
+    """
+    return await _once(ctx, context, callback_time, JobKind.CALLBACK)
+
+
+@_guarded
+async def delete_scheduled_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
+    """Cancel one of the user's jobs."""
+    job = await ctx.deps.engine.cancel(task_id, ctx.deps.actor)
+    return _record(ctx, f"Cancelled #{job.id} (“{job.command}”).")
+
+
+@_guarded
+async def stop_interval_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
+    """Pause one of the user's jobs."""
+    job = await ctx.deps.engine.pause(task_id, ctx.deps.actor)
+    return _record(ctx, f"Paused #{job.id} (“{job.command}”); say resume {job.id} to restart it.")
+
+
+@_guarded
+async def resume_scheduled_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
+    """Resume a paused job."""
+    job = await ctx.deps.engine.resume(task_id, ctx.deps.actor)
+    when = stamp(job.next_run_at) if job.next_run_at else "soon"
+    return _record(
+        ctx,
+        f"Resumed #{job.id} — next run {when}.",
+        "Resumed " + _model_line(job, schedule_of(job)),
+    )
+
+
+@_guarded
+async def update_scheduled_action(
+    ctx: RunContext[HomarDeps],
+    task_id: int,
+    new_time: str | None = None,
+    new_message: str | None = None,
+) -> str:
+    """Change a job's time/schedule and/or its text.
+
+    Args:
+        new_time: ISO 8601, phrase, cron or recurrence
+    """
+    deps = ctx.deps
+    job = await deps.engine.get(task_id, deps.actor)
+    sched: Schedule | None = None
+    if new_time:
+        now, tz = deps.reference_now(), deps.tz
+        old = schedule_of(job)
+        rec = (
+            parse_recurrence(new_time, now, tz)
+            if old.is_recurring or _CRON.match(new_time)
+            else None
+        )
+        if rec is None and re.match(r"\s*(every|each|daily|weekly)\b", new_time, re.I):
+            rec = parse_recurrence(new_time, now, tz)
+        if rec is not None:
+            if deps.fired:
+                raise NotAllowed("A scheduled run can't make a job repeat; ask me directly.")
+            sched = Schedule(rec.spec, tz, rec.until, rec.max_runs)
+        else:
+            got = _time(ctx, new_time)
+            if got.rolled is not None or got.at < now - NOW_SLACK:
+                return _past_question(ctx, got.at, got.rolled)
+            sched = Schedule(Once(max(got.at, now + timedelta(seconds=1))), tz)
+    job = await deps.engine.update(task_id, deps.actor, command=new_message, schedule=sched)
+    when = stamp(job.next_run_at) if job.next_run_at else "no next run"
+    return _record(
+        ctx,
+        f"Updated #{job.id}: {when} — “{job.command}”.",
+        "Updated " + _model_line(job, schedule_of(job)),
+    )
+
+
+# ---------------------------------------------------------------- plain tools
+
+
+async def list_scheduled_actions(ctx: RunContext[HomarDeps]) -> str:
+    """List the user's open jobs (id, next run, schedule, text)."""
+    try:
+        jobs = await ctx.deps.engine.list_jobs(owner_id=ctx.deps.user_id, limit=25)
+    except Exception:
+        log.exception("list failed")
+        return "Could not read the job list right now."
+    if not jobs:
+        return "No scheduled jobs."
+    return "\n".join(_model_line(j, schedule_of(j)) for j in jobs)
+
+
+TERMINAL_TOOLS = {
+    "send_delayed_message": send_delayed_message,
+    "send_scheduled_message": send_scheduled_message,
+    "schedule_reminder": schedule_reminder,
+    "schedule_action": schedule_action,
+    "schedule_future_callback": schedule_future_callback,
+    "delete_scheduled_action": delete_scheduled_action,
+    "stop_interval_action": stop_interval_action,
+    "resume_scheduled_action": resume_scheduled_action,
+    "update_scheduled_action": update_scheduled_action,
+}
+PLAIN_TOOLS = {"list_scheduled_actions": list_scheduled_actions}
+ALL_TOOLS: dict[str, Any] = {**TERMINAL_TOOLS, **PLAIN_TOOLS}
