@@ -11,9 +11,12 @@ import discord
 import yarl
 from discord.ext import commands
 
+from bot import access
+from bot.approvals import ApproveButton, DenyButton, post_approval, sweep_forever
 from bot.dispatcher import MARKER
 from bot.runtime import Reply, Runtime, Speaker
 from bot.settings import Settings
+from bot.slash import setup as slash
 from bot.transport import DiscordTransport
 
 log = logging.getLogger(__name__)
@@ -75,9 +78,16 @@ class HomarBot(commands.Bot):
     async def setup_hook(self) -> None:
         await self.runtime.open()
         await self.runtime.start()
+        self.add_dynamic_items(ApproveButton, DenyButton)
+        self._sweep = asyncio.create_task(sweep_forever(self, asyncio.Event()))
+        slash.install(self)
+        await slash.sync(self, self.runtime.settings.dev_guild_id)
         asyncio.create_task(self._refeed_orphans())
 
     async def close(self) -> None:
+        sweep = getattr(self, "_sweep", None)
+        if sweep is not None:
+            sweep.cancel()
         await self.runtime.close()
         await super().close()
 
@@ -93,6 +103,9 @@ class HomarBot(commands.Bot):
         if message.author.bot or message.webhook_id is not None:
             return
         channel = message.channel
+        guild_id = message.guild.id if message.guild is not None else None
+        if not access.guild_allowed(self.runtime.settings, guild_id):
+            return
         mentioned = self.user in message.mentions
         text = re.sub(rf"<@!?{self.user.id}>", "", message.content).strip()
         if isinstance(channel, discord.DMChannel):
@@ -119,6 +132,11 @@ class HomarBot(commands.Bot):
         parent_id: int | None,
         text: str,
     ) -> None:
+        roles = [r.id for r in getattr(message.author, "roles", [])]
+        if not access.roles_allowed(self.runtime.settings, guild_id, roles):
+            denied = Reply(access.NO_ROLE)
+            self.runtime.queues.submit(channel_id, lambda: self.post(channel_id, guild_id, denied))
+            return
         who = Speaker(
             user_id=message.author.id,
             channel_id=channel_id,
@@ -185,6 +203,9 @@ class HomarBot(commands.Bot):
             mentions = discord.AllowedMentions(
                 everyone=False, roles=False, users=[discord.Object(reply.mention_user)]
             )
+        if reply.approval is not None:
+            await post_approval(self, channel_id, guild_id, reply.approval, reply.text)
+            return
         channel = self.get_channel(channel_id)
         target: Any = channel or self.get_partial_messageable(channel_id, guild_id=guild_id)
         for part in split_message(reply.text):

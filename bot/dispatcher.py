@@ -12,12 +12,13 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from bot.clock import Clock, SystemClock
-from storage.jobs import Claim
+from storage.jobs import Claim, Outcome
 from tools.engine import Decision, Engine
 
 log = logging.getLogger(__name__)
 
 MARKER = "[DELAYED_COMMAND]"
+RECORD_DELAY = 0.5  # seconds recording may wait while a burst is still being claimed
 
 
 def command_text(kind: str, command: str) -> str:
@@ -80,7 +81,12 @@ DeliveredHook = Callable[[Delivery, Delivered], Awaitable[None]]
 
 
 class Dispatcher:
-    """Fires due jobs exactly once: claim (leased), deliver (stable nonce), record."""
+    """Fires due jobs exactly once: claim (leased), deliver (stable nonce), record.
+
+    Claims and records are batched (one transaction each), and only the transport
+    calls are bounded by `concurrency`, so a burst of due jobs is not serialised
+    behind per-job database round trips.
+    """
 
     def __init__(
         self,
@@ -88,7 +94,7 @@ class Dispatcher:
         transport: Transport,
         *,
         clock: Clock | None = None,
-        batch: int = 200,
+        batch: int = 500,
         concurrency: int = 64,
         lease: timedelta = timedelta(seconds=90),
         release_claims_on_start: bool = True,
@@ -105,8 +111,16 @@ class Dispatcher:
         self._wake = asyncio.Event()
         self._sleep_deadline: datetime | None = None
         self._slots = asyncio.Semaphore(concurrency)
+        # Job id → its delivery task; a job leaves only once its run is recorded.
         self._in_flight: dict[int, asyncio.Task[None]] = {}
+        self._quiet = asyncio.Event()
+        self._quiet.set()
+        self._finished: list[tuple[Outcome, Delivery | None, Delivered | None]] = []
+        self._has_finished = asyncio.Event()
+        self._claiming = asyncio.Event()  # set while a burst is being claimed batch by batch
+        self._caught_up = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._recorder: asyncio.Task[None] | None = None
 
     # The engine calls this when a job is created or changed.
     def wake(self, at: datetime | None = None) -> None:
@@ -115,6 +129,7 @@ class Dispatcher:
 
     async def start(self) -> None:
         if self._task is None:
+            self._recorder = asyncio.create_task(self._record_loop(), name="homar-recorder")
             self._task = asyncio.create_task(self.run(), name="homar-dispatcher")
 
     async def stop(self) -> None:
@@ -129,15 +144,21 @@ class Dispatcher:
         for t in pending:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
+        recorder, self._recorder = self._recorder, None
+        if recorder is not None:
+            recorder.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await recorder
+        self._in_flight.clear()
+        self._quiet.set()
 
     async def idle(self) -> None:
         """Wait until every claimed run is recorded and the loop is asleep (for tests)."""
         while True:
             await self.sleeping.wait()
-            if self._in_flight:
-                await asyncio.gather(*self._in_flight.values(), return_exceptions=True)
-                continue
-            if self.sleeping.is_set():
+            await self._quiet.wait()
+            await asyncio.sleep(0)
+            if self.sleeping.is_set() and self._quiet.is_set():
                 return
 
     async def run(self) -> None:
@@ -160,10 +181,16 @@ class Dispatcher:
         self._wake.clear()
         self.sleeping.clear()
         claims = await self.engine.claim_due(limit=self.batch, lease=self.lease)
+        if len(claims) >= self.batch:
+            self._caught_up.clear()
+            self._claiming.set()
+        else:
+            self._claiming.clear()
+            self._caught_up.set()
         for claim in claims:
             if claim.job.id in self._in_flight:
                 continue  # still delivering the previous attempt; its lease was just renewed
-            await self._slots.acquire()
+            self._quiet.clear()
             task = asyncio.create_task(self._fire(claim), name=f"deliver-job-{claim.job.id}")
             self._in_flight[claim.job.id] = task
         if len(claims) >= self.batch:
@@ -181,60 +208,93 @@ class Dispatcher:
 
     async def _fire(self, claim: Claim) -> None:
         job = claim.job
+        ids = {"job_id": job.id, "run_id": claim.run.id, "thread_id": job.channel_id}
         try:
             decision = self.engine.decide(claim, self.clock.now())
             if not decision.deliver:
-                log.info(
-                    "job %s: skipped %d missed slots", job.id, decision.skipped,
-                    extra={"job_id": job.id, "run_id": claim.run.id},
-                )
-                skipped = await self.engine.skip(claim, decision)
-                if skipped is not None and skipped.next_run_at is not None:
-                    self.wake(skipped.next_run_at)  # may be sooner than what the loop sleeps on
+                log.info("job %s: skipped %d missed slots", job.id, decision.skipped, extra=ids)
+                self._finish(self.engine.skipped(claim, decision))
                 return
             delivery = self._delivery(claim, decision)
             try:
-                result = await self.transport.deliver(delivery)
+                async with self._slots:
+                    result = await self.transport.deliver(delivery)
             except DeliveryError as exc:
-                await self._failed(claim, str(exc), retryable=exc.retryable)
+                self._failed(claim, str(exc), retryable=exc.retryable)
                 return
             except Exception as exc:  # a transport bug must not lose the job
-                log.exception("job %s: transport error", job.id)
-                await self._failed(claim, f"{type(exc).__name__}: {exc}", retryable=True)
+                log.exception("job %s: transport error", job.id, extra=ids)
+                self._failed(claim, f"{type(exc).__name__}: {exc}", retryable=True)
                 return
-            advanced = await self.engine.delivered(
-                claim,
-                decision,
-                message_id=result.message_id,
-                details={"route": result.route} if result.route != "thread" else None,
+            details = {"route": result.route} if result.route != "thread" else None
+            outcome = self.engine.delivered(
+                claim, decision, message_id=result.message_id, details=details
             )
-            if advanced is not None and advanced.next_run_at is not None:
-                # A recurring job's next slot may be sooner than the loop's deadline (which
-                # was this run's lease expiry while it was in flight).
-                self.wake(advanced.next_run_at)
-            for hook in self.hooks:
-                try:
-                    await hook(delivery, result)
-                except Exception:
-                    log.exception("delivered-hook failed for job %s", job.id)
+            self._finish(outcome, delivery, result)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("job %s: could not record its run; it will be retried", job.id)
-        finally:
-            self._in_flight.pop(job.id, None)
-            self._slots.release()
+            log.exception("job %s: could not deliver; it will be retried", job.id, extra=ids)
+            self._release(job.id)
 
-    async def _failed(self, claim: Claim, error: str, *, retryable: bool) -> None:
-        _, retry_at = await self.engine.failed(claim, error, retryable=retryable)
+    def _finish(
+        self, outcome: Outcome, delivery: Delivery | None = None, result: Delivered | None = None
+    ) -> None:
+        self._finished.append((outcome, delivery, result))
+        self._has_finished.set()
+
+    def _release(self, job_id: int) -> None:
+        self._in_flight.pop(job_id, None)
+        if not self._in_flight:
+            self._quiet.set()
+
+    def _failed(self, claim: Claim, error: str, *, retryable: bool) -> None:
+        outcome, retry_at = self.engine.failed(claim, error, retryable=retryable)
         log.warning(
             "job %s run %s failed (%s): %s",
             claim.job.id,
             claim.run.id,
             f"retry at {retry_at:%H:%M:%S}" if retry_at else "gave up",
             error,
-            extra={"job_id": claim.job.id, "run_id": claim.run.id},
+            extra={"job_id": claim.job.id, "run_id": claim.run.id, "thread_id": claim.job.channel_id},
         )
+        self._finish(outcome)
+
+    async def _record_loop(self) -> None:
+        """Write finished runs in batches.
+
+        Delivering comes first: while a burst is still being claimed, recording waits
+        (up to RECORD_DELAY) so the claims are not queued behind it. Unrecorded runs
+        are safe meanwhile: their jobs stay claimed under a lease far longer than that.
+        """
+        while True:
+            await self._has_finished.wait()
+            self._has_finished.clear()
+            if self._claiming.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._caught_up.wait(), RECORD_DELAY)
+            batch, self._finished = self._finished, []
+            if not batch:
+                continue
+            try:
+                await self.engine.record([outcome for outcome, _, _ in batch])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # Unrecorded runs stay claimed; their lease expires and they are resumed
+                # with the same nonce, which the transport de-duplicates.
+                log.exception("could not record %d runs; they will be resumed", len(batch))
+            finally:
+                for outcome, _, _ in batch:
+                    self._release(outcome.claim.job.id)
+            for _, delivery, result in batch:
+                if delivery is None or result is None:
+                    continue
+                for hook in self.hooks:
+                    try:
+                        await hook(delivery, result)
+                    except Exception:
+                        log.exception("delivered-hook failed for job %s", delivery.job_id)
 
     def _delivery(self, claim: Claim, decision: Decision) -> Delivery:
         job, run = claim.job, claim.run

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from bot.access import CAP_REACHED, Usage
 from bot.clock import Clock, SystemClock
 from bot.dispatcher import Dispatcher, Transport, command_text
 from bot.settings import Settings
 from bot.threads import ThreadQueues
+from storage.approvals import ApprovalStore
+from storage.conversations import ConversationStore
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import Job, JobKind, JobRun, UserSettings
-from storage.conversations import ConversationStore
-from tools.agent import AgentReply, build_runtime, run_agent
+from tools.agent import AgentReply, build_runtime, resume_approval, run_agent
+from tools.agent import Runtime as AgentRuntime
+from tools.approval import Approvals, PendingApproval
 from tools.engine import Engine
 from tools.memory import Memory
 from tools.scheduling import HomarDeps
@@ -35,6 +40,7 @@ class Speaker:
 class Reply:
     text: str
     mention_user: int | None = None
+    approval: PendingApproval | None = None  # post with Approve/Deny buttons
 
 
 class Runtime:
@@ -55,6 +61,9 @@ class Runtime:
             memory=Memory(ConversationStore(self.db)),
             request_timeout=settings.model_timeout,
         )
+        self.approvals = Approvals(ApprovalStore(self.db), timeout=settings.approval_timeout)
+        self.agent.approvals = self.approvals
+        self.usage = Usage(self.db, settings.model_requests_per_user_per_day)
         self.queues = ThreadQueues()
         self.dispatcher: Dispatcher | None = None
 
@@ -76,6 +85,11 @@ class Runtime:
         await self.queues.close()
         await self.db.close()
 
+    def may_run(self, job: Job) -> bool:
+        """Whether a fired job may use the model: its guild must still be allowed."""
+        allowed = self.settings.allowed_guild_ids
+        return job.guild_id is None or not allowed or job.guild_id in allowed
+
     async def user_tz(self, user_id: int) -> str:
         async with self.db.session() as s:
             row = await s.get(UserSettings, user_id)
@@ -93,8 +107,52 @@ class Runtime:
             now=self.clock.now(),
             user_name=who.user_name or None,
         )
-        result = await run_agent(self.agent, text, deps)
-        return Reply(result.text, mention_user=who.user_id if result.remind_now else None)
+        capped = await self.usage.over_cap(who.user_id, self.clock.now())
+        result = await run_agent(self._agent_for(capped), text, deps)
+        await self._spend(who.user_id, result, capped)
+        body = f"{CAP_REACHED.format(cap=self.usage.cap)}\n{result.text}" if capped else result.text
+        return Reply(
+            body,
+            mention_user=who.user_id if result.remind_now else None,
+            approval=result.approval,
+        )
+
+    def _agent_for(self, capped: bool) -> AgentRuntime:
+        """Over the daily cap, the built-in offline model answers instead of the paid one."""
+        return replace(self.agent, model=self.agent.offline) if capped else self.agent
+
+    async def _spend(self, user_id: int, result: AgentReply, capped: bool) -> None:
+        if not capped and not result.offline:
+            await self.usage.spend(user_id, self.clock.now(), result.requests)
+
+    async def resume(
+        self, approval_id: int, *, approved: bool, expired: bool = False
+    ) -> Reply | None:
+        """A decided approval → the agent continues (creates the jobs, or acknowledges)."""
+        pending = await self.approvals.load(approval_id)
+        if pending is None:
+            return None
+        ctx = pending.context
+        deps = HomarDeps(
+            user_id=pending.user_id,
+            channel_id=pending.channel_id,
+            engine=self.engine,
+            tz=str(ctx.get("tz") or await self.user_tz(pending.user_id)),
+            guild_id=ctx.get("guild_id"),
+            parent_channel_id=ctx.get("parent_channel_id"),
+            now=self.clock.now(),
+            fired=bool(ctx.get("fired")),
+            fired_job_id=ctx.get("fired_job_id"),
+            fired_kind=ctx.get("fired_kind"),
+            user_name=ctx.get("user_name"),
+        )
+        capped = await self.usage.over_cap(pending.user_id, self.clock.now())
+        result = await resume_approval(self._agent_for(capped), pending, approved, deps)
+        await self._spend(pending.user_id, result, capped)
+        text = result.text
+        if expired:
+            text = f"Nobody approved my proposal in time, so I dropped it.\n{text}"
+        return Reply(text, approval=result.approval)
 
     async def fired(self, run: JobRun, job: Job) -> Reply:
         """A delivered marker → the agent acts on the command as the job's owner (never raises).
@@ -114,8 +172,14 @@ class Runtime:
             fired_job_id=job.id,
             fired_kind=job.kind,
         )
-        result: AgentReply = await run_agent(self.agent, command_text(job.kind, job.command), deps)
+        # A fired job of someone over the cap or without access still delivers, offline.
+        capped = await self.usage.over_cap(job.owner_id, self.clock.now()) or not self.may_run(job)
+        agent = self._agent_for(capped)
+        result: AgentReply = await run_agent(agent, command_text(job.kind, job.command), deps)
+        await self._spend(job.owner_id, result, capped)
         text = result.text.strip()
+        if result.approval is not None:
+            return Reply(text, mention_user=job.owner_id, approval=result.approval)
         if (result.error and not result.offline) or not text:
             log.warning(
                 "job %s: agent failed on a fired command: %s",

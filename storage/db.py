@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import event, text
-from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import Session, sessionmaker
 
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 HEAD_REVISION = "0001"
+
+T = TypeVar("T")
 
 
 class Database:
@@ -33,9 +39,25 @@ class Database:
         else:
             kwargs["pool_pre_ping"] = True
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._inline: sessionmaker[Session] | None = None
+        self._threaded: sessionmaker[Session] | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        self._sync_engines: list[Engine] = []
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
-        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+            # Transactions run with the plain driver, as one unit. SQLite in WAL mode with
+            # synchronous=NORMAL commits without fsync, so a transaction takes well under
+            # a millisecond: it runs right on the event loop (a thread hop would cost more
+            # than the work, and aiosqlite pays one per statement). Only if another process
+            # holds the write lock does it wait, on a worker thread, off the loop.
+            sync_url = parsed.set(drivername="sqlite")
+            inline = _sqlite_engine(sync_url, busy_timeout_ms=25)
+            threaded = _sqlite_engine(sync_url, busy_timeout_ms=30_000)
+            self._sync_engines = [inline, threaded]
+            self._inline = sessionmaker(inline, expire_on_commit=False)
+            self._threaded = sessionmaker(threaded, expire_on_commit=False)
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="homar-sqlite")
 
     @property
     def is_postgres(self) -> bool:
@@ -43,6 +65,28 @@ class Database:
 
     def session(self) -> AsyncSession:
         return self.sessions()
+
+    async def run(self, work: Callable[[Session], T]) -> T:
+        """Run `work(session)` as one transaction and return its result.
+
+        On SQLite the transaction is `BEGIN IMMEDIATE` on the plain driver (inline,
+        falling back to a worker thread when the database is locked by another
+        process); on PostgreSQL it goes through the async driver
+        (`AsyncSession.run_sync`). `work` must only touch the database.
+        """
+        if self._inline is not None:
+            try:
+                return _transaction(self._inline, work)
+            except OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+            assert self._threaded is not None and self._thread is not None
+            threaded = self._threaded
+            return await asyncio.get_running_loop().run_in_executor(
+                self._thread, lambda: _transaction(threaded, work)
+            )
+        async with self.sessions() as session, session.begin():
+            return await session.run_sync(work)
 
     async def current_revision(self) -> str | None:
         try:
@@ -62,7 +106,35 @@ class Database:
         return True
 
     async def close(self) -> None:
+        for sync in self._sync_engines:
+            sync.dispose()
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)
         await self.engine.dispose()
+
+
+def _transaction(maker: sessionmaker[Session], work: Callable[[Session], T]) -> T:
+    with maker() as session, session.begin():
+        return work(session)
+
+
+def _sqlite_engine(url: URL, *, busy_timeout_ms: int) -> Engine:
+    engine = create_engine(url, connect_args={"timeout": busy_timeout_ms / 1000})
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        _sqlite_pragmas(dbapi_conn, _record)
+        dbapi_conn.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+        # Let SQLAlchemy, not the driver, decide where transactions begin (see below).
+        dbapi_conn.isolation_level = None
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        # Take the write lock up front: a read-then-write transaction (limit checks,
+        # claims) must not interleave with another writer.
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -16,14 +16,36 @@ from datetime import UTC
 from typing import Any, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic_ai import Agent, ModelRetry, RunContext, TextOutput, ToolOutput
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai import (
+    Agent,
+    ApprovalRequired,
+    DeferredToolRequests,
+    DeferredToolResults,
+    FunctionToolset,
+    ModelRetry,
+    RunContext,
+    TextOutput,
+    ToolDenied,
+    ToolOutput,
+)
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+    repair_messages,
+)
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from tools import scheduling as sch
-from tools.memory import Memory
+from tools.approval import Approvals, PendingApproval, ProposedCall
+from tools.memory import Memory, trim
 from tools.schedule import Cron, Schedule, ScheduleError
 from tools.scheduling import HomarDeps, RunState
 from tools.textcalls import parse_json_call, parse_tags
@@ -35,6 +57,7 @@ __all__ = [
     "build_agent",
     "build_runtime",
     "fired_prompt",
+    "resume_approval",
     "run_agent",
 ]
 
@@ -75,7 +98,7 @@ def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
         text += (
             f"\nThis message is scheduled job #{d.fired_job_id} ({d.fired_kind or 'job'}) firing "
             "now: do it or write the reminder now; don't schedule it again; at most "
-            f"{sch.MAX_FIRED_JOBS} new one-off jobs, no repeating ones."
+            f"{sch.MAX_FIRED_JOBS} new jobs, and each waits for the owner's approval."
         )
     return text
 
@@ -123,8 +146,23 @@ async def _tagged_cron(ctx: RunContext[HomarDeps], cron: str, message: str) -> s
     return await sch.schedule_action(ctx, message, "recurring", cron)
 
 
+_CALL_THE_TOOL = (
+    "That job needs the user's approval, which only works through a real tool call: "
+    "call {name} as a tool (not as text)."
+)
+
+
 async def on_text(ctx: RunContext[HomarDeps], text: str) -> str:
     """Final text: a JSON tool call or tag is carried out; a trailing question is a clarifier."""
+    try:
+        return await _on_text(ctx, text)
+    except ApprovalRequired:
+        # Text isn't a tool call pydantic-ai can defer; ask for the real call instead.
+        ctx.deps.state.proposed = 0
+        raise ModelRetry(_CALL_THE_TOOL.format(name="schedule_action")) from None
+
+
+async def _on_text(ctx: RunContext[HomarDeps], text: str) -> str:
     call = parse_json_call(text, sch.ALL_TOOLS)
     if call is not None:
         ctx.deps.state.preface = call.before
@@ -149,17 +187,32 @@ async def on_text(ctx: RunContext[HomarDeps], text: str) -> str:
 # ---------------------------------------------------------------- agent
 
 
-def build_agent() -> Agent[HomarDeps, str]:
-    """The agent, without a model (pass one per run or via `Runtime`)."""
+def _outputs(fired: bool) -> list[Any]:
+    """Output functions (one request per simple action), minus the tools that may defer."""
+    deferrable = sch.CREATION_TOOLS if fired else sch.APPROVAL_TOOLS
     outputs: list[Any] = [TextOutput(on_text)]
     outputs += [
-        ToolOutput(fn, name=name, sequential=True) for name, fn in sch.TERMINAL_TOOLS.items()
+        ToolOutput(fn, name=name, sequential=True)
+        for name, fn in sch.TERMINAL_TOOLS.items()
+        if name not in deferrable
     ]
+    return [*outputs, DeferredToolRequests]
+
+
+def _fired_toolset() -> FunctionToolset[HomarDeps]:
+    """In a fired run every creating tool is a function tool, so each can wait for approval."""
+    extra = [sch.TERMINAL_TOOLS[n] for n in sch.CREATION_TOOLS if n not in sch.APPROVAL_TOOLS]
+    return FunctionToolset(extra, sequential=True)
+
+
+def build_agent() -> Agent[HomarDeps, str]:
+    """The agent, without a model (pass one per run or via `Runtime`)."""
+    tools = [*sch.PLAIN_TOOLS.values(), *(sch.TERMINAL_TOOLS[n] for n in sch.APPROVAL_TOOLS)]
     agent: Agent[HomarDeps, str] = Agent(
-        output_type=outputs,
+        output_type=_outputs(fired=False),
         deps_type=HomarDeps,
         instructions=[INSTRUCTIONS, reference_instructions],
-        tools=list(sch.PLAIN_TOOLS.values()),
+        tools=tools,
         end_strategy="exhaustive",
         retries=2,
         defer_model_check=True,
@@ -179,6 +232,7 @@ class AgentReply:
     error: str | None = None
     remind_now: str | None = None  # deliver this reminder now (mention the user)
     offline: bool = False  # the built-in offline model answered
+    approval: PendingApproval | None = None  # jobs proposed, waiting for the user's decision
 
 
 @dataclass
@@ -189,6 +243,7 @@ class Runtime:
     model: Model
     offline: Model
     memory: Memory | None = None
+    approvals: Approvals | None = None  # where pending approvals persist (None: in the reply only)
     usage_limits: UsageLimits = field(
         default_factory=lambda: UsageLimits(request_limit=6, total_tokens_limit=60_000)
     )
@@ -240,14 +295,21 @@ def _compose(output: str, st: RunState) -> str:
     return f"{st.preface}\n{body}".strip() if st.preface else body
 
 
+Output = str | DeferredToolRequests
+
+
 async def _run(
     rt: Runtime,
-    prompt: str,
+    prompt: str | None,
     deps: HomarDeps,
     history: list[ModelMessage],
     model: Model,
     usage: RunUsage,
-) -> tuple[str, list[ModelMessage]]:
+    decisions: DeferredToolResults | None = None,
+) -> tuple[Output, list[ModelMessage]]:
+    extra: dict[str, Any] = {}
+    if deps.fired:
+        extra = {"output_type": _outputs(fired=True), "toolsets": [_fired_toolset()]}
     result = await rt.agent.run(
         prompt,
         deps=deps,
@@ -257,8 +319,54 @@ async def _run(
         model_settings=rt.model_settings,
         usage=usage,
         timeout=rt.run_timeout,
+        deferred_tool_results=decisions,
+        **extra,
     )
-    return result.output, _patch_history(result.all_messages(), deps.state.model_lines)
+    output: Output = result.output
+    return output, _patch_history(result.all_messages(), deps.state.model_lines)
+
+
+def _context(deps: HomarDeps) -> dict[str, Any]:
+    """What rebuilds a run's deps when its approval is decided (maybe after a restart)."""
+    return {
+        "tz": deps.tz,
+        "guild_id": deps.guild_id,
+        "parent_channel_id": deps.parent_channel_id,
+        "fired": deps.fired,
+        "fired_job_id": deps.fired_job_id,
+        "fired_kind": deps.fired_kind,
+        "user_name": deps.user_name,
+    }
+
+
+async def _pending(
+    runtime: Runtime, deps: HomarDeps, asked: DeferredToolRequests, messages: list[ModelMessage]
+) -> PendingApproval:
+    calls = tuple(
+        ProposedCall(
+            c.tool_call_id,
+            c.tool_name,
+            c.args_as_dict(),
+            str((asked.metadata.get(c.tool_call_id) or {}).get("proposal", c.tool_name)),
+        )
+        for c in asked.approvals
+    )
+    history = ModelMessagesTypeAdapter.dump_json(trim(messages, max_turns=12, max_chars=48_000))
+    pending = PendingApproval(
+        approval_id=0,
+        user_id=deps.user_id,
+        channel_id=deps.channel_id,
+        calls=calls,
+        history=history.decode(),
+        context=_context(deps),
+    )
+    if runtime.approvals is not None:
+        pending = await runtime.approvals.open(pending, now=deps.engine.clock())
+    return pending
+
+
+def _is_offline(model: Model) -> bool:
+    return getattr(model, "model_name", "") == "homar-offline"
 
 
 async def run_agent(
@@ -287,6 +395,9 @@ async def run_agent(
         prompt = fired_prompt(text, deps) if deps.fired else text
         if history is None:
             history = await runtime.memory.load(deps.channel_id) if runtime.memory else []
+        # A proposal still waiting for a click leaves calls open; close them for this new turn
+        # (the approval keeps its own copy of the history to resume from).
+        history = repair_messages(history)
         try:
             output, messages = await _run(runtime, prompt, deps, history, runtime.model, usage)
         except Exception as exc:  # model down, limits, bad output: fall back offline
@@ -305,18 +416,111 @@ async def run_agent(
                     usage.requests += spare.requests
                 reply.offline = True  # only once the offline model has actually answered
                 messages = [*history, *new]
-        reply.text = _compose(output, deps.state) or "Okay."
-        if save and runtime.memory is not None and messages:
-            await runtime.memory.save(deps.channel_id, messages)
+        await _finish(runtime, deps, reply, output, messages, save=save)
     except Exception as exc:
         log.exception("agent run failed")
         reply.error = reply.error or f"{type(exc).__name__}: {exc}"[:300]
         reply.text = _compose("", deps.state) or (
             "Sorry — I couldn't handle that just now, so nothing was scheduled. Please try again."
         )
-    st = deps.state
+    return _summed(reply, deps.state, usage)
+
+
+async def _finish(
+    runtime: Runtime,
+    deps: HomarDeps,
+    reply: AgentReply,
+    output: Output,
+    messages: list[ModelMessage],
+    *,
+    save: bool,
+) -> None:
+    """Compose the reply; a run that stopped on proposals becomes a pending approval."""
+    if isinstance(output, DeferredToolRequests) and output.approvals:
+        reply.approval = await _pending(runtime, deps, output, messages)
+        reply.text = _compose("", deps.state) or reply.approval.message()
+    else:
+        reply.text = _compose(output if isinstance(output, str) else "", deps.state) or "Okay."
+    if save and runtime.memory is not None and messages:
+        await runtime.memory.save(deps.channel_id, messages)
+
+
+def _summed(reply: AgentReply, st: RunState, usage: RunUsage) -> AgentReply:
     reply.job_ids = list(st.job_ids)
-    reply.clarifier = st.clarifier and not st.job_ids
+    reply.clarifier = st.clarifier and not st.job_ids and reply.approval is None
     reply.remind_now = st.remind_now
     reply.requests = usage.requests
     return reply
+
+
+DENIED = "The user pressed Deny, so nothing was created. Acknowledge it in one short sentence."
+DENIED_REPLY = "Okay — I won't set that up; nothing was scheduled."
+
+
+def _open_calls(messages: list[ModelMessage], ids: set[str]) -> bool:
+    """Whether the history still ends with exactly these calls unanswered."""
+    if not messages or not isinstance(messages[-1], ModelResponse):
+        return False
+    open_ids = {p.tool_call_id for p in messages[-1].parts if isinstance(p, ToolCallPart)}
+    return ids <= open_ids
+
+
+async def resume_approval(
+    runtime: Runtime, approval: PendingApproval, approved: bool, deps: HomarDeps
+) -> AgentReply:
+    """Feed a decision (Approve, Deny, or expiry as Deny) back to the agent. Never raises.
+
+    Approve runs the deferred tools (creating the jobs, with every guardrail checked again)
+    and the agent confirms; Deny tells the agent, which acknowledges. The stored thread
+    history is continued if it still ends with the proposal; if people talked since, the
+    decision is appended to it as a short turn instead.
+    """
+    deps.state = RunState()
+    usage = RunUsage()
+    reply = AgentReply(text="")
+    ids = {c.tool_call_id for c in approval.calls}
+    try:
+        deps.reference_now()
+        current = await runtime.memory.load(deps.channel_id) if runtime.memory else []
+        continued = _open_calls(current, ids)
+        history = (
+            current
+            if continued
+            else list(ModelMessagesTypeAdapter.validate_json(approval.history or "[]"))
+        )
+        decisions = DeferredToolResults(
+            approvals={i: (True if approved else ToolDenied(DENIED)) for i in ids}
+        )
+        model = runtime.model
+        try:
+            output, messages = await _run(runtime, None, deps, history, model, usage, decisions)
+        except Exception as exc:
+            log.warning("model failed resuming approval (%s); using the offline model", exc)
+            reply.error = f"{type(exc).__name__}: {exc}"[:300]
+            if deps.state.lines:
+                output, messages = "", []
+            else:
+                deps.state, model = RunState(), runtime.offline
+                reply.offline = True
+                output, messages = await _run(
+                    runtime, None, deps, history, model, usage, decisions
+                )
+        if not approved and (_is_offline(model) or not isinstance(output, str)):
+            output = DENIED_REPLY
+        if not continued and messages:
+            verdict = "approved" if approved else "denied"
+            note = UserPromptPart(f"[approval #{approval.approval_id} {verdict}]")
+            messages = [*current, ModelRequest(parts=[note])]
+            await _finish(runtime, deps, reply, output, [], save=False)
+            messages.append(ModelResponse(parts=[TextPart(reply.text)]))
+            if runtime.memory is not None:
+                await runtime.memory.save(deps.channel_id, messages)
+        else:
+            await _finish(runtime, deps, reply, output, messages, save=True)
+    except Exception as exc:
+        log.exception("resuming approval failed")
+        reply.error = reply.error or f"{type(exc).__name__}: {exc}"[:300]
+        reply.text = _compose("", deps.state) or (
+            "Sorry — I couldn't finish that just now; nothing was scheduled. Please ask again."
+        )
+    return _summed(reply, deps.state, usage)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from storage.jobs import Claim, JobStore
+from sqlalchemy.orm import Session
+
+from storage.jobs import Claim, JobKey, JobStore, Outcome, open_job_keys
 from storage.models import Job, JobKind, JobRun, JobStatus, RunOutcome
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
 from tools.schedule import Every, Once, Schedule, ScheduleError, spec_from_json, spec_to_json
@@ -90,6 +92,10 @@ class _RateWindow:
     stamps: deque[datetime] = field(default_factory=deque)
 
 
+_MARKER_TEXT = re.compile(r"\[\s*DELAYED[_ ]COMMAND\s*\]", re.IGNORECASE)
+_MASS_MENTION = re.compile(r"@(everyone|here)\b|<@&\d+>", re.IGNORECASE)
+
+
 def normalize_command(text: str) -> str:
     """Comparable form of a command for duplicate checks."""
     folded = unicodedata.normalize("NFKC", text).casefold()
@@ -154,6 +160,14 @@ class Engine:
         text = clean_command(command)
         if not text:
             raise UserError("Tell me what to do or remind you about, e.g. `call mom`.")
+        if _MARKER_TEXT.search(text):
+            # Only the dispatcher writes the marker; a command carrying it could pose as a run.
+            raise UserError("A job's text can't contain `[DELAYED_COMMAND]`; leave that tag out.")
+        if _MASS_MENTION.search(text):
+            raise UserError(
+                "I don't schedule messages that ping @everyone, @here or a role; "
+                "leave the mention out (I'll mention you myself)."
+            )
         if len(text) > self.limits.max_command_chars:
             raise UserError(
                 f"That message is {len(text)} characters; keep it under "
@@ -180,9 +194,7 @@ class Engine:
         text = self.check_command(command)
         first = self.check_schedule(schedule, now)
         if check_limits:
-            await self.check_quota(target.owner_id)
             self._check_rate(target.owner_id, now)
-            await self.check_duplicate(target.owner_id, text, schedule)
         job = Job(
             owner_id=target.owner_id,
             guild_id=target.guild_id,
@@ -204,19 +216,32 @@ class Engine:
             follow_up=follow_up,
             meta=meta,
         )
-        await self.store.insert(job)
+
+        def limits_hold(session: Session) -> None:
+            # In the insert's own transaction, so two creations can't both slip under a limit.
+            rows = open_job_keys(session, target.owner_id)
+            self._quota_ok(len(rows))
+            self._not_duplicate(rows, text, schedule)
+
+        await self.store.insert(job, check=limits_hold if check_limits else None)
         if check_limits:
             self._rates[target.owner_id].stamps.append(now)
         self._wake(first)
         return job
 
     async def check_quota(self, owner_id: int) -> None:
-        open_jobs = await self.store.count(owner_id=owner_id)
+        self._quota_ok(await self.store.count(owner_id=owner_id))
+
+    def _quota_ok(self, open_jobs: int) -> None:
         if open_jobs >= self.limits.max_jobs_per_user:
             raise LimitReached(
                 f"You already have {open_jobs} scheduled jobs (the limit is "
                 f"{self.limits.max_jobs_per_user}); cancel some with `/jobs cancel` first."
             )
+
+    def check_rate(self, owner_id: int, now: datetime | None = None) -> None:
+        """At most `creations_per_minute` new jobs a minute per person (a peek; `create` counts)."""
+        self._check_rate(owner_id, now or self.clock())
 
     def _check_rate(self, owner_id: int, now: datetime) -> None:
         window = self._rates[owner_id].stamps
@@ -228,17 +253,19 @@ class Engine:
             )
 
     async def check_duplicate(self, owner_id: int, command: str, schedule: Schedule) -> None:
+        rows = await self.store.transact(lambda session: open_job_keys(session, owner_id))
+        self._not_duplicate(rows, command, schedule)
+
+    def _not_duplicate(self, rows: list[JobKey], command: str, schedule: Schedule) -> None:
         wanted = normalize_command(command)
         spec = spec_to_json(schedule.spec)
-        for job in await self.store.find(owner_id=owner_id, limit=10_000):
-            if (
-                normalize_command(job.command) == wanted
-                and job.schedule == spec
-                and job.tz == schedule.tz
+        for row in rows:
+            if normalize_command(row.command) == wanted and row.schedule == spec and (
+                row.tz == schedule.tz
             ):
                 raise UserError(
-                    f"You already have this scheduled as job #{job.id}; "
-                    f"use `/jobs edit {job.id}` to change it."
+                    f"You already have this scheduled as job #{row.id}; "
+                    f"use `/jobs edit {row.id}` to change it."
                 )
 
     # ------------------------------------------------------------ read
@@ -396,65 +423,63 @@ class Engine:
             return Decision(True, newest, now - newest, skipped=missed - 1, catch_up=True)
         return Decision(False, newest, now - newest, skipped=missed)
 
-    async def skip(self, claim: Claim, decision: Decision) -> Job | None:
-        """Record missed slots of a recurring job and move it to its next slot."""
+    def skipped(self, claim: Claim, decision: Decision) -> Outcome:
+        """Missed slots of a recurring job: record them and move to its next slot."""
         now = self.clock()
-        job = claim.job
-        nxt = schedule_of(job).next_after(now, runs_done=job.run_count)
-        return await self.store.finish(
-            claim,
-            run_values={
-                "outcome": RunOutcome.SKIPPED,
-                "details": {
-                    "skipped": decision.skipped,
-                    "first_missed": claim.slot.isoformat(),
-                    "last_missed": decision.slot.isoformat(),
-                    "reason": "the bot was offline",
-                },
-            },
-            job_values=_advance_values(job, nxt, now, counted=False),
-        )
 
-    async def delivered(
+        def advance(job: Job) -> dict[str, Any]:
+            nxt = schedule_of(job).next_after(now, runs_done=job.run_count)
+            return _advance_values(job, nxt, now, counted=False)
+
+        details = {
+            "skipped": decision.skipped,
+            "first_missed": claim.slot.isoformat(),
+            "last_missed": decision.slot.isoformat(),
+            "reason": "the bot was offline",
+        }
+        return Outcome(claim, {"outcome": RunOutcome.SKIPPED, "details": details}, advance)
+
+    def delivered(
         self,
         claim: Claim,
         decision: Decision,
         *,
         message_id: int | None,
         details: dict[str, Any] | None = None,
-    ) -> Job | None:
+    ) -> Outcome:
+        """A run reached its thread (or a fallback): record it and advance the job."""
         now = self.clock()
-        job = claim.job
         run_details = dict(claim.run.details or {})
         run_details.update(details or {})
         if decision.catch_up:
             run_details.update(catch_up=True, skipped=decision.skipped)
-        nxt = self._next_after_run(job, decision.slot, now)
-        return await self.store.finish(
-            claim,
-            run_values={
-                "outcome": RunOutcome.DELIVERED,
-                "delivered_at": now,
-                "message_id": message_id,
-                "lateness_ms": int(decision.late_by.total_seconds() * 1000),
-                "error": None,
-                "details": run_details or None,
-            },
-            job_values=_advance_values(job, nxt, now, counted=True) | {"failure_streak": 0},
-        )
+
+        def advance(job: Job) -> dict[str, Any]:
+            nxt = self._next_after_run(job, decision.slot, now)
+            return _advance_values(job, nxt, now, counted=True) | {"failure_streak": 0}
+
+        run_values = {
+            "outcome": RunOutcome.DELIVERED,
+            "delivered_at": now,
+            "message_id": message_id,
+            "lateness_ms": int(decision.late_by.total_seconds() * 1000),
+            "error": None,
+            "details": run_details or None,
+        }
+        return Outcome(claim, run_values, advance)
 
     def _next_after_run(self, job: Job, slot: datetime, now: datetime) -> datetime | None:
-        meta = dict(job.meta or {})
-        resume_at = meta.pop("resume_at", None)
+        resume_at = (job.meta or {}).get("resume_at")
         if resume_at is not None:
             return datetime.fromisoformat(resume_at)
-        return schedule_of(job).next_after(max(slot, now - self.limits.late_after),
-                                           runs_done=job.run_count + 1)
+        return schedule_of(job).next_after(
+            max(slot, now - self.limits.late_after), runs_done=job.run_count + 1
+        )
 
-    async def failed(
+    def failed(
         self, claim: Claim, error: str, *, retryable: bool
-    ) -> tuple[Job | None, datetime | None]:
-        """Record a failed attempt; returns the job and when it will be retried (None: gave up)."""
+    ) -> tuple[Outcome, datetime | None]:
+        """A failed attempt: retry later (same run and nonce) or give up on this run."""
         now = self.clock()
         run = claim.run
         first = run.claimed_at or now
@@ -464,36 +489,50 @@ class Engine:
         if retryable and now - first < self.limits.retry_window:
             backoff = timedelta(seconds=min(2 ** min(run.attempt, 8), 300))
             retry_at = min(now + backoff, first + self.limits.retry_window)
-            await self.store.update_run(run.id, error=error[:2000], details=details)
-            await self.store.update(claim.job.id, next_run_at=retry_at)
-            self._wake(retry_at)
-            return claim.job, retry_at
-        job = claim.job
-        streak = job.failure_streak + 1
-        sched = schedule_of(job)
-        job_values: dict[str, Any]
-        if sched.is_recurring:
+            retry = Outcome(
+                claim,
+                {"error": error[:2000], "details": details},
+                lambda job: {"next_run_at": retry_at},
+                release=False,
+            )
+            return retry, retry_at
+
+        def advance(job: Job) -> dict[str, Any]:
+            streak = job.failure_streak + 1
+            sched = schedule_of(job)
+            if not sched.is_recurring:
+                return {
+                    "status": JobStatus.FAILED if job.status == JobStatus.ACTIVE else job.status,
+                    "next_run_at": None,
+                    "fail_reason": error[:2000],
+                    "failure_streak": streak,
+                    "updated_at": now,
+                }
             nxt = sched.next_after(now, runs_done=job.run_count)
-            job_values = _advance_values(job, nxt, now, counted=False) | {"failure_streak": streak}
-            if streak >= self.limits.pause_after_failures:
-                job_values.update(
+            values = _advance_values(job, nxt, now, counted=False) | {"failure_streak": streak}
+            if streak >= self.limits.pause_after_failures and job.status == JobStatus.ACTIVE:
+                values.update(
                     status=JobStatus.PAUSED,
                     fail_reason=f"paused after {streak} failed runs in a row: {error[:300]}",
                 )
-        else:
-            job_values = {
-                "status": JobStatus.FAILED,
-                "next_run_at": None,
-                "fail_reason": error[:2000],
-                "failure_streak": streak,
-                "updated_at": now,
-            }
-        finished = await self.store.finish(
-            claim,
-            run_values={"outcome": RunOutcome.FAILED, "error": error[:2000], "details": details},
-            job_values=job_values,
-        )
-        return finished, None
+            return values
+
+        run_values = {"outcome": RunOutcome.FAILED, "error": error[:2000], "details": details}
+        return Outcome(claim, run_values, advance), None
+
+    async def record(self, outcomes: Sequence[Outcome]) -> dict[int, Job | None]:
+        """Write finished runs and advance their jobs in one transaction; wake for what's next."""
+        if not outcomes:
+            return {}
+        jobs = await self.store.finish(outcomes)
+        upcoming = [
+            j.next_run_at
+            for j in jobs.values()
+            if j is not None and j.status == JobStatus.ACTIVE and j.next_run_at is not None
+        ]
+        if upcoming:
+            self._wake(min(upcoming))
+        return jobs
 
 
 _ZERO = timedelta(0)
@@ -512,13 +551,20 @@ def _advance_values(job: Job, nxt: datetime | None, now: datetime, *, counted: b
     meta = dict(job.meta or {})
     meta.pop("resume_at", None)
     values: dict[str, Any] = {
-        "next_run_at": nxt,
         "updated_at": now,
         "meta": meta or None,
         "run_count": job.run_count + (1 if counted else 0),
     }
-    if nxt is None and job.status == JobStatus.ACTIVE:
-        values["status"] = JobStatus.COMPLETED
+    # `job` is the row as it is now: a pause keeps its next slot for resuming; a cancel
+    # (or anything else that closed it meanwhile) is left closed.
+    if job.status == JobStatus.ACTIVE:
+        values["next_run_at"] = nxt
+        if nxt is None:
+            values["status"] = JobStatus.COMPLETED
+    elif job.status == JobStatus.PAUSED:
+        values["next_run_at"] = nxt
+    else:
+        values["next_run_at"] = None
     return values
 
 

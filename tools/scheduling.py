@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 
 from storage.models import Job, JobKind
 from tools import timeparse
+from tools.approval import needs_approval, render_proposal
 from tools.engine import Actor, Engine, Target, schedule_of
 from tools.errors import LimitReached, NotAllowed, UserError
 from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, zone
@@ -44,6 +45,7 @@ class RunState:
     clarifier: bool = False
     remind_now: str | None = None
     preface: str = ""  # prose the model wrote before a text tool call or tag
+    proposed: int = 0  # jobs waiting for approval in this run (they count toward the cap)
 
 
 @dataclass
@@ -314,14 +316,26 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     return got
 
 
-def _check_create(deps: HomarDeps, recurring: bool) -> None:
-    if deps.fired and recurring:
-        raise NotAllowed(
-            "A scheduled run can't start a repeating schedule; ask me directly to set it up."
-        )
+def _check_create(deps: HomarDeps) -> None:
     cap = MAX_FIRED_JOBS if deps.fired else MAX_RUN_JOBS
-    if len(deps.state.job_ids) >= cap:
+    if len(deps.state.job_ids) + deps.state.proposed >= cap:
         raise LimitReached(f"I can create at most {cap} jobs per message.")
+
+
+async def _propose(ctx: RunContext[HomarDeps], command: str, schedule: Schedule) -> None:
+    """Check every guardrail now (so a proposal that can't work is never shown), then defer."""
+    deps = ctx.deps
+    engine = deps.engine
+    now = engine.clock()
+    text = engine.check_command(command)
+    engine.check_schedule(schedule, now)
+    await engine.check_quota(deps.user_id)
+    engine.check_rate(deps.user_id, now)
+    await engine.check_duplicate(deps.user_id, text, schedule)
+    deps.state.proposed += 1
+    raise ApprovalRequired(
+        metadata={"proposal": render_proposal(text, schedule, now), "command": text}
+    )
 
 
 async def _create(
@@ -333,7 +347,15 @@ async def _create(
     extra: str = "",
 ) -> str:
     deps = ctx.deps
-    _check_create(deps, schedule.is_recurring)
+    _check_create(deps)
+    approved = ctx.tool_call_approved
+    if needs_approval(schedule, fired=deps.fired) and not approved:
+        await _propose(ctx, command, schedule)
+    meta: dict[str, Any] = {"via": "agent"}
+    if deps.fired:
+        meta["fired_by"] = deps.fired_job_id
+    if approved:
+        meta["approved"] = True
     job = await deps.engine.create(
         target=deps.target,
         command=command,
@@ -341,7 +363,7 @@ async def _create(
         kind=kind,
         created_by="agent" if deps.fired else "user",
         follow_up=follow_up,
-        meta={"via": "agent", "fired_by": deps.fired_job_id} if deps.fired else {"via": "agent"},
+        meta=meta,
     )
     return _confirm(ctx, job, extra)
 
@@ -363,7 +385,7 @@ def _guarded(fn: Any) -> Any:
     async def wrapper(ctx: RunContext[HomarDeps], *args: Any, **kwargs: Any) -> str:
         try:
             return str(await fn(ctx, *args, **kwargs))
-        except ModelRetry:
+        except (ModelRetry, ApprovalRequired):
             raise
         except UserError as exc:
             return _record(ctx, exc.message)
@@ -479,7 +501,7 @@ async def schedule_action(
     now, tz = deps.reference_now(), deps.tz
     if type == "once":
         return await _once(ctx, description, schedule, JobKind.SCHEDULED)
-    _check_create(deps, recurring=True)
+    _check_create(deps)
     end = _time(ctx, until, "end time").at if until else None
     if type == "interval":
         text = re.sub(r"^(every|each)\s+", "", schedule.strip(), flags=re.I)
@@ -613,3 +635,14 @@ TERMINAL_TOOLS = {
 }
 PLAIN_TOOLS = {"list_scheduled_actions": list_scheduled_actions}
 ALL_TOOLS: dict[str, Any] = {**TERMINAL_TOOLS, **PLAIN_TOOLS}
+# Tools that may need the user's approval must be function tools (pydantic-ai defers only
+# those; output functions cannot): always for repeating jobs, and in fired runs every tool
+# that creates a job.
+APPROVAL_TOOLS = ("schedule_action",)
+CREATION_TOOLS = (
+    "send_delayed_message",
+    "send_scheduled_message",
+    "schedule_reminder",
+    "schedule_action",
+    "schedule_future_callback",
+)

@@ -9,7 +9,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.tools.conftest import FIXED_NOW
-from tools.agent import Runtime, run_agent
+from tools.agent import Runtime, resume_approval, run_agent
 from tools.engine import Target
 from tools.schedule import Once, Schedule
 from tools.scheduling import HomarDeps
@@ -42,6 +42,13 @@ async def ask(runtime: Runtime, deps: HomarDeps, text: str, *responses: Part | l
     reply = await run_agent(runtime, text, deps)
     reply.script = script
     return reply
+
+
+async def approved(runtime: Runtime, deps: HomarDeps, text: str, *responses: Part) -> Any:
+    """Ask, check the run stopped for approval after one request, then approve (issue 7)."""
+    r = await ask(runtime, deps, text, *responses, TextPart("Done."))
+    assert r.approval is not None and not r.job_ids and r.requests == 1, r.text
+    return await resume_approval(runtime, r.approval, True, deps)
 
 
 # ---------------------------------------------------------------- the terminal tools: 1 request
@@ -199,7 +206,7 @@ async def test_clarifier_schedules_nothing(runtime: Runtime, deps: HomarDeps) ->
 
 
 async def test_recurring_cron_and_natural(runtime: Runtime, deps: HomarDeps) -> None:
-    r = await ask(
+    r = await approved(
         runtime,
         deps,
         "x",
@@ -208,7 +215,7 @@ async def test_recurring_cron_and_natural(runtime: Runtime, deps: HomarDeps) -> 
     job = await deps.engine.get(r.job_ids[0])
     assert job.kind == "recurring" and job.schedule == {"type": "cron", "expr": "0 9 * * 1-5"}
     assert "weekday" in r.text and r.requests == 1
-    r = await ask(
+    r = await approved(
         runtime,
         deps,
         "x",
@@ -229,7 +236,7 @@ async def test_recurring_cron_and_natural(runtime: Runtime, deps: HomarDeps) -> 
 
 async def test_interval_forms(runtime: Runtime, deps: HomarDeps) -> None:
     for text, secs in (("30", 1800), ("30 minutes", 1800), ("2h", 7200)):
-        r = await ask(
+        r = await approved(
             runtime,
             deps,
             "x",
@@ -348,7 +355,7 @@ async def test_only_own_jobs(runtime: Runtime, deps: HomarDeps) -> None:
 # ---------------------------------------------------------------- fired runs
 
 
-async def test_fired_run_refuses_recurring(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_fired_run_asks_before_recurring(runtime: Runtime, deps: HomarDeps) -> None:
     deps.fired, deps.fired_job_id = True, 7
     r = await ask(
         runtime,
@@ -356,7 +363,7 @@ async def test_fired_run_refuses_recurring(runtime: Runtime, deps: HomarDeps) ->
         "stretch",
         call("schedule_action", description="stretch", type="recurring", schedule="0 8 * * *"),
     )
-    assert not r.job_ids and "repeating" in r.text
+    assert not r.job_ids and r.approval is not None  # issue 7: approval, never a silent chain
     assert "job #7" in (r.script.infos[0].instructions or "")
     prompt = r.script.messages[0][-1].parts[-1].content
     assert prompt.startswith("[Scheduled job #7")
@@ -365,8 +372,10 @@ async def test_fired_run_refuses_recurring(runtime: Runtime, deps: HomarDeps) ->
 async def test_fired_run_at_most_three_jobs(runtime: Runtime, deps: HomarDeps) -> None:
     deps.fired = True
     calls = [call("send_delayed_message", message=f"step {i}", minutes=i + 1) for i in range(5)]
-    r = await ask(runtime, deps, "do steps", calls)
-    assert len(r.job_ids) == 3 and "at most 3" in r.text
+    r = await ask(runtime, deps, "do steps", calls, TextPart("Done."))
+    assert r.approval is not None and len(r.approval.calls) == 3 and "at most 3" in r.text
+    r = await resume_approval(runtime, r.approval, True, deps)
+    assert len(r.job_ids) == 3
 
 
 async def test_several_schedules_when_asked(runtime: Runtime, deps: HomarDeps) -> None:
@@ -413,9 +422,14 @@ async def test_cron_tag_recurring_and_one_time(runtime: Runtime, deps: HomarDeps
         deps,
         "every day at 8 stretch",
         TextPart("Sure! [CRON: '0 8 * * *' / MSG: 'stretch']"),
+        call("schedule_action", description="stretch", type="recurring", schedule="0 8 * * *"),
+        TextPart("Done."),
     )
+    # a repeating tag can't wait for approval, so the model is asked for the real tool call
+    assert r.approval is not None and not r.job_ids and r.requests == 2
+    r = await resume_approval(runtime, r.approval, True, deps)
     job = await deps.engine.get(r.job_ids[0])
-    assert job.kind == "recurring" and r.text.startswith("Sure!") and f"#{job.id}" in r.text
+    assert job.kind == "recurring" and f"#{job.id}" in r.text
     r = await ask(
         runtime, deps, "on dec 24 at 10", TextPart('Ok. [CRON: "0 10 24 12 *" / MSG: "gifts"]')
     )

@@ -8,7 +8,7 @@ import pytest
 
 from bot.clock import ManualClock
 from storage.db import Database
-from storage.jobs import JobStore
+from storage.jobs import Claim, JobStore
 from storage.models import JobStatus, RunOutcome
 from tools.engine import Actor, Engine, Limits, Target
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
@@ -37,16 +37,23 @@ def once(clock: ManualClock, **delta: float) -> Schedule:
     return Schedule(Once(clock.now() + timedelta(**delta)))
 
 
+async def fail(engine: Engine, claim: Claim, error: str, *, retryable: bool) -> datetime | None:
+    """Record a failed delivery attempt, as the dispatcher does."""
+    outcome, retry_at = engine.failed(claim, error, retryable=retryable)
+    await engine.record([outcome])
+    return retry_at
+
+
 async def fire(engine: Engine) -> list[tuple[int, datetime]]:
     """Claim everything due and record each as delivered (what the dispatcher does)."""
     out = []
     for claim in await engine.claim_due(limit=100, lease=LEASE):
         decision = engine.decide(claim)
         if decision.deliver:
-            await engine.delivered(claim, decision, message_id=1)
+            await engine.record([engine.delivered(claim, decision, message_id=1)])
             out.append((claim.job.id, decision.slot))
         else:
-            await engine.skip(claim, decision)
+            await engine.record([engine.skipped(claim, decision)])
     return out
 
 
@@ -309,21 +316,21 @@ async def test_transport_error_retried_with_backoff_then_recorded(
                               kind="delayed")
     await clock.advance(60)
     [claim] = await engine.claim_due(limit=10, lease=LEASE)
-    _, retry_at = await engine.failed(claim, "503 from Discord", retryable=True)
+    retry_at = await fail(engine, claim, "503 from Discord", retryable=True)
     assert retry_at == clock.now() + timedelta(seconds=2)
     assert await engine.claim_due(limit=10, lease=LEASE) == []
     await clock.advance(2)
     [again] = await engine.claim_due(limit=10, lease=LEASE)
     assert again.run.id == claim.run.id and again.run.nonce == claim.run.nonce
     assert again.run.attempt == 2
-    _, retry_at = await engine.failed(again, "503 again", retryable=True)
+    retry_at = await fail(engine, again, "503 again", retryable=True)
     assert retry_at == clock.now() + timedelta(seconds=4)
     [run] = await engine.history(job.id)
     assert run.error == "503 again" and len(run.details["errors"]) == 2
     # a permanent error gives up: a one-shot fails with the reason recorded
     await clock.advance(4)
     [third] = await engine.claim_due(limit=10, lease=LEASE)
-    _, retry_at = await engine.failed(third, "403 Missing Access", retryable=False)
+    retry_at = await fail(engine, third, "403 Missing Access", retryable=False)
     assert retry_at is None
     failed = await engine.get(job.id)
     assert failed.status == JobStatus.FAILED and failed.fail_reason == "403 Missing Access"
@@ -340,7 +347,7 @@ async def test_retry_window_is_bounded(engine: Engine, clock: ManualClock) -> No
         claims = await engine.claim_due(limit=10, lease=LEASE)
         if not claims:
             break
-        _, retry_at = await engine.failed(claims[0], "timeout", retryable=True)
+        retry_at = await fail(engine, claims[0], "timeout", retryable=True)
         if retry_at is None:
             break
         retries += 1
@@ -357,7 +364,7 @@ async def test_recurring_failures_pause_after_streak(db: Database, clock: Manual
     for _ in range(2):
         await clock.advance(3600)
         [claim] = await engine.claim_due(limit=10, lease=LEASE)
-        await engine.failed(claim, "thread deleted", retryable=False)
+        await fail(engine, claim, "thread deleted", retryable=False)
     paused = await engine.get(job.id)
     assert paused.status == JobStatus.PAUSED and "2 failed runs" in (paused.fail_reason or "")
 
@@ -386,7 +393,7 @@ async def test_downtime_recurring_catch_up_within_half_period(
     assert decision.deliver and decision.catch_up
     assert decision.slot == datetime(2026, 11, 23, 12, tzinfo=UTC)
     assert decision.skipped == 3
-    await engine.delivered(claim, decision, message_id=5)
+    await engine.record([engine.delivered(claim, decision, message_id=5)])
     after = await engine.get(job.id)
     assert after.next_run_at == datetime(2026, 11, 23, 13, tzinfo=UTC)
     [run] = await engine.history(job.id)

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from tests.tools.conftest import FIXED_NOW, TZ
-from tools.agent import Runtime, run_agent
+from tools.agent import Runtime, resume_approval, run_agent
 from tools.offline import ASK_WHEN, HELP, plan
 from tools.scheduling import HomarDeps
 
@@ -149,12 +149,16 @@ async def test_offline_delayed_and_recurring(runtime: Runtime, deps: HomarDeps) 
     job = await deps.engine.get(r1.job_ids[0])
     assert job.kind == "delayed" and job.next_run_at == NOW + timedelta(minutes=30)
     r2 = await run_agent(runtime, "every weekday at 8 stretch", deps)
+    assert r2.approval is not None and not r2.job_ids  # issue 7: repeating jobs need a yes
+    r2 = await resume_approval(runtime, r2.approval, True, deps)
     job2 = await deps.engine.get(r2.job_ids[0])
     assert job2.kind == "recurring" and "weekday" in r2.text
 
 
 async def test_offline_list_cancel_pause_resume(runtime: Runtime, deps: HomarDeps) -> None:
     made = await run_agent(runtime, "every 2 hours drink water", deps)
+    assert made.approval is not None
+    made = await resume_approval(runtime, made.approval, True, deps)
     jid = made.job_ids[0]
     listing = await run_agent(runtime, "list", deps)
     assert f"#{jid}" in listing.text and "drink water" in listing.text

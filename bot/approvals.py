@@ -1,0 +1,191 @@
+"""Approval messages in Discord: the proposal, persistent Approve/Deny buttons, and expiry.
+
+Buttons are `DynamicItem`s (custom ids `homar:approve:<id>` / `homar:deny:<id>`), so they
+keep working after a restart. Only the requester may press them; the decision is taken once
+in the database, the buttons are disabled, and the agent continues in the thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from tools.approval import PendingApproval
+
+if TYPE_CHECKING:
+    from bot.app import HomarBot
+
+log = logging.getLogger(__name__)
+
+SWEEP_EVERY = timedelta(minutes=1)
+
+
+def _buttons(approval_id: int, *, disabled: bool = False) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(ApproveButton(approval_id, disabled=disabled))
+    view.add_item(DenyButton(approval_id, disabled=disabled))
+    return view
+
+
+def _owner_mentions(user_id: int) -> discord.AllowedMentions:
+    return discord.AllowedMentions(
+        everyone=False, roles=False, users=[discord.Object(user_id)], replied_user=False
+    )
+
+
+async def post_approval(
+    bot: HomarBot, channel_id: int, guild_id: int | None, pending: PendingApproval, text: str
+) -> None:
+    """Post the proposal with its buttons (pinging only the requester) and remember the message."""
+    body = f"<@{pending.user_id}> {text}"
+    if len(body) > 2000:
+        body = body[:1990] + "…"
+    channel: Any = bot.get_channel(channel_id) or bot.get_partial_messageable(
+        channel_id, guild_id=guild_id
+    )
+    try:
+        msg = await channel.send(
+            body,
+            view=_buttons(pending.approval_id),
+            allowed_mentions=_owner_mentions(pending.user_id),
+        )
+    except discord.HTTPException as exc:
+        log.warning("could not post approval %s in %s: %s", pending.approval_id, channel_id, exc)
+        return
+    if pending.approval_id:
+        await bot.runtime.approvals.store.set_message(pending.approval_id, msg.id)
+
+
+async def close_message(
+    bot: HomarBot, channel_id: int, message_id: int | None, approval_id: int, note: str
+) -> None:
+    """Disable a decided or expired approval's buttons and say what happened."""
+    if message_id is None:
+        return
+    try:
+        partial = bot.get_partial_messageable(channel_id).get_partial_message(message_id)
+        msg = await partial.fetch()
+        content = re.sub(r"\n\*\*(Approved|Denied|Expired)\*\*.*$", "", msg.content, flags=re.S)
+        await partial.edit(
+            content=f"{content}\n**{note}**"[:2000],
+            view=_buttons(approval_id, disabled=True),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+    except discord.HTTPException as exc:
+        log.warning("could not close approval message %s: %s", message_id, exc)
+
+
+async def on_click(interaction: discord.Interaction, approval_id: int, approved: bool) -> None:
+    """A button press: refuse privately unless it's the requester's first, timely click."""
+    bot: HomarBot = interaction.client  # type: ignore[assignment]
+    runtime = bot.runtime
+    outcome = await runtime.approvals.decide(
+        approval_id, user_id=interaction.user.id, approved=approved, now=runtime.clock.now()
+    )
+    if not outcome.ok or outcome.approval is None:
+        await interaction.response.send_message(outcome.message, ephemeral=True)
+        return
+    row = outcome.approval
+    note = "Approved" if approved else "Denied"
+    try:
+        base = re.sub(
+            r"\n\*\*(Approved|Denied|Expired)\*\*.*$",
+            "",
+            (interaction.message.content if interaction.message else ""),
+            flags=re.S,
+        )
+        await interaction.response.edit_message(
+            content=f"{base}\n**{note}**"[:2000],
+            view=_buttons(approval_id, disabled=True),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+    except discord.HTTPException as exc:
+        log.warning("could not update approval message %s: %s", row.message_id, exc)
+
+    async def work() -> None:
+        reply = await runtime.resume(row.id, approved=approved)
+        if reply is not None:
+            await bot.post(row.channel_id, None, reply)
+
+    runtime.queues.submit(row.channel_id, work)
+
+
+class ApproveButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"homar:approve:(?P<id>[0-9]+)"
+):
+    def __init__(self, approval_id: int, *, disabled: bool = False) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Approve",
+                style=discord.ButtonStyle.success,
+                custom_id=f"homar:approve:{approval_id}",
+                disabled=disabled,
+            )
+        )
+        self.approval_id = approval_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ApproveButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await on_click(interaction, self.approval_id, approved=True)
+
+
+class DenyButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"homar:deny:(?P<id>[0-9]+)"
+):
+    def __init__(self, approval_id: int, *, disabled: bool = False) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Deny",
+                style=discord.ButtonStyle.danger,
+                custom_id=f"homar:deny:{approval_id}",
+                disabled=disabled,
+            )
+        )
+        self.approval_id = approval_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> DenyButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await on_click(interaction, self.approval_id, approved=False)
+
+
+async def sweep_once(bot: HomarBot) -> int:
+    """Expire timed-out approvals: disable their buttons and let the agent acknowledge."""
+    runtime = bot.runtime
+    expired = await runtime.approvals.expire_due(runtime.clock.now())
+    for row in expired:
+        await close_message(bot, row.channel_id, row.message_id, row.id, "Expired")
+
+        async def work(approval_id: int = row.id, channel_id: int = row.channel_id) -> None:
+            reply = await runtime.resume(approval_id, approved=False, expired=True)
+            if reply is not None:
+                await bot.post(channel_id, None, reply)
+
+        runtime.queues.submit(row.channel_id, work)
+    return len(expired)
+
+
+async def sweep_forever(bot: HomarBot, wake: asyncio.Event) -> None:
+    """On start and then every minute of the runtime clock (a hand-moved clock in tests)."""
+    while not bot.is_closed():
+        try:
+            await sweep_once(bot)
+        except Exception:
+            log.exception("approval sweep failed")
+        deadline: datetime = bot.runtime.clock.now() + SWEEP_EVERY
+        await bot.runtime.clock.sleep_until(deadline, wake)
+        wake.clear()

@@ -1,0 +1,47 @@
+"""Every slash-command failure becomes a friendly private message."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.slash.context import reply_private
+from tools.errors import UserError
+
+log = logging.getLogger(__name__)
+
+SORRY = "Something went wrong on my side; please try again in a moment."
+
+
+def friendly(error: BaseException) -> str | None:
+    """The message a person should see, or None for a bug (logged, then apologised for)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, UserError):
+            return current.message
+        if isinstance(current, app_commands.CheckFailure):
+            return str(current) or "You can't use that command here."
+        if isinstance(current, app_commands.CommandOnCooldown):
+            return f"Slow down a little; try again in {current.retry_after:.0f} seconds."
+        original = getattr(current, "original", None)
+        current = original if isinstance(original, BaseException) else current.__cause__
+    return None
+
+
+async def on_app_command_error(
+    interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+) -> None:
+    text = friendly(error)
+    if text is None:
+        name = interaction.command.qualified_name if interaction.command else "?"
+        log.error("/%s failed", name, exc_info=error)
+        text = SORRY
+    try:
+        await reply_private(interaction, text)
+    except discord.HTTPException:
+        log.warning("could not send an error privately to %s", interaction.user.id)

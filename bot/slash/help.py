@@ -1,0 +1,48 @@
+"""/help: what Homar can do, with examples for chat and for each command."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.slash.context import reply_private
+from bot.slash.render import COLOUR
+
+HELP = {
+    "Talk to me": (
+        "Mention me in a channel to start a thread, or DM me:\n"
+        "• `@Homar remind me tomorrow at 9 to call mom`\n"
+        '• `@Homar every weekday at 9 post "standup time" here`\n'
+        "• `@Homar what's scheduled in this thread?`"
+    ),
+    "/remind": (
+        "A reminder without the AI, answered instantly:\n"
+        "• `/remind when: in 20 minutes what: take the cake out`\n"
+        "• `/remind when: monday 9am what: standup repeat: every weekday`\n"
+        "• `/remind when: tomorrow 18:00 what: water plants repeat: daily until: 5 times`"
+    ),
+    "/jobs": (
+        "• `/jobs list` (add `scope: thread` or `scope: server`)\n"
+        "• `/jobs cancel id: 42`, `/jobs pause id: 42`, `/jobs resume id: 42`\n"
+        "• `/jobs edit id: 42 when: friday 10am`, `/jobs history id: 42`, "
+        "`/jobs run-now id: 42`\n"
+        "Start typing in `id` to pick from your jobs."
+    ),
+    "/timezone": (
+        "• `/timezone set zone: Berlin` (also `Europe/Berlin`, `PST`, `UTC+2`)\n• `/timezone show`"
+    ),
+}
+
+
+@app_commands.command(name="help", description="What Homar can do, with examples.")
+async def help_(interaction: discord.Interaction[Any]) -> None:
+    embed = discord.Embed(
+        title="Homar — reminders and scheduled jobs",
+        description="I remind you, run commands later, and repeat jobs on a schedule.",
+        colour=COLOUR,
+    )
+    for name, value in HELP.items():
+        embed.add_field(name=name, value=value, inline=False)
+    await reply_private(interaction, embed=embed)

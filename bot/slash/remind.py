@@ -1,0 +1,48 @@
+"""/remind: a reminder without the model, answered at once with a Cancel button."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.slash.context import reply_private, runtime_of, target_of, zone_of
+from bot.slash.render import confirmation
+from bot.slash.transform import WhenOption
+from bot.slash.when import Instant, plan
+from bot.views import cancel_view
+
+FOLLOW_UP = {"interval_s": 1800, "max": 2}
+
+
+@app_commands.command(name="remind", description="Remind me of something at a time (no AI).")
+@app_commands.describe(
+    when="When: 'in 20 minutes', 'tomorrow 9am', 'friday 17:30'",
+    what="What to remind you about",
+    repeat="Optional: 'daily', 'weekly', 'every 2 hours', 'every weekday at 9'",
+    until="Optional end: 'friday', '2026-12-31', '5 times'",
+    follow_up="Nudge me again if I don't answer",
+)
+async def remind(
+    interaction: discord.Interaction[Any],
+    when: WhenOption,
+    what: app_commands.Range[str, 1, 2000],
+    repeat: str | None = None,
+    until: str | None = None,
+    follow_up: bool = False,
+) -> None:
+    runtime = runtime_of(interaction)
+    zone = await zone_of(interaction)
+    at: Instant = when
+    chosen = plan(at, now=runtime.clock.now(), repeat=repeat, until=until)
+    job = await runtime.engine.create(
+        target=target_of(interaction),
+        command=what,
+        schedule=chosen.schedule,
+        kind=chosen.kind,
+        created_by="user",
+        follow_up=dict(FOLLOW_UP) if follow_up else None,
+    )
+    embed = confirmation(job, zone=zone.name, assumed=zone.assumed, follow_up=follow_up)
+    await reply_private(interaction, embed=embed, view=cancel_view(job.id))

@@ -1,0 +1,49 @@
+"""Register Homar's slash commands and persistent buttons on a bot, and publish them."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord.ext import commands
+
+from bot.slash.errors import on_app_command_error
+from bot.slash.help import help_
+from bot.slash.jobs import JobsGroup
+from bot.slash.remind import remind
+from bot.slash.timezone import TimezoneGroup
+from bot.views import DYNAMIC_ITEMS
+
+log = logging.getLogger(__name__)
+
+
+def install(bot: commands.Bot) -> None:
+    tree = bot.tree
+    tree.add_command(remind)
+    tree.add_command(JobsGroup())
+    tree.add_command(TimezoneGroup())
+    tree.add_command(help_)
+    tree.on_error = on_app_command_error  # type: ignore[method-assign]
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)
+
+
+async def sync(bot: commands.Bot, dev_guild_id: int | None) -> None:
+    """Publish the commands: to one guild at once for development, else globally.
+
+    A failed sync is logged, never fatal: the commands Discord already has keep working.
+    """
+    try:
+        if dev_guild_id is not None:
+            guild = discord.Object(dev_guild_id)
+            bot.tree.copy_global_to(guild=guild)
+            synced = await bot.tree.sync(guild=guild)
+        else:
+            synced = await bot.tree.sync()
+    except (discord.HTTPException, discord.app_commands.CommandSyncFailure) as exc:
+        log.warning("could not sync slash commands: %s", exc)
+        return
+    log.info(
+        "synced %d slash commands%s",
+        len(synced),
+        f" to guild {dev_guild_id}" if dev_guild_id else "",
+    )

@@ -1,0 +1,120 @@
+"""Agent-proposed jobs wait for approval: proposal text, decisions, expiry, restart, loop hazard."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from storage.approvals import ApprovalStore
+from storage.db import Database
+from tests.tools.conftest import FIXED_NOW
+from tools.agent import Runtime, resume_approval, run_agent
+from tools.approval import Approvals, render_proposal
+from tools.schedule import Cron, Schedule
+from tools.scheduling import HomarDeps
+
+
+def scripted(*parts: Any) -> FunctionModel:
+    seen: list[int] = []
+
+    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(1)
+        return ModelResponse(parts=[parts[min(len(seen) - 1, len(parts) - 1)]])
+
+    return FunctionModel(fn)
+
+
+EVERY_MINUTE = ToolCallPart(
+    "schedule_action", {"description": "ping", "type": "recurring", "schedule": "* * * * *"}
+)
+
+
+def test_proposal_shows_raw_command_zone_end_and_five_runs() -> None:
+    sched = Schedule(Cron("0 8 * * 1-5"), "Europe/Berlin", max_runs=7)
+    text = render_proposal("**bold** @everyone ```x``` <@&5>", sched, FIXED_NOW)
+    assert "```\n**bold** @everyone '''x''' <@&5>\n```" in text
+    assert "Europe/Berlin" in text and "at most 7 runs" in text and text.count("<t:") == 5
+
+
+async def test_approve_deny_and_persisted_restart(
+    runtime: Runtime, deps: HomarDeps, db: Database
+) -> None:
+    runtime.approvals = Approvals(ApprovalStore(db))
+    runtime.model = scripted(EVERY_MINUTE, TextPart("ok"))
+    r = await run_agent(runtime, "ping me every minute", deps)
+    assert r.approval is not None and r.approval.approval_id > 0 and not r.job_ids
+    assert await deps.engine.list_jobs(owner_id=1) == []
+    # a "restart": a fresh Approvals over the same database decides and resumes
+    fresh = Approvals(ApprovalStore(db))
+    other = await fresh.decide(r.approval.approval_id, user_id=2, approved=True, now=FIXED_NOW)
+    assert not other.ok and "Only the person" in other.message
+    got = await fresh.decide(r.approval.approval_id, user_id=1, approved=True, now=FIXED_NOW)
+    assert got.ok
+    again = await fresh.decide(r.approval.approval_id, user_id=1, approved=False, now=FIXED_NOW)
+    assert not again.ok
+    pending = await fresh.load(r.approval.approval_id)
+    assert pending is not None
+    runtime.model = scripted(TextPart("Done."))
+    done = await resume_approval(runtime, pending, True, deps)
+    assert len(done.job_ids) == 1 and "Job #" in done.text
+
+    runtime.model = scripted(
+        ToolCallPart("schedule_action", {"description": "x", "type": "interval", "schedule": "2h"}),
+        TextPart("Alright, I won't."),
+    )
+    r = await run_agent(runtime, "every 2 hours x", deps)
+    assert r.approval is not None
+    no = await resume_approval(runtime, r.approval, False, deps)
+    assert no.text == "Alright, I won't." and not no.job_ids
+    assert len(await deps.engine.list_jobs(owner_id=1)) == 1
+
+
+async def test_expire(deps: HomarDeps, db: Database, runtime: Runtime) -> None:
+    runtime.approvals = Approvals(ApprovalStore(db), timeout=timedelta(hours=24))
+    runtime.model = scripted(EVERY_MINUTE, TextPart("ok"))
+    r = await run_agent(runtime, "x", deps)
+    assert r.approval is not None
+    later = FIXED_NOW + timedelta(hours=25)
+    assert [a.id for a in await runtime.approvals.expire_due(later)] == [r.approval.approval_id]
+    late = await runtime.approvals.decide(
+        r.approval.approval_id, user_id=1, approved=True, now=later
+    )
+    assert not late.ok and "expired" in late.message
+
+
+async def test_new_message_while_pending_then_approve(runtime: Runtime, deps: HomarDeps) -> None:
+    runtime.model = scripted(EVERY_MINUTE, TextPart("ok"))
+    r = await run_agent(runtime, "x", deps)
+    assert r.approval is not None
+    runtime.model = scripted(TextPart("Sure, still waiting on the buttons."))
+    chat = await run_agent(runtime, "what's up?", deps)  # open calls are closed for this turn
+    assert chat.error is None and chat.text.startswith("Sure")
+    runtime.model = scripted(TextPart("Done."))
+    done = await resume_approval(runtime, r.approval, True, deps)
+    assert len(done.job_ids) == 1 and done.error is None
+
+
+async def test_fired_loop_hazard_never_chains(runtime: Runtime, deps: HomarDeps) -> None:
+    """A fired "schedule this again every minute" yields an approval request, never a job."""
+    deps.fired, deps.fired_job_id, deps.fired_kind = True, 9, "delayed"
+    for part in (
+        EVERY_MINUTE,
+        ToolCallPart("send_delayed_message", {"message": "schedule this again", "minutes": 1}),
+        TextPart('[CRON: "* * * * *" / MSG: "schedule this again every minute"]'),
+    ):
+        runtime.model = scripted(part, TextPart("ok"))
+        r = await run_agent(runtime, "schedule this again every minute", deps)
+        assert not r.job_ids
+        assert await deps.engine.list_jobs(owner_id=1) == []
+
+
+async def test_guardrails_checked_before_the_proposal(runtime: Runtime, deps: HomarDeps) -> None:
+    call = ToolCallPart(
+        "schedule_action", {"description": "x", "type": "interval", "schedule": "10 seconds"}
+    )
+    runtime.model = scripted(call, TextPart("ok"))
+    r = await run_agent(runtime, "every 10 seconds x", deps)
+    assert r.approval is None and "60 seconds" in r.text

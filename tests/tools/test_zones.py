@@ -1,0 +1,46 @@
+"""Zone names people type → IANA names."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.zones import offset_zone, resolve_zone, suggest_zones
+
+
+@pytest.mark.parametrize(
+    ("typed", "zone"),
+    [
+        ("Berlin", "Europe/Berlin"),
+        ("berlin", "Europe/Berlin"),
+        ("europe/berlin", "Europe/Berlin"),
+        ("New York", "America/New_York"),
+        ("PST", "America/Los_Angeles"),
+        ("cet", "Europe/Berlin"),
+        ("UTC", "UTC"),
+        ("UTC+2", "Etc/GMT-2"),
+        ("utc-5", "Etc/GMT+5"),
+        ("GMT+0", "UTC"),
+        ("+5:30", "Asia/Kolkata"),
+        ("Tokyo", "Asia/Tokyo"),
+        ("Buenos Aires", "America/Argentina/Buenos_Aires"),
+    ],
+)
+def test_resolve_zone(typed: str, zone: str) -> None:
+    assert resolve_zone(typed) == zone
+
+
+@pytest.mark.parametrize("typed", ["", "Atlantis", "UTC+20", "+5:17"])
+def test_unknown_zones(typed: str) -> None:
+    assert resolve_zone(typed) is None
+
+
+def test_offset_sign_is_inverted_for_etc_zones() -> None:
+    assert offset_zone("UTC+10") == "Etc/GMT-10"
+    assert offset_zone("UTC-10") == "Etc/GMT+10"
+
+
+def test_suggestions_put_the_resolved_zone_first() -> None:
+    assert suggest_zones("berl")[0] == "Europe/Berlin"
+    assert suggest_zones("PST")[0] == "America/Los_Angeles"
+    assert len(suggest_zones("a")) == 25
+    assert "UTC" in suggest_zones("")

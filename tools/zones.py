@@ -1,0 +1,207 @@
+"""Zone names people type ("Berlin", "PST", "UTC+2") → IANA zone names, and suggestions.
+
+A user's zone is stored as an IANA name so daylight saving follows it: "PST" means
+"where Pacific time is used" (America/Los_Angeles), not a fixed UTC-8.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from zoneinfo import available_timezones
+
+# Abbreviations and words people use all year → the zone they usually mean.
+ALIASES: dict[str, str] = {
+    "utc": "UTC",
+    "gmt": "UTC",
+    "z": "UTC",
+    "zulu": "UTC",
+    "pst": "America/Los_Angeles",
+    "pdt": "America/Los_Angeles",
+    "pt": "America/Los_Angeles",
+    "pacific": "America/Los_Angeles",
+    "mst": "America/Denver",
+    "mdt": "America/Denver",
+    "mt": "America/Denver",
+    "mountain": "America/Denver",
+    "cst": "America/Chicago",
+    "cdt": "America/Chicago",
+    "ct": "America/Chicago",
+    "central": "America/Chicago",
+    "est": "America/New_York",
+    "edt": "America/New_York",
+    "et": "America/New_York",
+    "eastern": "America/New_York",
+    "akst": "America/Anchorage",
+    "akdt": "America/Anchorage",
+    "hst": "Pacific/Honolulu",
+    "ast": "America/Halifax",
+    "adt": "America/Halifax",
+    "nst": "America/St_Johns",
+    "ndt": "America/St_Johns",
+    "brt": "America/Sao_Paulo",
+    "art": "America/Argentina/Buenos_Aires",
+    "wet": "Europe/Lisbon",
+    "west": "Europe/Lisbon",
+    "bst": "Europe/London",
+    "cet": "Europe/Berlin",
+    "cest": "Europe/Berlin",
+    "eet": "Europe/Athens",
+    "eest": "Europe/Athens",
+    "msk": "Europe/Moscow",
+    "wat": "Africa/Lagos",
+    "cat": "Africa/Maputo",
+    "eat": "Africa/Nairobi",
+    "sast": "Africa/Johannesburg",
+    "ist": "Asia/Kolkata",
+    "pkt": "Asia/Karachi",
+    "wib": "Asia/Jakarta",
+    "sgt": "Asia/Singapore",
+    "hkt": "Asia/Hong_Kong",
+    "pht": "Asia/Manila",
+    "jst": "Asia/Tokyo",
+    "kst": "Asia/Seoul",
+    "awst": "Australia/Perth",
+    "acst": "Australia/Adelaide",
+    "acdt": "Australia/Adelaide",
+    "aest": "Australia/Sydney",
+    "aedt": "Australia/Sydney",
+    "nzst": "Pacific/Auckland",
+    "nzdt": "Pacific/Auckland",
+    # cities people name that are not the city part of their zone
+    "new york city": "America/New_York",
+    "nyc": "America/New_York",
+    "san francisco": "America/Los_Angeles",
+    "seattle": "America/Los_Angeles",
+    "washington": "America/New_York",
+    "boston": "America/New_York",
+    "munich": "Europe/Berlin",
+    "hamburg": "Europe/Berlin",
+    "beijing": "Asia/Shanghai",
+    "mumbai": "Asia/Kolkata",
+    "delhi": "Asia/Kolkata",
+    "new delhi": "Asia/Kolkata",
+    "bangalore": "Asia/Kolkata",
+    "kyiv": "Europe/Kyiv",
+    "kiev": "Europe/Kyiv",
+}
+
+# Etc/GMT zones exist for whole hours only; half-hour offsets map to a zone that uses them.
+_ODD_OFFSETS: dict[int, str] = {
+    -210: "America/St_Johns",
+    210: "Asia/Tehran",
+    270: "Asia/Kabul",
+    330: "Asia/Kolkata",
+    345: "Asia/Kathmandu",
+    390: "Asia/Yangon",
+    570: "Australia/Darwin",
+    630: "Australia/Lord_Howe",
+    765: "Pacific/Chatham",
+}
+
+_OFFSET = re.compile(r"(?:utc|gmt)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?")
+
+
+@lru_cache(maxsize=1)
+def all_zones() -> tuple[str, ...]:
+    """Every IANA zone name, sorted; legacy aliases like "US/Pacific" included."""
+    return tuple(sorted(available_timezones()))
+
+
+@lru_cache(maxsize=1)
+def _by_lower() -> dict[str, str]:
+    return {z.lower(): z for z in all_zones()}
+
+
+@lru_cache(maxsize=1)
+def _by_city() -> dict[str, str]:
+    """ "berlin" → Europe/Berlin; canonical Area/City names win over legacy ones."""
+    found: dict[str, str] = {}
+    for name in all_zones():
+        if "/" not in name or name.startswith(("Etc/", "SystemV/")):
+            continue
+        city = name.rsplit("/", 1)[1].replace("_", " ").lower()
+        current = found.get(city)
+        if current is None or (_is_legacy(current) and not _is_legacy(name)):
+            found[city] = name
+    return found
+
+
+def _is_legacy(name: str) -> bool:
+    return name.split("/", 1)[0] in ("US", "Canada", "Mexico", "Brazil", "Chile")
+
+
+def offset_zone(text: str) -> str | None:
+    """ "UTC+2" → Etc/GMT-2 (POSIX signs are inverted), "+5:30" → Asia/Kolkata."""
+    m = _OFFSET.fullmatch(text.strip().lower())
+    if m is None:
+        return None
+    sign = -1 if m.group(1) == "-" else 1
+    hours, minutes = int(m.group(2)), int(m.group(3) or 0)
+    total = sign * (hours * 60 + minutes)
+    if minutes:
+        return _ODD_OFFSETS.get(total)
+    if total == 0:
+        return "UTC"
+    if not -12 <= total // 60 <= 14:
+        return None
+    # Etc/GMT-2 is two hours *ahead* of UTC: the POSIX sign is the opposite of ISO's.
+    return f"Etc/GMT{'-' if sign > 0 else '+'}{hours}"
+
+
+def resolve_zone(text: str) -> str | None:
+    """The IANA name someone means by `text`, or None when nothing fits."""
+    t = re.sub(r"\s+", " ", text.strip())
+    if not t:
+        return None
+    key = t.lower()
+    # Aliases and offsets first: legacy zones named "CET" or "GMT+0" are not what people mean.
+    if key in ALIASES:
+        return ALIASES[key]
+    by_offset = offset_zone(key)
+    if by_offset is not None:
+        return by_offset
+    if key in _by_lower():
+        return _by_lower()[key]
+    city = key.replace("_", " ")
+    if city in _by_city():
+        return _by_city()[city]
+    return None
+
+
+def suggest_zones(text: str, limit: int = 25) -> list[str]:
+    """Zone names for an autocomplete box: the resolved zone first, then name matches."""
+    t = text.strip().lower()
+    out: list[str] = []
+    resolved = resolve_zone(text) if t else None
+    if resolved is not None:
+        out.append(resolved)
+    if not t:
+        common = (
+            "UTC",
+            "Europe/London",
+            "Europe/Berlin",
+            "America/New_York",
+            "America/Chicago",
+            "America/Los_Angeles",
+            "Asia/Kolkata",
+            "Asia/Tokyo",
+            "Australia/Sydney",
+        )
+        return list(common)[:limit]
+    needle = t.replace(" ", "_")
+    starts: list[str] = []
+    contains: list[str] = []
+    for name in all_zones():
+        low = name.lower()
+        city = low.rsplit("/", 1)[-1]
+        if city.startswith(needle) or low.startswith(needle):
+            starts.append(name)
+        elif needle in low:
+            contains.append(name)
+    for name in [*sorted(starts, key=_is_legacy), *sorted(contains, key=_is_legacy)]:
+        if name not in out:
+            out.append(name)
+        if len(out) >= limit:
+            break
+    return out[:limit]
