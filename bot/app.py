@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot import access
 from bot.approvals import ApproveButton, DenyButton, post_approval, sweep_forever
 from bot.dispatcher import MARKER
+from bot.heartbeat import Heartbeat
 from bot.runtime import Reply, Runtime, Speaker
 from bot.settings import Settings
 from bot.slash import setup as slash
@@ -73,6 +74,7 @@ class HomarBot(commands.Bot):
         self.runtime = runtime
         self.transport = DiscordTransport(self)
         self.runtime.attach(self.transport)
+        self.transport.heartbeat = Heartbeat(runtime, self.post)
         self._threads: set[int] = set()
 
     async def setup_hook(self) -> None:

@@ -6,13 +6,15 @@ import asyncio
 import contextlib
 import itertools
 import sys
-from datetime import timedelta
 from collections.abc import Coroutine
+from datetime import timedelta
 from typing import Any, TextIO
 
 from bot.dispatcher import Delivered, Delivery
+from bot.heartbeat import Heartbeat
 from bot.runtime import Reply, Runtime, Speaker
 from bot.settings import Settings
+from storage.models import JobKind
 
 # The console is one thread owned by one local user; ids far from Discord snowflakes.
 CONSOLE_CHANNEL = 1
@@ -27,6 +29,8 @@ class ConsoleTransport:
         self.console = console
 
     async def deliver(self, delivery: Delivery) -> Delivered:
+        if delivery.kind == JobKind.HEARTBEAT:  # handled in-process, never printed as a marker
+            return await self.console.heartbeat.beat(delivery)
         self.console.say(delivery.text)
         asyncio.get_running_loop().call_soon(self.console.refeed, delivery.nonce)
         return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
@@ -37,6 +41,7 @@ class Console:
         self.runtime = runtime
         self.out = out
         self.who = Speaker(user_id=CONSOLE_USER, channel_id=CONSOLE_CHANNEL, user_name="you")
+        self.heartbeat = Heartbeat(runtime, self.post)
 
     def say(self, text: str) -> None:
         self.out.write(text.rstrip() + "\n")
@@ -44,6 +49,16 @@ class Console:
 
     def show(self, reply: Reply) -> None:
         self.say("homar> " + reply.text.replace(f"<@{CONSOLE_USER}>", "@you").strip())
+
+    async def post(
+        self,
+        channel_id: int,
+        guild_id: int | None,
+        reply: Reply,
+        *,
+        fallback_user: int | None = None,
+    ) -> None:
+        self.show(reply)
 
     def refeed(self, nonce: str) -> None:
         async def work() -> None:

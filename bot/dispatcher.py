@@ -19,6 +19,9 @@ log = logging.getLogger(__name__)
 
 MARKER = "[DELAYED_COMMAND]"
 RECORD_DELAY = 0.5  # seconds recording may wait while a burst is still being claimed
+# Claim jobs this long before they are due and fire each at its exact time, so the
+# database work of a burst happens before the moment rather than after it.
+LOOKAHEAD = timedelta(milliseconds=250)
 
 
 def command_text(kind: str, command: str) -> str:
@@ -97,6 +100,7 @@ class Dispatcher:
         batch: int = 500,
         concurrency: int = 64,
         lease: timedelta = timedelta(seconds=90),
+        lookahead: timedelta = LOOKAHEAD,
         release_claims_on_start: bool = True,
     ) -> None:
         self.engine = engine
@@ -104,6 +108,7 @@ class Dispatcher:
         self.clock: Clock = clock or SystemClock()
         self.batch = batch
         self.lease = lease
+        self.lookahead = lookahead
         self.release_claims_on_start = release_claims_on_start
         self.hooks: list[DeliveredHook] = []
         self.sleeping = asyncio.Event()
@@ -124,7 +129,8 @@ class Dispatcher:
 
     # The engine calls this when a job is created or changed.
     def wake(self, at: datetime | None = None) -> None:
-        if at is None or self._sleep_deadline is None or at < self._sleep_deadline:
+        deadline = self._sleep_deadline
+        if at is None or deadline is None or at - self.lookahead < deadline:
             self._wake.set()
 
     async def start(self) -> None:
@@ -138,7 +144,7 @@ class Dispatcher:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        pending = list(self._in_flight.values())
+        pending = list(set(self._in_flight.values()))
         for t in pending:
             t.cancel()
         for t in pending:
@@ -180,23 +186,35 @@ class Dispatcher:
     async def _tick(self) -> None:
         self._wake.clear()
         self.sleeping.clear()
-        claims = await self.engine.claim_due(limit=self.batch, lease=self.lease)
+        claims = await self.engine.claim_due(
+            limit=self.batch, lease=self.lease, ahead=self.lookahead
+        )
         if len(claims) >= self.batch:
             self._caught_up.clear()
             self._claiming.set()
         else:
             self._claiming.clear()
             self._caught_up.set()
+        now = self.clock.now()
+        later: dict[datetime, list[Claim]] = {}
         for claim in claims:
             if claim.job.id in self._in_flight:
                 continue  # still delivering the previous attempt; its lease was just renewed
             self._quiet.clear()
-            task = asyncio.create_task(self._fire(claim), name=f"deliver-job-{claim.job.id}")
-            self._in_flight[claim.job.id] = task
+            if claim.slot > now:
+                later.setdefault(claim.slot, []).append(claim)
+            else:
+                self._start(claim)
+        for slot, group in later.items():
+            # One timer per slot, not per job: a burst shares its moment.
+            timer = asyncio.create_task(self._start_at(slot, group), name=f"slot-{slot:%H%M%S}")
+            for claim in group:
+                self._in_flight[claim.job.id] = timer
         if len(claims) >= self.batch:
             await asyncio.sleep(0)
             return
-        deadline = await self.engine.next_due()
+        due = await self.engine.next_due()
+        deadline = due - self.lookahead if due is not None else None
         self._sleep_deadline = deadline
         if self.first_sleep_at is None:
             self.first_sleep_at = time.perf_counter()
@@ -205,6 +223,15 @@ class Dispatcher:
         self.sleeping.set()
         await self.clock.sleep_until(deadline, self._wake)
         self._sleep_deadline = None
+
+    def _start(self, claim: Claim) -> None:
+        task = asyncio.create_task(self._fire(claim), name=f"deliver-job-{claim.job.id}")
+        self._in_flight[claim.job.id] = task
+
+    async def _start_at(self, slot: datetime, claims: list[Claim]) -> None:
+        await self.clock.sleep_until(slot, asyncio.Event())
+        for claim in claims:
+            self._start(claim)
 
     async def _fire(self, claim: Claim) -> None:
         job = claim.job

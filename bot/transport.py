@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import discord
 
 from bot.dispatcher import Delivered, Delivery, DeliveryError
+from storage.models import JobKind
+
+if TYPE_CHECKING:
+    from bot.heartbeat import Heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +33,13 @@ class DiscordTransport:
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
+        self.heartbeat: Heartbeat | None = None  # set by the bot
 
     async def deliver(self, delivery: Delivery) -> Delivered:
+        if delivery.kind == JobKind.HEARTBEAT:  # handled in-process, never posted as a marker
+            if self.heartbeat is None:
+                return Delivered(message_id=None, route="heartbeat")
+            return await self.heartbeat.beat(delivery)
         try:
             return await self._deliver(delivery)
         except DeliveryError:

@@ -14,6 +14,7 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,23 @@ class Database:
         async with self.sessions() as session, session.begin():
             return await session.run_sync(work)
 
+    async def run_core(self, work: Callable[[Connection], T]) -> T:
+        """Like `run`, for Core-only work: a bare connection, without an ORM session."""
+        if self._inline is not None:
+            inline = self._inline.kw["bind"]
+            try:
+                return _core_transaction(inline, work)
+            except OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+            assert self._threaded is not None and self._thread is not None
+            threaded = self._threaded.kw["bind"]
+            return await asyncio.get_running_loop().run_in_executor(
+                self._thread, lambda: _core_transaction(threaded, work)
+            )
+        async with self.engine.begin() as conn:
+            return await conn.run_sync(work)
+
     async def current_revision(self) -> str | None:
         try:
             async with self.engine.connect() as conn:
@@ -118,8 +136,16 @@ def _transaction(maker: sessionmaker[Session], work: Callable[[Session], T]) -> 
         return work(session)
 
 
+def _core_transaction(engine: Engine, work: Callable[[Connection], T]) -> T:
+    with engine.begin() as conn:
+        return work(conn)
+
+
 def _sqlite_engine(url: URL, *, busy_timeout_ms: int) -> Engine:
-    engine = create_engine(url, connect_args={"timeout": busy_timeout_ms / 1000})
+    # One connection per engine: each engine is only ever used from one thread.
+    engine = create_engine(
+        url, connect_args={"timeout": busy_timeout_ms / 1000}, poolclass=StaticPool
+    )
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn: Any, _record: Any) -> None:
@@ -132,7 +158,7 @@ def _sqlite_engine(url: URL, *, busy_timeout_ms: int) -> Engine:
     def _begin(conn: Connection) -> None:
         # Take the write lock up front: a read-then-write transaction (limit checks,
         # claims) must not interleave with another writer.
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.connection.driver_connection.execute("BEGIN IMMEDIATE")  # type: ignore[union-attr]
 
     return engine
 

@@ -7,16 +7,19 @@ Every method is one transaction and one await (`Database.run`), so the hot paths
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import bindparam, case, func, insert, select, update
+from sqlalchemy import Table, bindparam, case, column, func, insert, or_, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from storage.db import Database
 from storage.models import Job, JobRun, JobStatus, RunOutcome
+from storage.prepared import Prepared
 
 T = TypeVar("T")
 
@@ -55,6 +58,10 @@ class JobSnapshot:
     meta: dict[str, Any] | None
 
 
+# A job as code outside storage reads it: a loaded row or a snapshot of its values.
+JobView = Job | JobSnapshot
+
+
 @dataclass(frozen=True, slots=True)
 class RunSnapshot:
     """The run a claim is delivering (new, or resumed after a crash or a failed attempt)."""
@@ -77,8 +84,95 @@ class Claim:
     lease_until: datetime
 
 
-_JOB_COLUMNS = [Job.__table__.c[f] for f in JobSnapshot.__slots__]
-_RUN_COLUMNS = [JobRun.__table__.c[f] for f in RunSnapshot.__slots__]
+_jobs = cast(Table, Job.__table__)
+_runs = cast(Table, JobRun.__table__)
+_JOB_COLUMNS = [_jobs.c[f] for f in JobSnapshot.__slots__]
+_RUN_COLUMNS = [_runs.c[f] for f in RunSnapshot.__slots__]
+
+_OPEN = or_(*(_jobs.c.status == status for status in JobStatus.OPEN))
+_INSERTABLE = [c.key for c in _jobs.c if c.key != "id"]
+
+_INSERT_JOB = Prepared(insert(_jobs).values({k: bindparam(k) for k in _INSERTABLE}))
+_OPEN_KEYS = Prepared(
+    select(_jobs.c.id, _jobs.c.command, _jobs.c.schedule, _jobs.c.tz).where(
+        _jobs.c.owner_id == bindparam("owner"), _OPEN
+    ),
+    result=[_jobs.c.id, _jobs.c.command, _jobs.c.schedule, _jobs.c.tz],
+)
+_CLAIM = Prepared(
+    update(_jobs)
+    .where(
+        _jobs.c.id.in_(
+            select(_jobs.c.id)
+            .where(_jobs.c.status == JobStatus.ACTIVE, _jobs.c.next_run_at <= bindparam("due_by"))
+            .order_by(_jobs.c.next_run_at)
+            .limit(bindparam("limit"))
+            .scalar_subquery()
+        )
+    )
+    .values(
+        claimed_slot=case(
+            (_jobs.c.claimed_slot.is_(None), _jobs.c.next_run_at), else_=_jobs.c.claimed_slot
+        ),
+        next_run_at=bindparam("expiry"),
+    )
+    .returning(*_JOB_COLUMNS),
+    result=_JOB_COLUMNS,
+)
+# The pending runs of the jobs one claim just took (their next_run_at is its lease expiry).
+_CLAIMED_RUNS = Prepared(
+    select(*_RUN_COLUMNS, _runs.c.job_id)
+    .select_from(_runs.join(_jobs, _jobs.c.id == _runs.c.job_id))
+    .where(
+        _jobs.c.status == JobStatus.ACTIVE,
+        _jobs.c.next_run_at == bindparam("expiry"),
+        _runs.c.scheduled_for == _jobs.c.claimed_slot,
+        _runs.c.outcome == RunOutcome.PENDING,
+    ),
+    result=[*_RUN_COLUMNS, _runs.c.job_id],
+)
+_INSERT_RUN = Prepared(
+    insert(_runs).values(
+        {
+            k: bindparam(k)
+            for k in (
+                "job_id",
+                "scheduled_for",
+                "kind",
+                "attempt",
+                "nonce",
+                "claimed_at",
+                "lease_until",
+                "outcome",
+            )
+        }
+    )
+)
+_RESUME_RUN = Prepared(
+    update(_runs)
+    .where(_runs.c.id == bindparam("run_id"))
+    .values(attempt=bindparam("attempt"), lease_until=bindparam("expiry"))
+)
+# SQLite has no array parameters: the ids come as one JSON list, unpacked by json_each.
+_JOBS_BY_IDS = Prepared(
+    select(*_JOB_COLUMNS).where(
+        _jobs.c.id.in_(select(column("value")).select_from(func.json_each(bindparam("ids"))))
+    ),
+    result=_JOB_COLUMNS,
+)
+_RUN_UPDATES: dict[tuple[str, ...], Prepared] = {}
+_JOB_UPDATES: dict[tuple[str, ...], Prepared] = {}
+
+
+def _update_by_id(table: Table, key: str, columns: tuple[str, ...], cache: dict[tuple[str, ...], Prepared]) -> Prepared:
+    found = cache.get(columns)
+    if found is None:
+        found = cache[columns] = Prepared(
+            update(table)
+            .where(table.c.id == bindparam(key))
+            .values({c: bindparam(c) for c in columns})
+        )
+    return found
 
 
 @dataclass(frozen=True)
@@ -107,12 +201,9 @@ class JobKey:
     tz: str
 
 
-def open_job_keys(s: Session, owner_id: int) -> builtins.list[JobKey]:
+def open_job_keys(s: Session | Connection, owner_id: int) -> builtins.list[JobKey]:
     """One owner's open jobs, for limit checks inside a creating transaction."""
-    q = select(Job.id, Job.command, Job.schedule, Job.tz).where(
-        Job.owner_id == owner_id, Job.status.in_(JobStatus.OPEN)
-    )
-    return [JobKey(*row) for row in s.execute(q).all()]
+    return [JobKey(*row) for row in _OPEN_KEYS.rows(s, {"owner": owner_id})]
 
 
 class JobStore:
@@ -191,19 +282,25 @@ class JobStore:
 
     # ------------------------------------------------------------ writes
 
-    async def insert(
-        self, job: Job, *, check: Callable[[Session], None] | None = None
-    ) -> Job:
-        """Store a new job; `check(session)` runs first in the same transaction and may raise."""
+    async def create(
+        self, values: dict[str, Any], *, check: Callable[[Connection], None] | None = None
+    ) -> int:
+        """Store a new job from column values and return its id.
 
-        def work(s: Session) -> Job:
+        `check(session)` runs first in the same transaction and may raise to refuse it.
+        """
+
+        row = {k: values.get(k) for k in _INSERTABLE} | {
+            "run_count": values.get("run_count", 0),
+            "failure_streak": values.get("failure_streak", 0),
+        }
+
+        def work(conn: Connection) -> int:
             if check is not None:
-                check(s)
-            s.add(job)
-            s.flush()
-            return job
+                check(conn)
+            return _INSERT_JOB.insert(conn, row)
 
-        return await self.db.run(work)
+        return await self.db.run_core(work)
 
     async def update(self, job_id: int, **values: Any) -> Job | None:
         def work(s: Session) -> Job | None:
@@ -228,84 +325,64 @@ class JobStore:
 
         return await self.db.run(work)
 
-    async def claim_due(self, now: datetime, *, limit: int, lease: timedelta) -> builtins.list[Claim]:
-        """Atomically take up to `limit` due jobs, each with its (new or resumed) run row.
+    async def claim_due(
+        self,
+        now: datetime,
+        *,
+        limit: int,
+        lease: timedelta,
+        ahead: timedelta = timedelta(0),
+    ) -> builtins.list[Claim]:
+        """Atomically take up to `limit` jobs due by `now + ahead`, each with its run row.
 
         While claimed, a job's `next_run_at` is the lease expiry: if this process
         dies, the job comes due again then and is resumed with the same run and
         nonce, so the transport can de-duplicate the re-delivery.
         """
         expiry = now + lease
-        jobs = Job.__table__
-        due = (
-            select(jobs.c.id)
-            .where(jobs.c.status == JobStatus.ACTIVE, jobs.c.next_run_at <= now)
-            .order_by(jobs.c.next_run_at)
-            .limit(limit)
-        )
         if self.db.is_postgres:
-            due = due.with_for_update(skip_locked=True)
-        take = (
-            update(jobs)
-            .where(jobs.c.id.in_(due.scalar_subquery()))
+            return await self.db.run(
+                lambda s: self._claim_locked(s, now, now + ahead, expiry, limit)
+            )
+
+        def work(s: Session) -> builtins.list[Claim]:
+            taken = [
+                JobSnapshot(*row)
+                for row in _CLAIM.rows(
+                    s, {"due_by": now + ahead, "limit": limit, "expiry": expiry}
+                )
+            ]
+            return _with_runs(s, taken, now, expiry)
+
+        return await self.db.run(work)
+
+    def _claim_locked(
+        self, s: Session, now: datetime, due_by: datetime, expiry: datetime, limit: int
+    ) -> builtins.list[Claim]:
+        # PostgreSQL: lock the due rows, skipping those another process is claiming.
+        due = (
+            select(_jobs.c.id)
+            .where(_jobs.c.status == JobStatus.ACTIVE, _jobs.c.next_run_at <= due_by)
+            .order_by(_jobs.c.next_run_at)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        ids = list(s.scalars(due))
+        if not ids:
+            return []
+        rows = s.execute(
+            update(_jobs)
+            .where(_jobs.c.id.in_(ids))
             .values(
                 claimed_slot=case(
-                    (jobs.c.claimed_slot.is_(None), jobs.c.next_run_at),
-                    else_=jobs.c.claimed_slot,
+                    (_jobs.c.claimed_slot.is_(None), _jobs.c.next_run_at),
+                    else_=_jobs.c.claimed_slot,
                 ),
                 next_run_at=expiry,
             )
             .returning(*_JOB_COLUMNS)
         )
-
-        def work(s: Session) -> builtins.list[Claim]:
-            taken = [JobSnapshot(*row) for row in s.execute(take)]
-            if not taken:
-                return []
-            runs = _open_runs(s, [j.id for j in taken])
-            fresh = []
-            for job in taken:
-                assert job.claimed_slot is not None
-                if (job.id, job.claimed_slot) not in runs:
-                    kind = str((job.meta or {}).get("run_kind", "run"))
-                    fresh.append(
-                        {
-                            "job_id": job.id,
-                            "scheduled_for": job.claimed_slot,
-                            "kind": kind,
-                            "attempt": 1,
-                            "nonce": run_nonce(job.id, job.claimed_slot, kind),
-                            "claimed_at": now,
-                            "lease_until": expiry,
-                            "outcome": RunOutcome.PENDING,
-                        }
-                    )
-            resumed = [r for r in runs.values()]
-            if resumed:
-                # claimed_at stays the first attempt's time: retries are bounded from it.
-                s.execute(
-                    update(JobRun.__table__)
-                    .where(JobRun.__table__.c.id == bindparam("run_id"))
-                    .values(attempt=bindparam("attempt"), lease_until=expiry),
-                    [{"run_id": r.id, "attempt": r.attempt + 1} for r in resumed],
-                )
-                runs = {k: replace(r, attempt=r.attempt + 1) for k, r in runs.items()}
-            if fresh:
-                slots = {f["job_id"]: f["scheduled_for"] for f in fresh}
-                inserted = s.execute(
-                    insert(JobRun.__table__).returning(*_RUN_COLUMNS, JobRun.__table__.c.job_id),
-                    fresh,
-                )
-                for row in inserted:
-                    runs[(row[-1], slots[row[-1]])] = RunSnapshot(*row[:-1])
-            return [
-                Claim(job=job, run=runs[(job.id, job.claimed_slot)], slot=job.claimed_slot,
-                      lease_until=expiry)
-                for job in taken
-                if job.claimed_slot is not None
-            ]
-
-        return await self.db.run(work)
+        return _with_runs(s, [JobSnapshot(*row) for row in rows], now, expiry)
 
     async def finish(self, outcomes: Sequence[Outcome]) -> dict[int, JobSnapshot | None]:
         """Record finished runs and advance their jobs, all in one transaction.
@@ -313,15 +390,15 @@ class JobStore:
         A job is only advanced while still claimed for that slot; `advance` sees the
         job as it is now (an edit, pause or cancel made meanwhile wins).
         """
-        jobs = Job.__table__
-        runs = JobRun.__table__
+        ids = [o.claim.job.id for o in outcomes]
 
         def work(s: Session) -> dict[int, JobSnapshot | None]:
-            ids = [o.claim.job.id for o in outcomes]
-            query = select(*_JOB_COLUMNS).where(jobs.c.id.in_(ids))
             if self.db.is_postgres:
-                query = query.with_for_update()
-            current = {row.id: JobSnapshot(*row) for row in s.execute(query)}
+                query = select(*_JOB_COLUMNS).where(_jobs.c.id.in_(ids)).with_for_update()
+                rows: Sequence[Any] = list(s.execute(query))
+            else:
+                rows = _JOBS_BY_IDS.rows(s, {"ids": json.dumps(ids)})
+            current = {row[0]: JobSnapshot(*row) for row in rows}
             run_updates: dict[tuple[str, ...], builtins.list[dict[str, Any]]] = {}
             job_updates: dict[tuple[str, ...], builtins.list[dict[str, Any]]] = {}
             result: dict[int, JobSnapshot | None] = {}
@@ -343,20 +420,10 @@ class JobStore:
                     job_updates.setdefault(tuple(sorted(changes)), []).append(
                         {"job_id": job.id, **changes}
                     )
-            for keys, rows in run_updates.items():
-                s.execute(
-                    update(runs)
-                    .where(runs.c.id == bindparam("run_id"))
-                    .values({k: bindparam(k) for k in keys}),
-                    rows,
-                )
-            for keys, rows in job_updates.items():
-                s.execute(
-                    update(jobs)
-                    .where(jobs.c.id == bindparam("job_id"))
-                    .values({k: bindparam(k) for k in keys}),
-                    rows,
-                )
+            for keys, params in run_updates.items():
+                _update_by_id(_runs, "run_id", keys, _RUN_UPDATES).many(s, params)
+            for keys, params in job_updates.items():
+                _update_by_id(_jobs, "job_id", keys, _JOB_UPDATES).many(s, params)
             return result
 
         return await self.db.run(work)
@@ -402,9 +469,41 @@ class JobStore:
         await self.db.run(lambda s: s.execute(stmt))
 
 
-def _open_runs(s: Session, job_ids: builtins.list[int]) -> dict[tuple[int, datetime], RunSnapshot]:
-    runs = JobRun.__table__
-    q = select(*_RUN_COLUMNS, runs.c.job_id, runs.c.scheduled_for).where(
-        runs.c.job_id.in_(job_ids), runs.c.outcome == RunOutcome.PENDING
-    )
-    return {(row.job_id, row.scheduled_for): RunSnapshot(*row[:-2]) for row in s.execute(q)}
+def _with_runs(
+    s: Session, taken: builtins.list[JobSnapshot], now: datetime, expiry: datetime
+) -> builtins.list[Claim]:
+    """Pair each just-claimed job with its run: resume a pending one, or start a new one."""
+    if not taken:
+        return []
+    pending = {row[-1]: RunSnapshot(*row[:-1]) for row in _CLAIMED_RUNS.rows(s, {"expiry": expiry})}
+    fresh = []
+    for job in taken:
+        if job.id not in pending:
+            assert job.claimed_slot is not None
+            kind = str((job.meta or {}).get("run_kind", "run"))
+            fresh.append(
+                {
+                    "job_id": job.id,
+                    "scheduled_for": job.claimed_slot,
+                    "kind": kind,
+                    "attempt": 1,
+                    "nonce": run_nonce(job.id, job.claimed_slot, kind),
+                    "claimed_at": now,
+                    "lease_until": expiry,
+                    "outcome": RunOutcome.PENDING,
+                }
+            )
+    if pending:
+        # claimed_at stays the first attempt's time: retries are bounded from it.
+        _RESUME_RUN.many(
+            s,
+            [{"run_id": r.id, "attempt": r.attempt + 1, "expiry": expiry} for r in pending.values()],
+        )
+    if fresh:
+        _INSERT_RUN.many(s, fresh)
+    runs = {row[-1]: RunSnapshot(*row[:-1]) for row in _CLAIMED_RUNS.rows(s, {"expiry": expiry})}
+    return [
+        Claim(job=job, run=runs[job.id], slot=job.claimed_slot, lease_until=expiry)
+        for job in taken
+        if job.claimed_slot is not None and job.id in runs
+    ]

@@ -6,6 +6,7 @@ as timezone-aware UTC.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,6 +46,31 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value.tzinfo is None:
             return value.replace(tzinfo=UTC)
         return value.astimezone(UTC)
+
+    # SQLite stores text; parse and format it directly (the generic path costs several
+    # times more, which shows when claiming thousands of due jobs at once). The format
+    # is exactly SQLAlchemy's own, so stored values compare and sort the same.
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        if dialect.name != "sqlite":
+            return super().bind_processor(dialect)
+
+        def to_text(value: datetime | None) -> str | None:
+            if value is None:
+                return None
+            if value.tzinfo is None:
+                raise ValueError("naive datetime stored; times must be timezone-aware")
+            return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+
+        return to_text
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        if dialect.name != "sqlite":
+            return super().result_processor(dialect, coltype)
+
+        def from_text(value: str | None) -> datetime | None:
+            return None if value is None else datetime.fromisoformat(value).replace(tzinfo=UTC)
+
+        return from_text
 
 
 # SQLite only autoincrements INTEGER PRIMARY KEY; PostgreSQL wants BIGINT identities.

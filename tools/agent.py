@@ -44,7 +44,9 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from tools import scheduling as sch
+from tools import todo
 from tools.approval import Approvals, PendingApproval, ProposedCall
+from tools.errors import UserError
 from tools.memory import Memory, trim
 from tools.schedule import Cron, Schedule, ScheduleError
 from tools.scheduling import HomarDeps, RunState
@@ -208,6 +210,7 @@ def _fired_toolset() -> FunctionToolset[HomarDeps]:
 def build_agent() -> Agent[HomarDeps, str]:
     """The agent, without a model (pass one per run or via `Runtime`)."""
     tools = [*sch.PLAIN_TOOLS.values(), *(sch.TERMINAL_TOOLS[n] for n in sch.APPROVAL_TOOLS)]
+    tools += todo.TOOLS  # the thread's to-do list and the heartbeat proposal (seed 003)
     agent: Agent[HomarDeps, str] = Agent(
         output_type=_outputs(fired=False),
         deps_type=HomarDeps,
@@ -417,6 +420,9 @@ async def run_agent(
                 reply.offline = True  # only once the offline model has actually answered
                 messages = [*history, *new]
         await _finish(runtime, deps, reply, output, messages, save=save)
+    except UserError as exc:  # e.g. an unknown stored time zone: say what to fix
+        reply.error = reply.error or exc.message
+        reply.text = _compose("", deps.state) or exc.message
     except Exception as exc:
         log.exception("agent run failed")
         reply.error = reply.error or f"{type(exc).__name__}: {exc}"[:300]
@@ -502,9 +508,7 @@ async def resume_approval(
             else:
                 deps.state, model = RunState(), runtime.offline
                 reply.offline = True
-                output, messages = await _run(
-                    runtime, None, deps, history, model, usage, decisions
-                )
+                output, messages = await _run(runtime, None, deps, history, model, usage, decisions)
         if not approved and (_is_offline(model) or not isinstance(output, str)):
             output = DENIED_REPLY
         if not continued and messages:

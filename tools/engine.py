@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy.orm import Session
+from sqlalchemy.engine import Connection
 
-from storage.jobs import Claim, JobKey, JobStore, Outcome, open_job_keys
+from storage.jobs import Claim, JobKey, JobSnapshot, JobStore, JobView, Outcome, open_job_keys
 from storage.models import Job, JobKind, JobRun, JobStatus, RunOutcome
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
 from tools.schedule import Every, Once, Schedule, ScheduleError, spec_from_json, spec_to_json
@@ -56,7 +56,7 @@ class Actor:
     guild_id: int | None = None
     manage_messages: bool = False
 
-    def may_manage(self, job: Job) -> bool:
+    def may_manage(self, job: JobView) -> bool:
         if job.owner_id == self.user_id:
             return True
         return self.manage_messages and job.guild_id is not None and job.guild_id == self.guild_id
@@ -109,7 +109,7 @@ def clean_command(text: str) -> str:
     return text.strip()
 
 
-def schedule_of(job: Job) -> Schedule:
+def schedule_of(job: JobView) -> Schedule:
     return Schedule(spec_from_json(job.schedule), job.tz, job.until, job.max_runs)
 
 
@@ -141,6 +141,9 @@ class Engine:
             raise ScheduleError("That time is already in the past; pick a time in the future.")
         # A one-off may be due right now; a recurring job starts with its next slot.
         first = schedule.next_after(now) if schedule.is_recurring else schedule.first_run(now)
+        if first is not None:
+            # Engine times are UTC: an ambiguous local time never compares equal to anything.
+            first = first.astimezone(UTC)
         if first is None:
             raise ScheduleError("That schedule never runs again; check its end condition.")
         if first - now > self.limits.max_horizon:
@@ -186,7 +189,7 @@ class Engine:
         follow_up: dict[str, Any] | None = None,
         meta: dict[str, Any] | None = None,
         check_limits: bool = True,
-    ) -> Job:
+    ) -> JobSnapshot:
         """Validate and store a new active job, then wake the dispatcher."""
         if kind not in JobKind.ALL:
             raise UserError(f"Unknown job kind {kind!r}.")
@@ -195,39 +198,41 @@ class Engine:
         first = self.check_schedule(schedule, now)
         if check_limits:
             self._check_rate(target.owner_id, now)
-        job = Job(
-            owner_id=target.owner_id,
-            guild_id=target.guild_id,
-            channel_id=target.channel_id,
-            parent_channel_id=target.parent_channel_id,
-            command=text,
-            kind=kind,
-            schedule=spec_to_json(schedule.spec),
-            tz=schedule.tz,
-            status=JobStatus.ACTIVE,
-            created_by=created_by,
-            created_at=now,
-            updated_at=now,
-            next_run_at=first,
-            run_count=0,
-            failure_streak=0,
-            until=schedule.until,
-            max_runs=schedule.max_runs,
-            follow_up=follow_up,
-            meta=meta,
-        )
+        values: dict[str, Any] = {
+            "owner_id": target.owner_id,
+            "guild_id": target.guild_id,
+            "channel_id": target.channel_id,
+            "parent_channel_id": target.parent_channel_id,
+            "command": text,
+            "kind": kind,
+            "schedule": spec_to_json(schedule.spec),
+            "tz": schedule.tz,
+            "status": JobStatus.ACTIVE,
+            "fail_reason": None,
+            "created_by": created_by,
+            "created_at": now,
+            "updated_at": now,
+            "next_run_at": first,
+            "claimed_slot": None,
+            "run_count": 0,
+            "failure_streak": 0,
+            "until": schedule.until,
+            "max_runs": schedule.max_runs,
+            "follow_up": follow_up,
+            "meta": meta,
+        }
 
-        def limits_hold(session: Session) -> None:
+        def limits_hold(session: Connection) -> None:
             # In the insert's own transaction, so two creations can't both slip under a limit.
             rows = open_job_keys(session, target.owner_id)
             self._quota_ok(len(rows))
             self._not_duplicate(rows, text, schedule)
 
-        await self.store.insert(job, check=limits_hold if check_limits else None)
+        job_id = await self.store.create(values, check=limits_hold if check_limits else None)
         if check_limits:
             self._rates[target.owner_id].stamps.append(now)
         self._wake(first)
-        return job
+        return JobSnapshot(id=job_id, **values)
 
     async def check_quota(self, owner_id: int) -> None:
         self._quota_ok(await self.store.count(owner_id=owner_id))
@@ -330,7 +335,11 @@ class Engine:
         if nxt is None:
             raise UserError(f"Job #{job_id} has no runs left; create a new one instead.")
         job = await self._set(
-            job_id, status=JobStatus.ACTIVE, next_run_at=nxt, failure_streak=0, fail_reason=None
+            job_id,
+            status=JobStatus.ACTIVE,
+            next_run_at=nxt.astimezone(UTC),
+            failure_streak=0,
+            fail_reason=None,
         )
         self._wake(nxt)
         return job
@@ -396,8 +405,11 @@ class Engine:
 
     # ------------------------------------------------------------ dispatch side
 
-    async def claim_due(self, *, limit: int, lease: timedelta) -> list[Claim]:
-        return await self.store.claim_due(self.clock(), limit=limit, lease=lease)
+    async def claim_due(
+        self, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
+    ) -> list[Claim]:
+        """Claim jobs due now, or within `ahead` (to be fired exactly on time)."""
+        return await self.store.claim_due(self.clock(), limit=limit, lease=lease, ahead=ahead)
 
     async def next_due(self) -> datetime | None:
         return await self.store.earliest_due()
@@ -406,7 +418,7 @@ class Engine:
         """Deliver on time, deliver late, catch up once, or skip missed recurring slots."""
         now = now or self.clock()
         job, slot = claim.job, claim.slot
-        late_by = now - slot
+        late_by = max(now - slot, _ZERO)
         meta = job.meta or {}
         if (
             late_by <= self.limits.late_after
@@ -416,7 +428,10 @@ class Engine:
             return Decision(True, slot, late_by if late_by > self.limits.late_after else _ZERO)
         schedule = schedule_of(job)
         newest, missed = _newest_missed(schedule, slot, now)
+        # Compare instants in UTC: two times in the same zone subtract as wall clocks.
+        newest = newest.astimezone(UTC)
         following = schedule.next_after(newest)
+        following = following.astimezone(UTC) if following is not None else None
         period = (following - newest) if following else timedelta(hours=4)
         grace = min(max(period / 2, timedelta(minutes=2)), timedelta(hours=2))
         if now - newest <= grace:
@@ -427,7 +442,7 @@ class Engine:
         """Missed slots of a recurring job: record them and move to its next slot."""
         now = self.clock()
 
-        def advance(job: Job) -> dict[str, Any]:
+        def advance(job: JobSnapshot) -> dict[str, Any]:
             nxt = schedule_of(job).next_after(now, runs_done=job.run_count)
             return _advance_values(job, nxt, now, counted=False)
 
@@ -454,7 +469,7 @@ class Engine:
         if decision.catch_up:
             run_details.update(catch_up=True, skipped=decision.skipped)
 
-        def advance(job: Job) -> dict[str, Any]:
+        def advance(job: JobSnapshot) -> dict[str, Any]:
             nxt = self._next_after_run(job, decision.slot, now)
             return _advance_values(job, nxt, now, counted=True) | {"failure_streak": 0}
 
@@ -468,7 +483,7 @@ class Engine:
         }
         return Outcome(claim, run_values, advance)
 
-    def _next_after_run(self, job: Job, slot: datetime, now: datetime) -> datetime | None:
+    def _next_after_run(self, job: JobSnapshot, slot: datetime, now: datetime) -> datetime | None:
         resume_at = (job.meta or {}).get("resume_at")
         if resume_at is not None:
             return datetime.fromisoformat(resume_at)
@@ -497,7 +512,7 @@ class Engine:
             )
             return retry, retry_at
 
-        def advance(job: Job) -> dict[str, Any]:
+        def advance(job: JobSnapshot) -> dict[str, Any]:
             streak = job.failure_streak + 1
             sched = schedule_of(job)
             if not sched.is_recurring:
@@ -520,7 +535,7 @@ class Engine:
         run_values = {"outcome": RunOutcome.FAILED, "error": error[:2000], "details": details}
         return Outcome(claim, run_values, advance), None
 
-    async def record(self, outcomes: Sequence[Outcome]) -> dict[int, Job | None]:
+    async def record(self, outcomes: Sequence[Outcome]) -> dict[int, JobSnapshot | None]:
         """Write finished runs and advance their jobs in one transaction; wake for what's next."""
         if not outcomes:
             return {}
@@ -547,9 +562,10 @@ def _kind_for(schedule: Schedule, current: str) -> str:
     return JobKind.INTERVAL if isinstance(schedule.spec, Every) else JobKind.RECURRING
 
 
-def _advance_values(job: Job, nxt: datetime | None, now: datetime, *, counted: bool) -> dict[str, Any]:
+def _advance_values(job: JobSnapshot, nxt: datetime | None, now: datetime, *, counted: bool) -> dict[str, Any]:
     meta = dict(job.meta or {})
     meta.pop("resume_at", None)
+    nxt = nxt.astimezone(UTC) if nxt is not None else None
     values: dict[str, Any] = {
         "updated_at": now,
         "meta": meta or None,

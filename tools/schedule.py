@@ -530,7 +530,8 @@ class Schedule:
         """The shortest gap between the next `samples` runs (None for fewer than two)."""
         if isinstance(self.spec, Every):
             return timedelta(seconds=self.spec.seconds)
-        runs = Schedule(self.spec, self.tz).next_runs(after, samples)
+        # In UTC: times in one zone subtract as wall clocks, which is wrong across DST.
+        runs = [r.astimezone(UTC) for r in Schedule(self.spec, self.tz).next_runs(after, samples)]
         gaps = [b - a for a, b in pairwise(runs)]
         return min(gaps) if gaps else None
 

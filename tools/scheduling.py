@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 
-from storage.models import Job, JobKind
+from storage.jobs import JobView
+from storage.models import JobKind
 from tools import timeparse
 from tools.approval import needs_approval, render_proposal
 from tools.engine import Actor, Engine, Target, schedule_of
@@ -244,7 +245,7 @@ def stamp(at: datetime) -> str:
     return f"<t:{unix}:F> (<t:{unix}:R>)"
 
 
-def _model_line(job: Job, sched: Schedule) -> str:
+def _model_line(job: JobView, sched: Schedule) -> str:
     """A job for the model and the list: id, kind, next run (ISO and Discord), schedule, text."""
     nxt = "no next run"
     if job.next_run_at is not None:
@@ -252,7 +253,7 @@ def _model_line(job: Job, sched: Schedule) -> str:
     return f"#{job.id} {job.kind} · {nxt} · {sched.describe()} · “{job.command}” · {job.status}"
 
 
-def job_line(job: Job) -> str:
+def job_line(job: JobView) -> str:
     sched = schedule_of(job)
     when = stamp(job.next_run_at) if job.next_run_at else "no next run"
     repeat = f" — {sched.describe()}" if sched.is_recurring else ""
@@ -267,7 +268,7 @@ def _record(ctx: RunContext[HomarDeps], text: str, model_text: str | None = None
     return text
 
 
-def _confirm(ctx: RunContext[HomarDeps], job: Job, extra: str = "") -> str:
+def _confirm(ctx: RunContext[HomarDeps], job: JobView, extra: str = "") -> str:
     sched = schedule_of(job)
     ctx.deps.state.job_ids.append(job.id)
     when = stamp(job.next_run_at) if job.next_run_at else ""

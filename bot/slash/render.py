@@ -7,6 +7,7 @@ from datetime import datetime
 
 import discord
 
+from storage.jobs import JobView
 from storage.models import Job, JobRun
 from tools.engine import schedule_of
 
@@ -17,7 +18,7 @@ def ts(at: datetime, style: str) -> str:
     return f"<t:{int(at.timestamp())}:{style}>"
 
 
-def repeat_words(job: Job) -> str:
+def repeat_words(job: JobView) -> str:
     schedule = schedule_of(job)
     return schedule.describe() if schedule.is_recurring else "does not repeat"
 
@@ -27,7 +28,7 @@ def short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def confirmation(job: Job, *, zone: str, assumed: bool, follow_up: bool = False) -> discord.Embed:
+def confirmation(job: JobView, *, zone: str, assumed: bool, follow_up: bool = False) -> discord.Embed:
     """The /remind answer: what, when, repeat, job id."""
     embed = discord.Embed(title=f"⏰ Job #{job.id} scheduled", colour=COLOUR)
     embed.add_field(name="What", value=short(job.command, 1000), inline=False)
@@ -45,7 +46,7 @@ def confirmation(job: Job, *, zone: str, assumed: bool, follow_up: bool = False)
     return embed
 
 
-def job_line(job: Job) -> str:
+def job_line(job: JobView) -> str:
     nxt = ts(job.next_run_at, "R") if job.next_run_at else "no next run"
     return (
         f"**#{job.id}** {job.kind} · {nxt} · {repeat_words(job)} · "
@@ -53,7 +54,7 @@ def job_line(job: Job) -> str:
     )
 
 
-def choice_label(job: Job) -> str:
+def choice_label(job: JobView) -> str:
     """An autocomplete entry (<= 100 chars): "#43 every weekday at 09:00 — post standup…"."""
     schedule = schedule_of(job)
     when = schedule.describe() if schedule.is_recurring else _once_words(job)
@@ -61,7 +62,7 @@ def choice_label(job: Job) -> str:
     return head + short(job.command, max(10, 100 - len(head)))
 
 
-def _once_words(job: Job) -> str:
+def _once_words(job: JobView) -> str:
     if job.next_run_at is None:
         return job.status
     local = job.next_run_at.astimezone(schedule_of(job).zone)
@@ -83,7 +84,7 @@ def page(jobs: Sequence[Job], *, scope: str, page_no: int) -> discord.Embed:
     return embed
 
 
-def history(job: Job, runs: Sequence[JobRun]) -> discord.Embed:
+def history(job: JobView, runs: Sequence[JobRun]) -> discord.Embed:
     embed = discord.Embed(title=f"Job #{job.id} — last runs", colour=COLOUR)
     lines = []
     for run in runs:

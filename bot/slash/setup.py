@@ -8,10 +8,12 @@ import discord
 from discord.ext import commands
 
 from bot.slash.errors import on_app_command_error
+from bot.slash.heartbeat import HeartbeatGroup
 from bot.slash.help import help_
 from bot.slash.jobs import JobsGroup
 from bot.slash.remind import remind
 from bot.slash.timezone import TimezoneGroup
+from bot.slash.todo import TodoGroup
 from bot.views import DYNAMIC_ITEMS
 
 log = logging.getLogger(__name__)
@@ -22,6 +24,8 @@ def install(bot: commands.Bot) -> None:
     tree.add_command(remind)
     tree.add_command(JobsGroup())
     tree.add_command(TimezoneGroup())
+    tree.add_command(TodoGroup())
+    tree.add_command(HeartbeatGroup())
     tree.add_command(help_)
     tree.on_error = on_app_command_error  # type: ignore[method-assign]
     bot.add_dynamic_items(*DYNAMIC_ITEMS)

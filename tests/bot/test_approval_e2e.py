@@ -116,3 +116,21 @@ async def test_approval_in_allowed_guild_only(world: World) -> None:
         await world.fake.user_says(world.channel.id, world.alice.id, f"{world.mention()} hi")
         await settle(bot)
         assert world.fake.bot_messages(world.channel.id) == []
+
+
+async def test_daily_cap_answers_offline_with_a_note(world: World) -> None:
+    async with running_bot(world, model_requests_per_user_per_day=0) as bot:
+        msg = await world.fake.user_says(
+            world.channel.id, world.alice.id, f"{world.mention()} remind me in 1 hour to stretch"
+        )
+        reply = await world.bot_says(msg.id)
+        await settle(bot)
+    assert "today's share" in reply.content and "job #" in reply.content
+
+
+async def test_agent_role_required(world: World) -> None:
+    async with running_bot(world, agent_role_ids="424242") as bot:
+        msg = await world.fake.user_says(world.channel.id, world.alice.id, f"{world.mention()} hi")
+        reply = await world.bot_says(msg.id)
+        await settle(bot)
+    assert "roles" in reply.content

@@ -9,13 +9,13 @@ from sqlalchemy import text
 
 from storage.db import HEAD_REVISION, Database
 from storage.jobs import JobStore, run_nonce
-from storage.models import Job, JobStatus
+from storage.models import JobStatus
 
 NOW = datetime(2026, 11, 23, 8, tzinfo=UTC)
 LEASE = timedelta(seconds=90)
 
 
-def job(at: datetime, **kw: object) -> Job:
+def job(at: datetime, **kw: object) -> dict[str, object]:
     values: dict[str, object] = dict(
         owner_id=1, guild_id=10, channel_id=100, command="x", kind="delayed",
         schedule={"type": "once", "at": at.isoformat()}, tz="UTC", status=JobStatus.ACTIVE,
@@ -23,7 +23,7 @@ def job(at: datetime, **kw: object) -> Job:
         failure_streak=0,
     )
     values.update(kw)
-    return Job(**values)
+    return values
 
 
 async def test_upgrade_is_idempotent(db: Database) -> None:
@@ -34,8 +34,8 @@ async def test_upgrade_is_idempotent(db: Database) -> None:
 async def test_claim_is_atomic_across_concurrent_claimers(db: Database) -> None:
     store = JobStore(db)
     for i in range(40):
-        await store.insert(job(NOW - timedelta(seconds=i)))
-    await store.insert(job(NOW + timedelta(minutes=5)))
+        await store.create(job(NOW - timedelta(seconds=i)))
+    await store.create(job(NOW + timedelta(minutes=5)))
     batches = await asyncio.gather(*(store.claim_due(NOW, limit=7, lease=LEASE) for _ in range(8)))
     claimed = [c.job.id for b in batches for c in b]
     assert len(claimed) == len(set(claimed)) == 40
@@ -48,7 +48,7 @@ async def test_claim_is_atomic_across_concurrent_claimers(db: Database) -> None:
 
 async def test_expired_lease_resumes_same_run(db: Database) -> None:
     store = JobStore(db)
-    await store.insert(job(NOW))
+    await store.create(job(NOW))
     [first] = await store.claim_due(NOW, limit=10, lease=LEASE)
     assert await store.claim_due(NOW + LEASE - timedelta(seconds=1), limit=10, lease=LEASE) == []
     [again] = await store.claim_due(NOW + LEASE, limit=10, lease=LEASE)
@@ -59,15 +59,15 @@ async def test_expired_lease_resumes_same_run(db: Database) -> None:
 
 async def test_release_claims_only_active(db: Database) -> None:
     store = JobStore(db)
-    a = await store.insert(job(NOW))
-    b = await store.insert(job(NOW))
-    await store.insert(job(NOW + timedelta(hours=1)))
+    a = await store.create(job(NOW))
+    b = await store.create(job(NOW))
+    await store.create(job(NOW + timedelta(hours=1)))
     await store.claim_due(NOW, limit=10, lease=LEASE)
-    await store.update(b.id, status=JobStatus.PAUSED)
+    await store.update(b, status=JobStatus.PAUSED)
     later = NOW + timedelta(seconds=5)
     assert await store.release_claims(later) == 1
-    assert (await store.get(a.id)).next_run_at == later  # type: ignore[union-attr]
-    assert (await store.get(b.id)).next_run_at == NOW + LEASE  # type: ignore[union-attr]
+    assert (await store.get(a)).next_run_at == later  # type: ignore[union-attr]
+    assert (await store.get(b)).next_run_at == NOW + LEASE  # type: ignore[union-attr]
 
 
 async def test_listing_and_due_queries_use_indexes(db: Database) -> None:

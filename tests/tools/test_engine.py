@@ -457,3 +457,56 @@ async def test_catch_up_never_delivers_a_slot_past_until(
     delivered = await fire(engine)
     assert all(slot <= datetime(2026, 11, 23, 10, 30, tzinfo=UTC) for _, slot in delivered)
     assert (await engine.get(job.id)).status == JobStatus.COMPLETED
+
+
+async def test_catch_up_grace_measured_in_real_time_across_dst(
+    engine: Engine, clock: ManualClock
+) -> None:
+    # Hourly in Berlin on the autumn change: 02:00 CEST (00:00Z) is followed by 03:00 CET
+    # (02:00Z), a real period of two hours (one on the wall clock), so the grace is 1 h.
+    await clock.set(datetime(2026, 10, 24, 22, 30, tzinfo=UTC))
+    job = await engine.create(
+        target=ALICE,
+        command="hourly",
+        schedule=Schedule(Cron("0 * * * *"), "Europe/Berlin"),
+        kind="recurring",
+    )
+    assert job.next_run_at == datetime(2026, 10, 24, 23, tzinfo=UTC)
+    await clock.set(datetime(2026, 10, 25, 0, 50, tzinfo=UTC))  # missed 01:00 and 02:00 CEST
+    (claim,) = await engine.claim_due(limit=10, lease=LEASE)
+    decision = engine.decide(claim)
+    assert decision.deliver and decision.catch_up and decision.skipped == 1
+    assert decision.slot == datetime(2026, 10, 25, 0, tzinfo=UTC)
+    assert decision.late_by == timedelta(minutes=50)
+
+
+async def test_cancel_while_in_flight_stays_cancelled(engine: Engine, clock: ManualClock) -> None:
+    job = await engine.create(target=ALICE, command="x", schedule=once(clock, minutes=1),
+                              kind="reminder")
+    recurring = await engine.create(target=ALICE, command="y", kind="recurring",
+                                    schedule=Schedule(Cron("*/5 * * * *")))
+    await clock.advance(300)
+    claims = await engine.claim_due(limit=10, lease=LEASE)
+    assert {c.job.id for c in claims} == {job.id, recurring.id}
+    await engine.cancel(job.id)
+    await engine.cancel(recurring.id)
+    await engine.record([engine.delivered(c, engine.decide(c), message_id=1) for c in claims])
+    for j in (job, recurring):
+        after = await engine.get(j.id)
+        assert after.status == JobStatus.CANCELLED and after.next_run_at is None
+        assert after.claimed_slot is None
+    assert await engine.claim_due(limit=10, lease=LEASE) == []
+
+
+async def test_edit_while_in_flight_keeps_the_new_schedule(
+    engine: Engine, clock: ManualClock
+) -> None:
+    job = await engine.create(target=ALICE, command="x", kind="recurring",
+                              schedule=Schedule(Cron("0 * * * *")))
+    await clock.set(datetime(2026, 11, 23, 9, tzinfo=UTC))
+    (claim,) = await engine.claim_due(limit=10, lease=LEASE)
+    await engine.update(job.id, schedule=Schedule(Cron("30 12 * * *")), command="new text")
+    await engine.record([engine.delivered(claim, engine.decide(claim), message_id=1)])
+    after = await engine.get(job.id)
+    assert after.status == JobStatus.ACTIVE and after.command == "new text"
+    assert after.next_run_at == datetime(2026, 11, 23, 12, 30, tzinfo=UTC)

@@ -1,0 +1,121 @@
+"""Prepared statements for the hot paths (create, claim, record).
+
+A `Prepared` wraps one SQLAlchemy Core statement. On PostgreSQL it is executed
+through the session as usual. On SQLite it is compiled once and run straight on
+the DB-API cursor of the session's connection, with SQLAlchemy's own bind and
+result processors: the statement is written once, in Core, but skips the
+per-execution overhead (~150 µs) that would otherwise dominate a 50 µs SQLite
+statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import Column
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.orm import Session
+from sqlalchemy.sql import ClauseElement, Executable
+from sqlalchemy.sql.compiler import SQLCompiler
+
+Processor = Callable[[Any], Any] | None
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    names: tuple[str, ...]
+    defaults: dict[str, Any]
+    binds: tuple[Processor, ...]
+    results: tuple[Processor, ...]
+
+
+class Prepared:
+    """One Core statement; `result` lists the columns it returns, in order."""
+
+    def __init__(self, statement: Executable, result: Sequence[Column[Any]] = ()) -> None:
+        self.statement = statement
+        self.result = tuple(result)
+        self._sqlite: _Compiled | None = None
+
+    def _compile(self, dialect: Dialect) -> _Compiled:
+        if self._sqlite is None:
+            compiled = cast(SQLCompiler, cast(ClauseElement, self.statement).compile(dialect=dialect))
+            names = tuple(compiled.positiontup or ())
+            binds = compiled.binds
+            self._sqlite = _Compiled(
+                sql=str(compiled),
+                names=names,
+                defaults={k: b.value for k, b in binds.items() if not b.required},
+                binds=tuple(
+                    binds[n].type.dialect_impl(dialect).bind_processor(dialect) for n in names
+                ),
+                results=tuple(
+                    c.type.dialect_impl(dialect).result_processor(dialect, None)
+                    for c in self.result
+                ),
+            )
+        return self._sqlite
+
+    def _params(self, c: _Compiled, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        merged = {**c.defaults, **values} if c.defaults else values
+        return tuple(
+            p(merged[n]) if p is not None else merged[n]
+            for n, p in zip(c.names, c.binds, strict=True)
+        )
+
+    def rows(
+        self, s: Session | Connection, values: Mapping[str, Any] | None = None
+    ) -> list[tuple[Any, ...]]:
+        """Execute and return every result row as a tuple of Python values."""
+        conn = s.connection() if isinstance(s, Session) else s
+        if conn.dialect.name != "sqlite":
+            return [tuple(r) for r in conn.execute(self.statement, dict(values or {}))]
+        c = self._compile(conn.dialect)
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            raw = cursor.execute(c.sql, self._params(c, values or {})).fetchall()
+        finally:
+            cursor.close()
+        convert = [(i, p) for i, p in enumerate(c.results) if p is not None]
+        if not convert:
+            return [tuple(r) for r in raw]
+        out = []
+        for r in raw:
+            row = list(r)
+            for i, p in convert:
+                row[i] = p(row[i])
+            out.append(tuple(row))
+        return out
+
+    def many(self, s: Session | Connection, values: Sequence[Mapping[str, Any]]) -> None:
+        """Execute once per parameter set (no results)."""
+        if not values:
+            return
+        conn = s.connection() if isinstance(s, Session) else s
+        if conn.dialect.name != "sqlite":
+            conn.execute(self.statement, [dict(v) for v in values])
+            return
+        c = self._compile(conn.dialect)
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.executemany(c.sql, [self._params(c, v) for v in values])
+        finally:
+            cursor.close()
+
+    def insert(self, s: Session | Connection, values: Mapping[str, Any]) -> int:
+        """Execute an INSERT and return the new row's integer primary key."""
+        conn = s.connection() if isinstance(s, Session) else s
+        if conn.dialect.name != "sqlite":
+            key = conn.execute(self.statement, dict(values)).inserted_primary_key
+            assert key is not None
+            return int(key[0])
+        c = self._compile(conn.dialect)
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(c.sql, self._params(c, values))
+            return int(cursor.lastrowid)
+        finally:
+            cursor.close()
