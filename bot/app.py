@@ -15,8 +15,10 @@ from bot import access
 from bot.approvals import ApproveButton, DenyButton, post_approval, sweep_forever
 from bot.dispatcher import MARKER
 from bot.heartbeat import Heartbeat
+from bot.reminders import install_reminder_buttons, reminder_view
 from bot.runtime import Reply, Runtime, Speaker
 from bot.settings import Settings
+from bot.thread_actions import thread_actions
 from bot.slash import setup as slash
 from bot.transport import DiscordTransport
 
@@ -75,12 +77,14 @@ class HomarBot(commands.Bot):
         self.transport = DiscordTransport(self)
         self.runtime.attach(self.transport)
         self.transport.heartbeat = Heartbeat(runtime, self.post)
+        self.runtime.thread_actions = thread_actions(self)  # post/read/poll for the agent
         self._threads: set[int] = set()
 
     async def setup_hook(self) -> None:
         await self.runtime.open()
         await self.runtime.start()
         self.add_dynamic_items(ApproveButton, DenyButton)
+        install_reminder_buttons(self)
         self._sweep = asyncio.create_task(sweep_forever(self, asyncio.Event()))
         slash.install(self)
         await slash.sync(self, self.runtime.settings.dev_guild_id)
@@ -152,7 +156,7 @@ class HomarBot(commands.Bot):
         async def work() -> None:
             channel = self.get_partial_messageable(channel_id, guild_id=guild_id)
             async with channel.typing():
-                reply = await self.runtime.converse(who, text)
+                reply = await self.runtime.converse(who, text, message_id=message.id)
             await self.post(channel_id, guild_id, reply)
 
         self.runtime.queues.submit(channel_id, work)
@@ -210,16 +214,21 @@ class HomarBot(commands.Bot):
             return
         channel = self.get_channel(channel_id)
         target: Any = channel or self.get_partial_messageable(channel_id, guild_id=guild_id)
-        for part in split_message(reply.text):
+        parts = split_message(reply.text)
+        for i, part in enumerate(parts):
+            # A fired reminder's last part carries its Done/Snooze buttons.
+            extra: dict[str, Any] = {}
+            if reply.reminder is not None and i == len(parts) - 1:
+                extra["view"] = reminder_view(*reply.reminder)
             try:
-                await target.send(part, allowed_mentions=mentions)
+                await target.send(part, allowed_mentions=mentions, **extra)
             except discord.HTTPException as exc:
                 log.warning("could not post in %s: %s", channel_id, exc)
                 if fallback_user is None:
                     return
                 try:
                     user = self.get_user(fallback_user) or await self.fetch_user(fallback_user)
-                    await user.send(part, allowed_mentions=mentions)
+                    await user.send(part, allowed_mentions=mentions, **extra)
                 except discord.HTTPException:
                     log.exception("could not reach user %s either", fallback_user)
                     return

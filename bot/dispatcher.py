@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -18,14 +19,16 @@ from tools.engine import Decision, Engine
 log = logging.getLogger(__name__)
 
 MARKER = "[DELAYED_COMMAND]"
-RECORD_DELAY = 0.5  # seconds recording may wait while a burst is still being claimed
+RECORD_DELAY = 0.5  # seconds recording may wait while a burst is claimed and delivered
 # Claim jobs this long before they are due and fire each at its exact time, so the
 # database work of a burst happens before the moment rather than after it.
 LOOKAHEAD = timedelta(milliseconds=250)
 
 
-def command_text(kind: str, command: str) -> str:
+def command_text(kind: str, command: str, run_kind: str = "run") -> str:
     """What a fired job asks the agent to do (after the marker)."""
+    if run_kind == "follow_up":
+        return f"Follow up on the reminder about: {command}"
     if kind == "reminder":
         return f"Send a reminder about: {command}"
     return command
@@ -52,7 +55,7 @@ class Delivery:
 
     @property
     def text(self) -> str:
-        return f"{MARKER} {command_text(self.kind, self.command)}"
+        return f"{MARKER} {command_text(self.kind, self.command, self.run_kind)}"
 
     @property
     def late(self) -> bool:
@@ -115,15 +118,22 @@ class Dispatcher:
         self.first_sleep_at: float | None = None
         self._wake = asyncio.Event()
         self._sleep_deadline: datetime | None = None
-        self._slots = asyncio.Semaphore(concurrency)
-        # Job id → its delivery task; a job leaves only once its run is recorded.
-        self._in_flight: dict[int, asyncio.Task[None]] = {}
+        self.concurrency = concurrency
+        # Claims ready to deliver, worked off by at most `concurrency` worker tasks.
+        self._ready: deque[Claim] = deque()
+        self._workers: set[asyncio.Task[None]] = set()
+        self._timers: set[asyncio.Task[None]] = set()
+        # Ids of claimed jobs; a job leaves only once its run is recorded.
+        self._in_flight: set[int] = set()
         self._quiet = asyncio.Event()
         self._quiet.set()
         self._finished: list[tuple[Outcome, Delivery | None, Delivered | None]] = []
         self._has_finished = asyncio.Event()
-        self._claiming = asyncio.Event()  # set while a burst is being claimed batch by batch
-        self._caught_up = asyncio.Event()
+        self._claiming = False
+        # Recording waits while a burst is still being claimed or delivered (see _record_loop).
+        self._busy = 0
+        self._settled = asyncio.Event()
+        self._settled.set()
         self._task: asyncio.Task[None] | None = None
         self._recorder: asyncio.Task[None] | None = None
 
@@ -144,7 +154,7 @@ class Dispatcher:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        pending = list(set(self._in_flight.values()))
+        pending = [*self._workers, *self._timers]
         for t in pending:
             t.cancel()
         for t in pending:
@@ -156,6 +166,7 @@ class Dispatcher:
             with contextlib.suppress(asyncio.CancelledError):
                 await recorder
         self._in_flight.clear()
+        self._ready.clear()
         self._quiet.set()
 
     async def idle(self) -> None:
@@ -190,16 +201,18 @@ class Dispatcher:
             limit=self.batch, lease=self.lease, ahead=self.lookahead
         )
         if len(claims) >= self.batch:
-            self._caught_up.clear()
-            self._claiming.set()
-        else:
-            self._claiming.clear()
-            self._caught_up.set()
+            if not self._claiming:
+                self._hold()  # more to claim right away: let the next batch go first
+            self._claiming = True
+        elif self._claiming:
+            self._claiming = False
+            self._unhold()
         now = self.clock.now()
         later: dict[datetime, list[Claim]] = {}
         for claim in claims:
             if claim.job.id in self._in_flight:
                 continue  # still delivering the previous attempt; its lease was just renewed
+            self._in_flight.add(claim.job.id)
             self._quiet.clear()
             if claim.slot > now:
                 later.setdefault(claim.slot, []).append(claim)
@@ -208,8 +221,8 @@ class Dispatcher:
         for slot, group in later.items():
             # One timer per slot, not per job: a burst shares its moment.
             timer = asyncio.create_task(self._start_at(slot, group), name=f"slot-{slot:%H%M%S}")
-            for claim in group:
-                self._in_flight[claim.job.id] = timer
+            self._timers.add(timer)
+            timer.add_done_callback(self._timers.discard)
         if len(claims) >= self.batch:
             await asyncio.sleep(0)
             return
@@ -225,8 +238,35 @@ class Dispatcher:
         self._sleep_deadline = None
 
     def _start(self, claim: Claim) -> None:
-        task = asyncio.create_task(self._fire(claim), name=f"deliver-job-{claim.job.id}")
-        self._in_flight[claim.job.id] = task
+        self._ready.append(claim)
+        # A finished worker may not have run its done-callback yet: count live ones only.
+        live = sum(1 for w in self._workers if not w.done())
+        while live < min(self.concurrency, len(self._ready)):
+            self._hold()
+            worker = asyncio.create_task(self._work(), name="homar-delivery")
+            self._workers.add(worker)
+            worker.add_done_callback(self._worker_done)
+            live += 1
+
+    def _worker_done(self, worker: asyncio.Task[None]) -> None:
+        self._workers.discard(worker)
+        self._unhold()
+
+    async def _work(self) -> None:
+        # A worker per concurrent delivery, not a task per job: a burst of thousands
+        # would otherwise spend more time creating and scheduling tasks than delivering.
+        while self._ready:
+            await self._fire(self._ready.popleft())
+
+    def _hold(self) -> None:
+        self._busy += 1
+        self._settled.clear()
+
+    def _unhold(self) -> None:
+        self._busy -= 1
+        if self._busy <= 0:
+            self._busy = 0
+            self._settled.set()
 
     async def _start_at(self, slot: datetime, claims: list[Claim]) -> None:
         await self.clock.sleep_until(slot, asyncio.Event())
@@ -244,8 +284,7 @@ class Dispatcher:
                 return
             delivery = self._delivery(claim, decision)
             try:
-                async with self._slots:
-                    result = await self.transport.deliver(delivery)
+                result = await self.transport.deliver(delivery)
             except DeliveryError as exc:
                 self._failed(claim, str(exc), retryable=exc.retryable)
                 return
@@ -271,7 +310,7 @@ class Dispatcher:
         self._has_finished.set()
 
     def _release(self, job_id: int) -> None:
-        self._in_flight.pop(job_id, None)
+        self._in_flight.discard(job_id)
         if not self._in_flight:
             self._quiet.set()
 
@@ -290,16 +329,17 @@ class Dispatcher:
     async def _record_loop(self) -> None:
         """Write finished runs in batches.
 
-        Delivering comes first: while a burst is still being claimed, recording waits
-        (up to RECORD_DELAY) so the claims are not queued behind it. Unrecorded runs
-        are safe meanwhile: their jobs stay claimed under a lease far longer than that.
+        Delivering comes first: while a burst is still being claimed or delivered,
+        recording waits (up to RECORD_DELAY) so deliveries are not queued behind it.
+        Unrecorded runs are safe meanwhile: their jobs stay claimed under a lease far
+        longer than that.
         """
         while True:
             await self._has_finished.wait()
             self._has_finished.clear()
-            if self._claiming.is_set():
+            if not self._settled.is_set():
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._caught_up.wait(), RECORD_DELAY)
+                    await asyncio.wait_for(self._settled.wait(), RECORD_DELAY)
             batch, self._finished = self._finished, []
             if not batch:
                 continue

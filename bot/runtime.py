@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from bot.access import CAP_REACHED, Usage
 from bot.clock import Clock, SystemClock
 from bot.dispatcher import Dispatcher, Transport, command_text
-from bot.settings import Settings
+from bot.settings import Settings, SettingsError
 from bot.threads import ThreadQueues
 from storage.approvals import ApprovalStore
 from storage.conversations import ConversationStore
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import Job, JobKind, JobRun, UserSettings
+from tools import followups
+from tools.actions.kit import Actions
+from tools.actions.mcp import McpConfigError
+from tools.actions.plugins import PluginError
+from tools.actions.recording import account
+from tools.actions.thread import ThreadActions
 from tools.agent import AgentReply, build_runtime, resume_approval, run_agent
 from tools.agent import Runtime as AgentRuntime
 from tools.approval import Approvals, PendingApproval
@@ -41,6 +49,7 @@ class Reply:
     text: str
     mention_user: int | None = None
     approval: PendingApproval | None = None  # post with Approve/Deny buttons
+    reminder: tuple[int, int] | None = None  # (job id, run id): post with Done/Snooze buttons
 
 
 class Runtime:
@@ -53,6 +62,13 @@ class Runtime:
         self.store = JobStore(self.db)
         self.engine = Engine(self.store, clock=self.clock.now, limits=settings.limits())
         api_key = settings.homar_model_api_key
+        try:  # MCP servers and plugins: a bad file or module stops the start, named
+            self.actions = Actions.from_settings(settings.mcp_config, settings.homar_plugins)
+        except (McpConfigError, PluginError) as exc:
+            raise SettingsError(str(exc)) from None
+        # Set by the chat surface (HomarBot): the thread a run may post into, read, poll.
+        self.thread_actions: Callable[[int, int | None], ThreadActions] | None = None
+        self._connecting: asyncio.Task[None] | None = None
         self.agent = build_runtime(
             settings.homar_model,
             settings.homar_model_base_url,
@@ -60,6 +76,8 @@ class Runtime:
             settings.homar_fallback_model,
             memory=Memory(ConversationStore(self.db)),
             request_timeout=settings.model_timeout,
+            toolsets=self.actions.toolsets,
+            catalogue=self.actions.catalogue,
         )
         self.approvals = Approvals(ApprovalStore(self.db), timeout=settings.approval_timeout)
         self.agent.approvals = self.approvals
@@ -76,6 +94,8 @@ class Runtime:
         return self.dispatcher
 
     async def start(self) -> None:
+        # MCP servers connect in the background: a slow one must not hold the bot back.
+        self._connecting = asyncio.create_task(self.actions.start())
         if self.dispatcher is not None:
             await self.dispatcher.start()
 
@@ -83,7 +103,13 @@ class Runtime:
         if self.dispatcher is not None:
             await self.dispatcher.stop()
         await self.queues.close()
+        if self._connecting is not None:
+            self._connecting.cancel()
+        await self.actions.stop()
         await self.db.close()
+
+    def _thread(self, channel_id: int, guild_id: int | None) -> ThreadActions | None:
+        return self.thread_actions(channel_id, guild_id) if self.thread_actions else None
 
     def may_run(self, job: Job) -> bool:
         """Whether a fired job may use the model: its guild must still be allowed."""
@@ -95,8 +121,9 @@ class Runtime:
             row = await s.get(UserSettings, user_id)
         return row.tz if row and row.tz else self.settings.default_timezone
 
-    async def converse(self, who: Speaker, text: str) -> Reply:
+    async def converse(self, who: Speaker, text: str, *, message_id: int | None = None) -> Reply:
         """A person's message in a thread → the agent's answer (never raises)."""
+        await self.acknowledge_reminders(who, text, message_id)
         deps = HomarDeps(
             user_id=who.user_id,
             channel_id=who.channel_id,
@@ -106,6 +133,7 @@ class Runtime:
             parent_channel_id=who.parent_channel_id,
             now=self.clock.now(),
             user_name=who.user_name or None,
+            thread=self._thread(who.channel_id, who.guild_id),
         )
         capped = await self.usage.over_cap(who.user_id, self.clock.now())
         result = await run_agent(self._agent_for(capped), text, deps)
@@ -116,6 +144,33 @@ class Runtime:
             mention_user=who.user_id if result.remind_now else None,
             approval=result.approval,
         )
+
+    async def acknowledge_reminders(
+        self, who: Speaker, text: str, message_id: int | None = None
+    ) -> list[int]:
+        """The owner wrote in a thread with reminders following up: that answers them.
+
+        In smart mode the model judges whether the message acknowledges each one (the
+        offline model, or a failing one, counts any message). Returns the ended job ids.
+        """
+        ended: list[int] = []
+        try:
+            jobs = await self.engine.awaiting_acknowledgement(who.channel_id, who.user_id)
+            for job in jobs:
+                if self.settings.reminder_ack_mode == "smart":
+                    capped = await self.usage.over_cap(who.user_id, self.clock.now())
+                    model = self._agent_for(capped).model
+                    if not await followups.acknowledges(model, job.command, text):
+                        continue
+                note = {"message_id": message_id, "text": text[:200]}
+                _, done = await self.engine.acknowledge(
+                    job.id, who.user_id, how="message", note=note
+                )
+                if done:
+                    ended.append(job.id)
+        except Exception:  # never let bookkeeping stop the conversation
+            log.exception("could not record a reminder acknowledgement in %s", who.channel_id)
+        return ended
 
     def _agent_for(self, capped: bool) -> AgentRuntime:
         """Over the daily cap, the built-in offline model answers instead of the paid one."""
@@ -145,6 +200,7 @@ class Runtime:
             fired_job_id=ctx.get("fired_job_id"),
             fired_kind=ctx.get("fired_kind"),
             user_name=ctx.get("user_name"),
+            thread=self._thread(pending.channel_id, ctx.get("guild_id")),
         )
         capped = await self.usage.over_cap(pending.user_id, self.clock.now())
         result = await resume_approval(self._agent_for(capped), pending, approved, deps)
@@ -171,12 +227,21 @@ class Runtime:
             fired=True,
             fired_job_id=job.id,
             fired_kind=job.kind,
+            thread=self._thread(job.channel_id, job.guild_id),
         )
         # A fired job of someone over the cap or without access still delivers, offline.
         capped = await self.usage.over_cap(job.owner_id, self.clock.now()) or not self.may_run(job)
         agent = self._agent_for(capped)
-        result: AgentReply = await run_agent(agent, command_text(job.kind, job.command), deps)
+        prompt = command_text(job.kind, job.command)
+        wake: followups.WakeUp | None = None
+        if job.kind == JobKind.REMINDER:
+            # Read from the run history: the job row may already be advanced past this run.
+            runs = await self.store.runs(job.id, limit=20)
+            wake = followups.wake_up(job, run, runs)
+            prompt = followups.wake_text(job.command, wake, job.tz)
+        result: AgentReply = await run_agent(agent, prompt, deps)
         await self._spend(job.owner_id, result, capped)
+        await self._keep_tool_calls(run, result)
         text = result.text.strip()
         if result.approval is not None:
             return Reply(text, mention_user=job.owner_id, approval=result.approval)
@@ -187,14 +252,30 @@ class Runtime:
                 result.error,
                 extra={"job_id": job.id, "run_id": run.id, "thread_id": job.channel_id},
             )
-            text = plain_reminder(job)
+            text = "" if result.tool_calls else plain_reminder(job)
+            if wake is not None and wake.is_follow_up:
+                text = followups.plain_follow_up(job.command, wake.attempt, wake.of)
+        if result.tool_calls:  # a short account of what the command actually did
+            text = f"{text}\n{account(result.tool_calls)}".strip()
         late_ms = run.lateness_ms or 0
-        if late_ms > 60_000:
+        if late_ms > 60_000 and not (wake and wake.is_follow_up):
             due = int(run.scheduled_for.timestamp())
             text = f"Sorry, this is late — it was due <t:{due}:R>.\n{text}"
         if f"<@{job.owner_id}>" not in text:
             text = f"<@{job.owner_id}> {text}"
-        return Reply(text, mention_user=job.owner_id)
+        buttons = (job.id, run.id) if job.kind == JobKind.REMINDER else None
+        return Reply(text, mention_user=job.owner_id, reminder=buttons)
+
+    async def _keep_tool_calls(self, run: JobRun, result: AgentReply) -> None:
+        """The fired command's action calls go on its run, for `/jobs history`."""
+        if not result.tool_calls:
+            return
+        details = dict(run.details or {})
+        details["tool_calls"] = [c.to_json() for c in result.tool_calls]
+        try:
+            await self.store.update_run(run.id, details=details)
+        except Exception:  # the account in the thread matters more than the record
+            log.exception("could not record tool calls on run %s", run.id)
 
 
 def plain_reminder(job: Job) -> str:

@@ -158,6 +158,7 @@ class Settings(BaseSettings):
             max_jobs_per_user=self.max_jobs_per_user,
             creations_per_minute=self.max_job_creations_per_minute,
             retry_window=self.delivery_retry_window,
+            follow_up_window=self.reminder_max_follow_up_window,
         )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,6 +23,9 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 HEAD_REVISION = "0001"
 
 T = TypeVar("T")
+# BEGIN IMMEDIATE runs on the raw driver (see `_sqlite_engine`), so a busy database
+# surfaces as the driver's own error, not SQLAlchemy's.
+_LOCKED = (OperationalError, sqlite3.OperationalError)
 
 
 class Database:
@@ -78,7 +82,7 @@ class Database:
         if self._inline is not None:
             try:
                 return _transaction(self._inline, work)
-            except OperationalError as exc:
+            except _LOCKED as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
             assert self._threaded is not None and self._thread is not None
@@ -95,7 +99,7 @@ class Database:
             inline = self._inline.kw["bind"]
             try:
                 return _core_transaction(inline, work)
-            except OperationalError as exc:
+            except _LOCKED as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
             assert self._threaded is not None and self._thread is not None

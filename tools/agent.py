@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any, get_type_hints
@@ -41,10 +42,12 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from tools import scheduling as sch
 from tools import todo
+from tools.actions.recording import ToolCallRecord
 from tools.approval import Approvals, PendingApproval, ProposedCall
 from tools.errors import UserError
 from tools.memory import Memory, trim
@@ -82,6 +85,7 @@ interval "30 minutes"). Checking back on work: schedule_future_callback.
 - "Don't let me forget"/"nag me": follow_up=true.
 - One schedule per request unless the user asks for several.
 - Cancel/pause/resume/change jobs by id; call list_scheduled_actions if unsure.
+- Commands that act on things (lights, devices, services) need a tool that does it: schedule them only if one of your tools fits, and say which; if none fits, say so and offer a reminder instead. Never pretend to have done something.
 - Tools write the confirmation. Keep replies short.
 - Without tool calls, end with [CRON: 'm h dom mon dow' / MSG: 'text'] or \
 [EXECUTE_NOW: 'text'].\
@@ -99,7 +103,8 @@ def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
     if d.fired:
         text += (
             f"\nThis message is scheduled job #{d.fired_job_id} ({d.fired_kind or 'job'}) firing "
-            "now: do it or write the reminder now; don't schedule it again; at most "
+            "now: do it (call the tools that do it, then say in one short line what happened "
+            "or what failed) or write the reminder now; don't schedule it again; at most "
             f"{sch.MAX_FIRED_JOBS} new jobs, and each waits for the owner's approval."
         )
     return text
@@ -236,6 +241,7 @@ class AgentReply:
     remind_now: str | None = None  # deliver this reminder now (mention the user)
     offline: bool = False  # the built-in offline model answered
     approval: PendingApproval | None = None  # jobs proposed, waiting for the user's decision
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions this run called
 
 
 @dataclass
@@ -254,6 +260,10 @@ class Runtime:
         default_factory=lambda: ModelSettings(request_timeout=30.0)
     )
     run_timeout: float = 120.0
+    # Action toolsets (MCP servers, plugins, thread actions) offered to the real model, and
+    # what they are called, for the scheduling confirmation.
+    toolsets: list[AbstractToolset[Any]] = field(default_factory=list)
+    catalogue: Callable[[], dict[str, str]] | None = None
 
 
 def build_runtime(
@@ -266,8 +276,11 @@ def build_runtime(
     request_timeout: float = 30.0,
     request_limit: int = 6,
     total_tokens_limit: int = 60_000,
+    toolsets: list[AbstractToolset[Any]] | None = None,
+    catalogue: Callable[[], dict[str, str]] | None = None,
 ) -> Runtime:
-    """A runtime from settings strings (see `tools.models.build_model`)."""
+    """A runtime from settings strings (see `tools.models.build_model`); `toolsets` are
+    extra actions (e.g. `tools.actions.kit.Actions.toolsets`)."""
     from tools.models import build_model
     from tools.offline import offline_model
 
@@ -280,6 +293,8 @@ def build_runtime(
             request_limit=request_limit, total_tokens_limit=total_tokens_limit
         ),
         model_settings=ModelSettings(request_timeout=request_timeout),
+        toolsets=list(toolsets or []),
+        catalogue=catalogue,
     )
 
 
@@ -311,8 +326,14 @@ async def _run(
     decisions: DeferredToolResults | None = None,
 ) -> tuple[Output, list[ModelMessage]]:
     extra: dict[str, Any] = {}
+    toolsets = [] if _is_offline(model) else list(rt.toolsets)  # offline can't call them
+    if rt.catalogue is not None and not deps.action_tools:
+        deps.action_tools = rt.catalogue()
     if deps.fired:
-        extra = {"output_type": _outputs(fired=True), "toolsets": [_fired_toolset()]}
+        extra = {"output_type": _outputs(fired=True)}
+        toolsets.append(_fired_toolset())
+    if toolsets:
+        extra["toolsets"] = toolsets
     result = await rt.agent.run(
         prompt,
         deps=deps,
@@ -408,7 +429,8 @@ async def run_agent(
                 "model run failed (%s: %s); using the offline model", type(exc).__name__, exc
             )
             reply.error = f"{type(exc).__name__}: {exc}"[:300]
-            if deps.state.lines:  # something already happened; report it rather than redo it
+            # Something already happened (a job, an action); report it rather than redo it.
+            if deps.state.lines or deps.state.tool_calls:
                 output, messages = "", []
             else:
                 deps.state = RunState()
@@ -456,6 +478,7 @@ def _summed(reply: AgentReply, st: RunState, usage: RunUsage) -> AgentReply:
     reply.clarifier = st.clarifier and not st.job_ids and reply.approval is None
     reply.remind_now = st.remind_now
     reply.requests = usage.requests
+    reply.tool_calls = list(st.tool_calls)
     return reply
 
 

@@ -16,10 +16,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
 from storage.jobs import Claim, JobKey, JobSnapshot, JobStore, JobView, Outcome, open_job_keys
 from storage.models import Job, JobKind, JobRun, JobStatus, RunOutcome
+from tools import followups
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
 from tools.schedule import Every, Once, Schedule, ScheduleError, spec_from_json, spec_to_json
 
@@ -46,6 +49,7 @@ class Limits:
     retry_window: timedelta = timedelta(minutes=15)
     late_after: timedelta = timedelta(seconds=60)
     pause_after_failures: int = 10
+    follow_up_window: timedelta = timedelta(hours=24)  # a reminder stops nagging after this
 
 
 @dataclass(frozen=True)
@@ -392,6 +396,124 @@ class Engine:
         self._wake(now)
         return job
 
+    # ------------------------------------------------------------ reminder follow-ups
+
+    async def awaiting_acknowledgement(self, channel_id: int, owner_id: int) -> list[Job]:
+        """The owner's reminders in this thread still following up (waiting for an answer)."""
+        jobs = await self.store.find(
+            owner_id=owner_id, channel_id=channel_id, statuses=(JobStatus.ACTIVE, JobStatus.PAUSED)
+        )
+        return [job for job in jobs if followups.awaiting(job) is not None]
+
+    async def acknowledge(
+        self,
+        job_id: int,
+        user_id: int,
+        *,
+        how: str,
+        run_id: int | None = None,
+        note: dict[str, Any] | None = None,
+    ) -> tuple[Job, bool]:
+        """The owner saw the reminder (a message, or Done): end its follow-ups.
+
+        One-off → completed; recurring → back to its next regular occurrence. Recorded on
+        the run (`run_id`, else the latest delivered one). Returns the job and whether a
+        cycle (or a pending snooze) was ended.
+        """
+        now = self.clock()
+        record = {"how": how, "by": user_id, "at": now.isoformat(), **(note or {})}
+
+        def work(s: Session) -> tuple[Job, bool]:
+            job = self._own_reminder(s, job_id, user_id)
+            _note_on_run(s, job, run_id, "acknowledged", record)
+            if not followups.pending(job):
+                return job, False
+            meta = followups.without_cycle(job.meta)
+            if job.claimed_slot is None:  # in flight, the run's own advance ends it
+                resume = meta.pop("resume_at", None)
+                schedule = schedule_of(job)
+                nxt: datetime | None = None
+                if schedule.is_recurring:
+                    nxt = (
+                        datetime.fromisoformat(resume)
+                        if resume
+                        else schedule.next_after(now, runs_done=job.run_count)
+                    )
+                job.next_run_at = nxt.astimezone(UTC) if nxt is not None else None
+                if nxt is None and job.status == JobStatus.ACTIVE:
+                    job.status = JobStatus.COMPLETED
+            job.meta = meta or None
+            job.updated_at = now
+            return job, True
+
+        return await self.store.transact(work)
+
+    async def snooze(
+        self,
+        job_id: int,
+        user_id: int,
+        until: datetime,
+        *,
+        run_id: int | None = None,
+        choice: str = "",
+    ) -> Job:
+        """Re-fire the reminder at `until` (a new slot, with a fresh follow-up cycle)."""
+        now = self.clock()
+        until = until.astimezone(UTC)
+        if until <= now:
+            raise UserError(
+                "That time has already passed; pick one in the future, like `in 30 minutes`."
+            )
+        if until - now > self.limits.max_horizon:
+            raise UserError("That is too far ahead to snooze to; pick a nearer time.")
+
+        def work(s: Session) -> Job:
+            job = self._own_reminder(s, job_id, user_id)
+            if job.status in (JobStatus.CANCELLED, JobStatus.FAILED):
+                raise UserError(
+                    f"Reminder #{job_id} is {job.status}, so it can't be snoozed; "
+                    "set a new one with `/remind`."
+                )
+            if job.claimed_slot is not None:
+                raise UserError(
+                    "That reminder is being delivered right now; try again in a moment."
+                )
+            schedule = schedule_of(job)
+            meta = followups.without_cycle(job.meta)
+            if schedule.is_recurring:
+                resume = meta.get("resume_at")
+                regular = datetime.fromisoformat(resume) if resume else job.next_run_at
+                if regular is not None and regular <= until:
+                    # Snoozed past the next occurrence: the snoozed one stands in for it.
+                    regular = schedule.next_after(until, runs_done=job.run_count)
+                if regular is not None:
+                    meta["resume_at"] = regular.astimezone(UTC).isoformat()
+                else:
+                    meta.pop("resume_at", None)
+            else:
+                meta.pop("resume_at", None)
+            meta[followups.SNOOZED] = {"by": user_id, "at": now.isoformat()}
+            record = {"until": until.isoformat(), "choice": choice, "by": user_id}
+            _note_on_run(s, job, run_id, "snoozed", record | {"at": now.isoformat()})
+            job.meta = meta
+            job.next_run_at = until
+            if job.status == JobStatus.COMPLETED:
+                job.status = JobStatus.ACTIVE
+            job.updated_at = now
+            return job
+
+        job = await self.store.transact(work)
+        self._wake(until)
+        return job
+
+    def _own_reminder(self, s: Session, job_id: int, user_id: int) -> Job:
+        job = s.get(Job, job_id, with_for_update=self.store.db.is_postgres)
+        if job is None:
+            raise JobNotFound(f"Reminder #{job_id} no longer exists.")
+        if job.owner_id != user_id:
+            raise NotAllowed("This reminder isn't yours, so its buttons aren't for you.")
+        return job
+
     async def _set(self, job_id: int, **values: Any) -> Job:
         values["updated_at"] = self.clock()
         job = await self.store.update(job_id, **values)
@@ -420,6 +542,10 @@ class Engine:
         job, slot = claim.job, claim.slot
         late_by = max(now - slot, _ZERO)
         meta = job.meta or {}
+        if claim.run.kind == followups.FOLLOW_UP_RUN and followups.stale(
+            job, now, self.limits.follow_up_window
+        ):
+            return Decision(False, slot, late_by, skipped=1)
         if (
             late_by <= self.limits.late_after
             or not schedule_of(job).is_recurring
@@ -468,10 +594,19 @@ class Engine:
         run_details.update(details or {})
         if decision.catch_up:
             run_details.update(catch_up=True, skipped=decision.skipped)
+        run_details.update(followups.run_details(claim))
+        counted = followups.counts_as_occurrence(claim)
 
         def advance(job: JobSnapshot) -> dict[str, Any]:
-            nxt = self._next_after_run(job, decision.slot, now)
-            return _advance_values(job, nxt, now, counted=True) | {"failure_streak": 0}
+            nxt = self._next_after_run(job, decision.slot, now, counted=counted)
+            values = _advance_values(job, nxt, now, counted=counted) | {"failure_streak": 0}
+            cycle = followups.next_follow_up(claim, job, now, nxt, self.limits.follow_up_window)
+            if cycle is not None and job.status == JobStatus.ACTIVE:
+                # Not acknowledged yet: the job stays active for its next follow-up.
+                at, extra = cycle
+                values.update(next_run_at=at, meta=(values["meta"] or {}) | extra)
+                values.pop("status", None)
+            return values
 
         run_values = {
             "outcome": RunOutcome.DELIVERED,
@@ -483,12 +618,14 @@ class Engine:
         }
         return Outcome(claim, run_values, advance)
 
-    def _next_after_run(self, job: JobSnapshot, slot: datetime, now: datetime) -> datetime | None:
+    def _next_after_run(
+        self, job: JobSnapshot, slot: datetime, now: datetime, *, counted: bool = True
+    ) -> datetime | None:
         resume_at = (job.meta or {}).get("resume_at")
         if resume_at is not None:
             return datetime.fromisoformat(resume_at)
         return schedule_of(job).next_after(
-            max(slot, now - self.limits.late_after), runs_done=job.run_count + 1
+            max(slot, now - self.limits.late_after), runs_done=job.run_count + int(counted)
         )
 
     def failed(
@@ -563,7 +700,8 @@ def _kind_for(schedule: Schedule, current: str) -> str:
 
 
 def _advance_values(job: JobSnapshot, nxt: datetime | None, now: datetime, *, counted: bool) -> dict[str, Any]:
-    meta = dict(job.meta or {})
+    # Any advance ends a follow-up cycle; `delivered` starts the next one explicitly.
+    meta = followups.without_cycle(job.meta)
     meta.pop("resume_at", None)
     nxt = nxt.astimezone(UTC) if nxt is not None else None
     values: dict[str, Any] = {
@@ -601,3 +739,24 @@ def _newest_missed(schedule: Schedule, slot: datetime, now: datetime) -> tuple[d
             break
         newest, count, cursor = nxt, count + 1, nxt
     return newest, count
+
+
+def _note_on_run(
+    s: Session, job: Job, run_id: int | None, key: str, record: dict[str, Any]
+) -> None:
+    """Record a Done, Snooze or acknowledging message on the run it answers."""
+    run: JobRun | None = None
+    if run_id is not None:
+        run = s.get(JobRun, run_id)
+        if run is not None and run.job_id != job.id:
+            run = None
+    if run is None:
+        run = s.scalar(
+            select(JobRun)
+            .where(JobRun.job_id == job.id, JobRun.delivered_at.is_not(None))
+            .order_by(JobRun.delivered_at.desc())
+            .limit(1)
+        )
+    if run is not None:
+        # A new dict: JSON columns only notice re-assignment.
+        run.details = {**(run.details or {}), key: record}

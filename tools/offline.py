@@ -29,6 +29,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import timeparse
+from tools.followups import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
 from tools.scheduling import parse_recurrence, parse_time, split_when
 
@@ -166,7 +167,8 @@ def plan(text: str, now: datetime, tz: str) -> Call | str:
         args: dict[str, Any] = {"reminder_time": phrase, "message": what}
         if _MEETING.search(what) and (event or not _delay(phrase)):
             args["minutes_before"] = 5
-        if re.search(r"don'?t let me forget|nag me|make sure", t, re.I):
+        # `t` no longer starts with the nag phrase once rewritten to "remind me …"
+        if nag or re.search(r"don'?t let me forget|nag me|make sure", t, re.I):
             args["follow_up"] = True
         return "schedule_reminder", args
     delay = _delay(phrase)
@@ -175,8 +177,20 @@ def plan(text: str, now: datetime, tz: str) -> Call | str:
     return "send_scheduled_message", {"message": what, "scheduled_datetime": phrase}
 
 
+_FOLLOW_UP = re.compile(
+    r"Follow-up reminder triggered \(attempt (\d+) of (\d+)\)\.?\s*"
+    r"Original reminder:\s*(.*?)\s*(?:\nNote:|$)",
+    re.S,
+)
+
+
 def _fired(text: str) -> str:
     cmd = re.sub(r"^\[Scheduled job[^\]]*\]\s*", "", text)
+    follow_up = _FOLLOW_UP.match(cmd)
+    if follow_up:
+        attempt, of, what = follow_up.groups()
+        return plain_follow_up(what, int(attempt), int(of))
+    cmd = re.sub(r"^Reminder triggered\.?\s*Task:\s*", "", cmd)
     cmd = re.sub(r"^(send a )?reminder( about)?:\s*", "", cmd, flags=re.I)
     return f"⏰ {cmd.strip()}"
 

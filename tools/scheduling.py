@@ -20,6 +20,9 @@ from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 from storage.jobs import JobView
 from storage.models import JobKind
 from tools import timeparse
+from tools.actions.fit import capability_note
+from tools.actions.recording import ToolCallRecord
+from tools.actions.thread import ThreadActions
 from tools.approval import needs_approval, render_proposal
 from tools.engine import Actor, Engine, Target, schedule_of
 from tools.errors import LimitReached, NotAllowed, UserError
@@ -47,6 +50,7 @@ class RunState:
     remind_now: str | None = None
     preface: str = ""  # prose the model wrote before a text tool call or tag
     proposed: int = 0  # jobs waiting for approval in this run (they count toward the cap)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions called (MCP, …)
 
 
 @dataclass
@@ -65,6 +69,8 @@ class HomarDeps:
     fired_kind: str | None = None
     user_name: str | None = None
     state: RunState = field(default_factory=RunState)
+    thread: ThreadActions | None = None  # post/read/poll in this thread (None: no Discord)
+    action_tools: dict[str, str] = field(default_factory=dict)  # tool → description, if any
 
     def reference_now(self) -> datetime:
         if self.now is None:
@@ -366,6 +372,8 @@ async def _create(
         follow_up=follow_up,
         meta=meta,
     )
+    if kind != JobKind.REMINDER:  # say whether a tool can really do it when it fires
+        extra += capability_note(command, deps.action_tools)
     return _confirm(ctx, job, extra)
 
 

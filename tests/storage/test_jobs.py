@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import text
 
 from storage.db import HEAD_REVISION, Database
@@ -70,6 +71,7 @@ async def test_release_claims_only_active(db: Database) -> None:
     assert (await store.get(b)).next_run_at == NOW + LEASE  # type: ignore[union-attr]
 
 
+@pytest.mark.sqlite_only("checks SQLite query plans")
 async def test_listing_and_due_queries_use_indexes(db: Database) -> None:
     queries = {
         "SELECT id FROM jobs WHERE owner_id = 1": "ix_jobs_owner_id",

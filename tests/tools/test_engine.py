@@ -20,6 +20,12 @@ BOB = Target(owner_id=2, channel_id=200, guild_id=10)
 
 
 @pytest.fixture
+def db(any_db: Database) -> Database:
+    """Overrides tests/tools/conftest.py: the engine runs on SQLite and PostgreSQL."""
+    return any_db
+
+
+@pytest.fixture
 def engine(db: Database, clock: ManualClock) -> Engine:
     """Overrides tests/tools/conftest.py's fixed-clock engine: these tests move the clock."""
     return Engine(JobStore(db), clock=clock.now)

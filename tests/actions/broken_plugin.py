@@ -1,0 +1,3 @@
+"""A plugin without a `toolset`, to check the error names it."""
+
+TOOLS = ()

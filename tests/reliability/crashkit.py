@@ -1,0 +1,169 @@
+"""Kill the real bot process at random moments and count what reached the fake Discord.
+
+Shared by `tests/reliability/test_crash.py` (short) and `bench/crash.py` (long). The
+bot runs as `python -m bot run` against a fake Discord in this process, on a SQLite
+file seeded with one-off jobs coming due over the run. Each cycle starts the bot and
+SIGKILLs it, sometimes during start-up, sometimes right after it has delivered
+something (so mid-delivery, mid-recording); a last process then finishes the work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.dispatcher import MARKER
+from storage.db import Database
+from storage.jobs import JobStore
+from storage.models import JobStatus
+from tests.fakediscord import FakeDiscord, running_fake
+from tools.engine import Engine, Target
+from tools.schedule import Once, Schedule
+
+ROOT = Path(__file__).resolve().parents[2]
+# Settings a developer's shell may carry that must not leak into the bot under test.
+_SCRUB = ("DISCORD_", "DATABASE_URL", "HOMAR_", "HEALTH_PORT", "SHARD_", "MCP_CONFIG", "LOG_")
+
+
+@dataclass(frozen=True)
+class CrashReport:
+    cycles: int
+    jobs: int
+    lost: int
+    duplicates: int
+    dedup_hits: int  # re-sent markers Discord answered with the earlier message
+    unfinished: int  # jobs the database does not show as completed
+    seconds: float
+
+    def summary(self) -> dict[str, int]:
+        return {k: v for k, v in asdict(self).items() if k in ("cycles", "jobs", "lost", "duplicates")}
+
+
+def bot_env(fake: FakeDiscord, database_url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB)}
+    env.update(
+        DISCORD_TOKEN="fake-token",
+        DISCORD_API_BASE=fake.api_base,
+        DISCORD_GATEWAY_URL=fake.gateway_url,
+        DATABASE_URL=database_url,
+        DEFAULT_TIMEZONE="UTC",
+        LOG_LEVEL="WARNING",
+        PYTHONPATH=str(ROOT),
+    )
+    env.update(extra)
+    return env
+
+
+async def start_bot(env: dict[str, str], workdir: Path, name: str) -> asyncio.subprocess.Process:
+    """`python -m bot run`, in `workdir` (so no `.env` is read), logging to `name`.log."""
+    log = (workdir / f"{name}.log").open("wb")
+    try:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "run", env=env, cwd=workdir,
+            stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
+        )
+    finally:
+        log.close()
+
+
+async def kill(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGKILL)
+    await proc.wait()
+
+
+async def seed(database_url: str, targets: list[Target], jobs: int, first: float, spread: float) -> None:
+    """One-off jobs due from `first` to `first + spread` seconds from now."""
+    db = Database(database_url)
+    await db.upgrade()
+    engine = Engine(JobStore(db))
+    now = datetime.now(UTC)
+    for i in range(jobs):
+        at = now + timedelta(seconds=first + spread * i / max(1, jobs - 1))
+        await engine.create(
+            target=targets[i % len(targets)], command=f"crash job {i}", kind="delayed",
+            schedule=Schedule(Once(at)), check_limits=False,
+        )
+    await db.close()
+
+
+async def unfinished_jobs(database_url: str) -> int:
+    db = Database(database_url)
+    counts = await JobStore(db).count_by_status()
+    await db.close()
+    return sum(n for status, n in counts.items() if status != JobStatus.COMPLETED)
+
+
+async def crash_run(
+    workdir: Path,
+    *,
+    jobs: int = 500,
+    cycles: int = 10,
+    spread: float | None = None,
+    seed_value: int | None = None,
+    finish_timeout: float = 60.0,
+) -> CrashReport:
+    rng = random.Random(seed_value)
+    started = asyncio.get_running_loop().time()
+    # Jobs keep coming due for about as long as the kill cycles last (~2.5 s each).
+    spread = spread if spread is not None else max(5.0, cycles * 2.2)
+    database_url = f"sqlite+aiosqlite:///{workdir / 'crash.db'}"
+    async with running_fake() as fake:
+        guild = fake.add_guild("Crash")
+        owner = fake.add_user("alice")
+        fake.add_member(guild.id, owner.id)
+        channels = [fake.add_channel(guild.id, f"room-{i}") for i in range(5)]
+        targets = [Target(owner.id, c.id, guild.id) for c in channels]
+        await seed(database_url, targets, jobs, first=2.5, spread=spread)
+        env = bot_env(fake, database_url)
+
+        def markers() -> list[str]:
+            return [
+                str(m.nonce)
+                for c in channels
+                for m in fake.bot_messages(c.id)
+                if m.content.startswith(MARKER)
+            ]
+
+        for cycle in range(cycles):
+            proc = await start_bot(env, workdir, f"bot-{cycle}")
+            before = len(markers())
+            if cycle % 2 == 0:  # anywhere, start-up included
+                await asyncio.sleep(rng.uniform(0.3, 3.0))
+            else:  # once this process is delivering: mid-delivery or mid-recording
+                with contextlib.suppress(TimeoutError):
+                    await fake.wait_for(lambda: len(markers()) > before, timeout=8)
+                await asyncio.sleep(rng.uniform(0.0, 0.6))
+            await kill(proc)
+
+        proc = await start_bot(env, workdir, "bot-final")
+        try:
+            with contextlib.suppress(TimeoutError):
+                await fake.wait_for(lambda: len(set(markers())) >= jobs, timeout=finish_timeout)
+            # Then until every run is recorded (and room for a duplicate to show up).
+            deadline = asyncio.get_running_loop().time() + 15
+            await asyncio.sleep(1.0)
+            while (unfinished := await unfinished_jobs(database_url)) and (
+                asyncio.get_running_loop().time() < deadline
+            ):
+                await asyncio.sleep(0.5)
+        finally:
+            await kill(proc)
+        sent = Counter(markers())
+    return CrashReport(
+        cycles=cycles,
+        jobs=jobs,
+        lost=max(0, jobs - len(sent)),
+        duplicates=sum(n - 1 for n in sent.values()),
+        dedup_hits=fake.nonce_dedup_hits,
+        unfinished=unfinished,
+        seconds=round(asyncio.get_running_loop().time() - started, 1),
+    )
