@@ -90,9 +90,11 @@ def score_instants(rows: list[dict[str, Any]], timer: Timer, fails: list[str]) -
                 tot[name] += 1
                 hit[name] += ok
         if not ok:
-            fails.append(f"{row['phrase']!r} [{row['tz']}] want {row['expected']} "
-                         f"({row['grain']}) got {got.isoformat() if got else None}"
-                         f"{' (pod/questionable)' if not strict else ''}")
+            fails.append(
+                f"{row['phrase']!r} [{row['tz']}] want {row['expected']} "
+                f"({row['grain']}) got {got.isoformat() if got else None}"
+                f"{' (pod/questionable)' if not strict else ''}"
+            )
     return {k: hit[k] / tot[k] if tot[k] else 0.0 for k in tot}
 
 
@@ -158,9 +160,11 @@ def main() -> int:
         rec_hit += ok
         if not ok:
             got = sched.next_runs(now, 3) if sched is not None else None
-            rec_fails.append(f"{row['phrase']!r} want {row['expected_next'][:3]} got "
-                             f"{[g.isoformat() for g in got] if got else None} "
-                             f"{getattr(sched, 'spec', None)}")
+            rec_fails.append(
+                f"{row['phrase']!r} want {row['expected_next'][:3]} got "
+                f"{[g.isoformat() for g in got] if got else None} "
+                f"{getattr(sched, 'spec', None)}"
+            )
     samples = sorted(timer.samples)
     median = statistics.median(samples)
     p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]

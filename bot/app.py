@@ -14,12 +14,13 @@ from discord.ext import commands
 from bot import access
 from bot.approvals import ApproveButton, DenyButton, post_approval, sweep_forever
 from bot.dispatcher import MARKER
+from bot.health import Health
 from bot.heartbeat import Heartbeat
 from bot.reminders import install_reminder_buttons, reminder_view
 from bot.runtime import Reply, Runtime, Speaker
-from bot.settings import Settings
-from bot.thread_actions import thread_actions
+from bot.settings import Settings, SettingsError
 from bot.slash import setup as slash
+from bot.thread_actions import thread_actions
 from bot.transport import DiscordTransport
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class HomarBot(commands.Bot):
         self.transport = DiscordTransport(self)
         self.runtime.attach(self.transport)
         self.transport.heartbeat = Heartbeat(runtime, self.post)
+        runtime.engine.failure_notices.append(self.transport.failure_notice)
         self.runtime.thread_actions = thread_actions(self)  # post/read/poll for the agent
         self._threads: set[int] = set()
 
@@ -87,13 +89,21 @@ class HomarBot(commands.Bot):
         install_reminder_buttons(self)
         self._sweep = asyncio.create_task(sweep_forever(self, asyncio.Event()))
         slash.install(self)
-        await slash.sync(self, self.runtime.settings.dev_guild_id)
+        settings = self.runtime.settings
+        if not settings.shard_ids or 0 in settings.shard_ids:  # one process syncs, not each shard
+            await slash.sync(self, settings.dev_guild_id)
         asyncio.create_task(self._refeed_orphans())
+        if settings.health_port is not None:
+            self.health = Health(self.runtime, lambda: self.is_ready() and not self.is_closed())
+            await self.health.start(settings.health_port)
 
     async def close(self) -> None:
         sweep = getattr(self, "_sweep", None)
         if sweep is not None:
             sweep.cancel()
+        health = getattr(self, "health", None)
+        if health is not None:
+            await health.stop()
         await self.runtime.close()
         await super().close()
 
@@ -234,10 +244,29 @@ class HomarBot(commands.Bot):
                     return
 
 
+class ShardedHomarBot(HomarBot, commands.AutoShardedBot):
+    """Homar on discord.py's sharded client: this process runs SHARD_IDS of SHARD_COUNT."""
+
+
+def make_bot(runtime: Runtime, **kwargs: Any) -> HomarBot:
+    """A plain bot, or a sharded one when SHARD_COUNT / SHARD_IDS are set."""
+    settings = runtime.settings
+    if settings.shard_count is None and not settings.shard_ids:
+        return HomarBot(runtime, **kwargs)
+    if settings.shard_ids and settings.shard_count is None:
+        raise SettingsError("Setting SHARD_IDS needs SHARD_COUNT too (the total number of shards).")
+    count = settings.shard_count or 1
+    if any(i >= count for i in settings.shard_ids):
+        last = count - 1
+        raise SettingsError(f"Setting SHARD_IDS is invalid: shard numbers run from 0 to {last}.")
+    shards = settings.shard_ids or None
+    return ShardedHomarBot(runtime, shard_count=count, shard_ids=shards, **kwargs)
+
+
 async def run_discord(settings: Settings) -> int:
     point_at(settings)
     runtime = Runtime(settings)
-    bot = HomarBot(runtime)
+    bot = make_bot(runtime)
     assert settings.token is not None
     try:
         await bot.start(settings.token)

@@ -44,10 +44,9 @@ def _settings() -> Settings:
 
 
 def _logging(settings: Settings) -> None:
-    logging.basicConfig(
-        level=getattr(logging, settings.log_level.upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    from bot.logs import setup
+
+    setup(settings.log_level)  # job, run and thread ids on each line; LOG_FORMAT=json for JSON
 
 
 def _run(coro: Coroutine[Any, Any, int | None]) -> None:

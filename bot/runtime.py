@@ -10,8 +10,10 @@ from dataclasses import dataclass, replace
 from bot.access import CAP_REACHED, Usage
 from bot.clock import Clock, SystemClock
 from bot.dispatcher import Dispatcher, Transport, command_text
+from bot.metrics import Metrics
 from bot.settings import Settings, SettingsError
 from bot.threads import ThreadQueues
+from bot.wakeups import POLL_SECONDS, Wakeups
 from storage.approvals import ApprovalStore
 from storage.conversations import ConversationStore
 from storage.db import Database
@@ -31,6 +33,10 @@ from tools.memory import Memory
 from tools.scheduling import HomarDeps
 
 log = logging.getLogger(__name__)
+
+# A fired job's reply is posted within this many seconds of its due time, model or not.
+FIRED_DEADLINE = 45.0
+FIRED_MIN_BUDGET = 5.0  # a run delivered late still gives the model this long
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,10 @@ class Runtime:
 
     def __init__(self, settings: Settings, *, clock: Clock | None = None) -> None:
         self.settings = settings
-        self.clock: Clock = clock or SystemClock()
         self.db = Database(settings.database_url)
+        # On PostgreSQL other processes create jobs too: never sleep past a missed NOTIFY.
+        poll = POLL_SECONDS if self.db.is_postgres else 30.0
+        self.clock: Clock = clock or SystemClock(max_sleep=poll)
         self.store = JobStore(self.db)
         self.engine = Engine(self.store, clock=self.clock.now, limits=settings.limits())
         api_key = settings.homar_model_api_key
@@ -83,6 +91,7 @@ class Runtime:
         self.agent.approvals = self.approvals
         self.usage = Usage(self.db, settings.model_requests_per_user_per_day)
         self.queues = ThreadQueues()
+        self.metrics = Metrics()
         self.dispatcher: Dispatcher | None = None
 
     async def open(self) -> None:
@@ -90,17 +99,21 @@ class Runtime:
 
     def attach(self, transport: Transport) -> Dispatcher:
         self.dispatcher = Dispatcher(self.engine, transport, clock=self.clock)
-        self.engine.waker = self.dispatcher
+        self.wakeups = Wakeups(self.db, self.dispatcher)
+        self.engine.waker = self.wakeups
+        self.metrics.watch(self.dispatcher, self.clock.now)
         return self.dispatcher
 
     async def start(self) -> None:
         # MCP servers connect in the background: a slow one must not hold the bot back.
         self._connecting = asyncio.create_task(self.actions.start())
         if self.dispatcher is not None:
+            await self.wakeups.start()
             await self.dispatcher.start()
 
     async def close(self) -> None:
         if self.dispatcher is not None:
+            await self.wakeups.stop()
             await self.dispatcher.stop()
         await self.queues.close()
         if self._connecting is not None:
@@ -239,7 +252,7 @@ class Runtime:
             runs = await self.store.runs(job.id, limit=20)
             wake = followups.wake_up(job, run, runs)
             prompt = followups.wake_text(job.command, wake, job.tz)
-        result: AgentReply = await run_agent(agent, prompt, deps)
+        result = await self._answer_in_time(agent, prompt, deps, run)
         await self._spend(job.owner_id, result, capped)
         await self._keep_tool_calls(run, result)
         text = result.text.strip()
@@ -265,6 +278,26 @@ class Runtime:
             text = f"<@{job.owner_id}> {text}"
         buttons = (job.id, run.id) if job.kind == JobKind.REMINDER else None
         return Reply(text, mention_user=job.owner_id, reminder=buttons)
+
+    async def _answer_in_time(
+        self, agent: AgentRuntime, prompt: str, deps: HomarDeps, run: JobRun
+    ) -> AgentReply:
+        """The agent's answer to a fired job, or none if the model would make it late.
+
+        A hung or slow model must not hold a reminder past `FIRED_DEADLINE` after its
+        due time: the run gets what is left of that (at least `FIRED_MIN_BUDGET`), then
+        the caller falls back to the plain reminder.
+        """
+        waited = (self.clock.now() - run.scheduled_for).total_seconds()
+        budget = max(FIRED_MIN_BUDGET, FIRED_DEADLINE - max(0.0, waited))
+        async with self.metrics.model_call() as outcome:
+            try:
+                result = await asyncio.wait_for(run_agent(agent, prompt, deps), budget)
+            except TimeoutError:
+                outcome("timeout")
+                return AgentReply(text="", error=f"the model took longer than {budget:.0f} s")
+            outcome("offline" if result.offline else "error" if result.error else "ok")
+            return result
 
     async def _keep_tool_calls(self, run: JobRun, result: AgentReply) -> None:
         """The fired command's action calls go on its run, for `/jobs history`."""

@@ -10,7 +10,8 @@ import aiohttp
 import discord
 
 from bot.dispatcher import Delivered, Delivery, DeliveryError
-from storage.models import JobKind
+from storage.jobs import JobSnapshot
+from storage.models import JobKind, JobStatus
 
 if TYPE_CHECKING:
     from bot.heartbeat import Heartbeat
@@ -34,6 +35,41 @@ class DiscordTransport:
     def __init__(self, client: discord.Client) -> None:
         self.client = client
         self.heartbeat: Heartbeat | None = None  # set by the bot
+        self._notices: set[asyncio.Task[None]] = set()
+
+    def failure_notice(self, job: JobSnapshot, error: str) -> None:
+        """Engine hook: a recurring job keeps failing (or was paused for it); tell its owner."""
+        task = asyncio.get_running_loop().create_task(self._tell_owner(job, error))
+        self._notices.add(task)
+        task.add_done_callback(self._notices.discard)
+
+    async def _tell_owner(self, job: JobSnapshot, error: str) -> None:
+        what = f"job #{job.id} (“{job.command[:80]}”)"
+        if job.status == JobStatus.PAUSED:
+            text = (
+                f"⏸️ I paused your {what} after {job.failure_streak} failed runs in a row. "
+                f"Last problem: {error[:300]}. Fix that, then `/jobs resume id: {job.id}`."
+            )
+        else:
+            text = (
+                f"⚠️ Your {what} has failed {job.failure_streak} times in a row. "
+                f"Last problem: {error[:300]}. `/jobs history id: {job.id}` shows each attempt; "
+                "I'll keep trying and pause it if this goes on."
+            )
+        try:
+            user = self.client.get_user(job.owner_id) or await self.client.fetch_user(job.owner_id)
+            await user.send(text, allowed_mentions=NO_MENTIONS)
+            return
+        except discord.HTTPException as exc:
+            log.info("job %s: cannot DM the owner about failures: %s", job.id, exc)
+        try:
+            mentions = discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(job.owner_id)]
+            )
+            channel = self.client.get_partial_messageable(job.channel_id, guild_id=job.guild_id)
+            await channel.send(f"<@{job.owner_id}> {text}", allowed_mentions=mentions)
+        except discord.HTTPException:
+            log.warning("job %s: could not tell the owner it keeps failing", job.id, exc_info=True)
 
     async def deliver(self, delivery: Delivery) -> Delivered:
         if delivery.kind == JobKind.HEARTBEAT:  # handled in-process, never posted as a marker
@@ -44,30 +80,47 @@ class DiscordTransport:
             return await self._deliver(delivery)
         except DeliveryError:
             raise
-        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             raise DeliveryError(f"connection error: {exc}", retryable=True) from exc
         except discord.HTTPException as exc:
             retryable = exc.status >= 500 or exc.status == 429
             raise DeliveryError(_describe(exc), retryable=retryable) from exc
 
     async def _deliver(self, d: Delivery) -> Delivered:
-        channel = await self._channel(d.channel_id)
-        problem = "the thread no longer exists"
+        channel, problem = await self._target(d.channel_id)
         if channel is not None:
             try:
                 msg = await self._send(channel, d.text, d.nonce)
                 return Delivered(msg.id, channel.id)
             except discord.HTTPException as exc:
-                if exc.status >= 500 or exc.status == 429:
+                if _retryable(exc):
                     raise
-                if exc.code == THREAD_ARCHIVED and isinstance(channel, discord.Thread):
-                    unarchived = await self._unarchive(channel)
-                    if unarchived:
+                problem = _describe(exc)
+                # An archived thread is reopened; a locked one was closed by a moderator.
+                archived = exc.code == THREAD_ARCHIVED and isinstance(channel, discord.Thread)
+                if archived and not channel.locked and await self._unarchive(channel):
+                    try:
                         msg = await self._send(channel, d.text, d.nonce)
                         return Delivered(msg.id, channel.id)
-                problem = _describe(exc)
-                log.warning("job %s: cannot post in %s: %s", d.job_id, d.channel_id, problem)
+                    except discord.HTTPException as again:
+                        if _retryable(again):
+                            raise
+                        problem = _describe(again)
+            ids = {"job_id": d.job_id, "run_id": d.run_id, "thread_id": d.channel_id}
+            log.warning("job %s: cannot post in its thread: %s", d.job_id, problem, extra=ids)
         return await self._fallback(d, problem)
+
+    async def _target(self, channel_id: int) -> tuple[Any, str]:
+        """The job's thread (fetched if not cached), or None and why it can't be had."""
+        channel = self.client.get_channel(channel_id)
+        if channel is not None:
+            return channel, ""
+        try:  # archived threads are not cached; ask Discord
+            return await self.client.fetch_channel(channel_id), ""
+        except discord.NotFound:
+            return None, "the thread no longer exists"
+        except discord.Forbidden:
+            return None, "I no longer have access to it"
 
     async def _fallback(self, d: Delivery, problem: str) -> Delivered:
         where = f"<#{d.channel_id}>"
@@ -85,7 +138,8 @@ class DiscordTransport:
             parent = await self._channel(d.parent_channel_id)
             if parent is not None:
                 try:
-                    text = f"{d.text}\n(<@{d.owner_id}>: this was meant for {where}, but {problem}.)"
+                    why = f"this was meant for {where}, but {problem}"
+                    text = f"{d.text}\n(<@{d.owner_id}>: {why}.)"
                     mentions = discord.AllowedMentions(
                         everyone=False, roles=False, users=[discord.Object(d.owner_id)]
                     )
@@ -127,6 +181,10 @@ class DiscordTransport:
     ) -> discord.Message:
         msg: discord.Message = await channel.send(text, nonce=nonce, allowed_mentions=mentions)
         return msg
+
+
+def _retryable(exc: discord.HTTPException) -> bool:
+    return exc.status >= 500 or exc.status == 429
 
 
 def _describe(exc: discord.HTTPException) -> str:

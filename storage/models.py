@@ -147,7 +147,9 @@ class JobRun(Base):
     __tablename__ = "job_runs"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    job_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("jobs.id", ondelete="CASCADE"), index=True
+    )
     scheduled_for: Mapped[datetime]
     kind: Mapped[str] = mapped_column(String(16), default="run")
     attempt: Mapped[int] = mapped_column(Integer, default=1)
@@ -162,7 +164,11 @@ class JobRun(Base):
     error: Mapped[str | None] = mapped_column(Text)
     details: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
-    __table_args__ = (UniqueConstraint("job_id", "scheduled_for", name="uq_job_runs_slot"),)
+    __table_args__ = (
+        UniqueConstraint("job_id", "scheduled_for", name="uq_job_runs_slot"),
+        # Finds delivered runs whose marker was never re-fed (the echo was lost).
+        Index("ix_job_runs_unexecuted", "executed_at", "delivered_at"),
+    )
 
 
 class Conversation(Base):

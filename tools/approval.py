@@ -127,6 +127,8 @@ class PendingApproval:
     def message(self) -> str:
         """The approval message's body (the poster adds the requester's mention and buttons)."""
         lead = "these jobs" if len(self.calls) > 1 else "this job"
+        if all(c.proposal.startswith("**Action:**") for c in self.calls):  # MCP tool calls
+            return f"Before I do this, please approve or deny:\n{self.proposal}"
         return f"Before I create {lead}, please approve or deny:\n{self.proposal}"
 
 

@@ -49,6 +49,7 @@ class Limits:
     retry_window: timedelta = timedelta(minutes=15)
     late_after: timedelta = timedelta(seconds=60)
     pause_after_failures: int = 10
+    notify_after_failures: int = 3  # the owner hears once when a recurring job keeps failing
     follow_up_window: timedelta = timedelta(hours=24)  # a reminder stops nagging after this
 
 
@@ -133,6 +134,9 @@ class Engine:
         self.limits = limits or Limits()
         self.waker = waker
         self._rates: dict[int, _RateWindow] = defaultdict(_RateWindow)
+        # Told (job as now, error) when a recurring job's failures reach the notify or
+        # pause threshold; the chat surface tells the owner.
+        self.failure_notices: list[Callable[[JobSnapshot, str], None]] = []
 
     # ------------------------------------------------------------ create
 
@@ -677,6 +681,9 @@ class Engine:
         if not outcomes:
             return {}
         jobs = await self.store.finish(outcomes)
+        for o in outcomes:
+            if o.run_values.get("outcome") == RunOutcome.FAILED:
+                self._notice(jobs.get(o.claim.job.id), str(o.run_values.get("error") or ""))
         upcoming = [
             j.next_run_at
             for j in jobs.values()
@@ -685,6 +692,15 @@ class Engine:
         if upcoming:
             self._wake(min(upcoming))
         return jobs
+
+    def _notice(self, job: JobSnapshot | None, error: str) -> None:
+        if job is None or not schedule_of(job).is_recurring:
+            return
+        streak, limits = job.failure_streak, self.limits
+        paused = job.status == JobStatus.PAUSED and streak == limits.pause_after_failures
+        if streak == limits.notify_after_failures or paused:
+            for notice in self.failure_notices:
+                notice(job, error)
 
 
 _ZERO = timedelta(0)

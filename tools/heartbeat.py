@@ -10,6 +10,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from storage.jobs import JobSnapshot
 from storage.models import Job, JobKind, JobStatus
 from tools import timeparse
 from tools.engine import Actor, Engine, Target
@@ -55,7 +56,7 @@ def every_words(every: timedelta) -> str:
     return f"every {minutes} minutes"
 
 
-def interval_of(job: Job) -> timedelta:
+def interval_of(job: Job | JobSnapshot) -> timedelta:
     return timedelta(seconds=int(job.schedule.get("seconds", 0)))
 
 
@@ -74,7 +75,7 @@ async def enable(
     *,
     created_by: str = "user",
     meta: dict[str, Any] | None = None,
-) -> Job:
+) -> Job | JobSnapshot:
     """Start the thread's heartbeat, or change its interval (and resume it) if it has one."""
     check_every(every)
     schedule = heartbeat_schedule(every, engine.clock(), tz)

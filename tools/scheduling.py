@@ -134,112 +134,13 @@ def parse_recurrence(text: str, now: datetime, tz: str) -> Schedule | None:
             return Schedule(Cron(s), tz)
         except ScheduleError:
             return None
-    try:
-        got = timeparse.parse_recurrence(s, now=now, tz=tz)
-    except Exception:  # the time language is young; never let it break a run
-        log.exception("parse_recurrence failed on %r", s)
-        got = None
-    return got if got is not None else _simple_recurrence(s, now, tz)
-
-
-_DOW = {"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}
-_POD = {"morning": 9, "noon": 12, "afternoon": 15, "evening": 18, "night": 21}
-
-
-def _clock(s: str) -> tuple[int, int] | None:
-    m = re.search(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?(?=\s|$)", s)
-    if m is None:
-        pod = re.search(r"\b(morning|noon|afternoon|evening|night)\b", s)
-        return (_POD[pod.group(1)], 0) if pod else None
-    h, mi = int(m.group(1)), int(m.group(2) or 0)
-    ap = (m.group(3) or "").replace(".", "")
-    if ap == "pm" and h < 12:
-        h += 12
-    if ap == "am" and h == 12:
-        h = 0
-    return (h, mi) if h < 24 and mi < 60 else None
-
-
-def _simple_recurrence(s: str, now: datetime, tz: str) -> Schedule | None:
-    """A small fallback for the common recurrences while the time language grows."""
-    t = s.lower().strip().rstrip(".!")
-    m = re.fullmatch(r"(?:every|each)\s+(\d+)?\s*(second|sec|minute|min|hour|hr|h|day)s?", t)
-    if m:
-        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)[0]]
-        step = int(m.group(1) or 1) * unit
-        return Schedule(Every(step, now.astimezone(zone(tz)) + timedelta(seconds=step)), tz)
-    if not re.match(r"(every|each|daily|weekly|weekdays|on weekdays)\b", t):
-        return None
-    rest = re.sub(r"^(every|each)\s+", "", t)
-    clock = _clock(rest) or (9, 0)
-    if re.match(r"(day|daily|morning|evening|night|afternoon)\b", rest) or t.startswith("daily"):
-        dow = "*"
-    elif re.match(r"(weekday|workday|on weekdays|weekdays)", rest):
-        dow = "1-5"
-    elif rest.startswith("weekend"):
-        dow = "0,6"
-    else:
-        days = [str(v) for k, v in _DOW.items() if re.search(rf"\b{k}[a-z]*\b", rest)]
-        if not days:
-            return None
-        dow = ",".join(days)
-    try:
-        return Schedule(Cron(f"{clock[1]} {clock[0]} * * {dow}"), tz)
-    except ScheduleError:
-        return None
+    return timeparse.parse_recurrence(s, now=now, tz=tz)
 
 
 def split_when(text: str, now: datetime, tz: str) -> tuple[datetime | Schedule, str] | None:
-    """Find the time phrase at the start or end of `text`: (instant or recurrence, the rest)."""
-    native = getattr(timeparse, "split_when", None)
-    got: tuple[datetime | Schedule, str] | None = None
-    if native is not None:
-        try:
-            found = native(text, now=now, tz=tz)
-            got = (found.schedule, found.rest) if found is not None else None
-        except Exception:
-            log.exception("split_when failed on %r", text)
-    if got is not None and got[1].strip():
-        return got
-    return _split_words(text, now, tz) or got
-
-
-def _split_words(text: str, now: datetime, tz: str) -> tuple[datetime | Schedule, str] | None:
-    words = text.split()
-    n = len(words)
-    for size in range(n - 1, 0, -1):
-        for phrase, rest in ((words[:size], words[size:]), (words[n - size :], words[: n - size])):
-            p = " ".join(phrase)
-            if re.match(r"(every|each|daily|weekly|on weekdays)\b", p, re.I):
-                rec = parse_recurrence(p, now, tz)
-                if rec is not None:
-                    return rec, " ".join(rest)
-            elif re.search(r"\d|[a-z]{3}", p, re.I):
-                at = timeparse.parse_instant(p, now=now, tz=tz)
-                if at is not None:
-                    return _shrink(phrase, rest, at, prefix=phrase == words[:size])
-    return None
-
-
-_TIME_WORD = re.compile(
-    r"^(\d.*|at|on|in|of|and|a|an|half|quarter|noon|midnight|morning|afternoon|evening|night|"
-    r"tonight|tomorrow|today|next|this|week|month|year|days?|hours?|minutes?|seconds?|mins?|"
-    r"hrs?|secs?|am|pm|[a-z]+day|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|"
-    r"sep\w*|oct\w*|nov\w*|dec\w*|o'?clock|from|now|later|after|before)$",
-    re.I,
-)
-
-
-def _shrink(
-    phrase: list[str], rest: list[str], at: datetime, *, prefix: bool
-) -> tuple[datetime, str]:
-    """Give back words a lenient parse swallowed ("in 2 hours start the" → "in 2 hours")."""
-    while len(phrase) > 1:
-        edge = phrase[-1] if prefix else phrase[0]
-        if _TIME_WORD.match(edge.strip(",.")):
-            break
-        phrase, rest = (phrase[:-1], [edge, *rest]) if prefix else (phrase[1:], [*rest, edge])
-    return at, " ".join(rest)
+    """The time phrase anywhere in `text`: (instant or recurrence, the other words), or None."""
+    found = timeparse.split_when(text, now=now, tz=tz)
+    return (found.schedule, found.rest) if found is not None else None
 
 
 # ---------------------------------------------------------------- formatting

@@ -71,9 +71,9 @@ async def test_plugin_toolset_loads_and_is_callable(deps: HomarDeps) -> None:
 
 
 def test_plugin_errors_name_the_module() -> None:
-    with pytest.raises(PluginError, match="'tests.actions.no_such_plugin'.*failed to import"):
+    with pytest.raises(PluginError, match=r"'tests\.actions\.no_such_plugin'.*failed to import"):
         load_plugins("tests.actions.sample_plugin, tests.actions.no_such_plugin")
-    with pytest.raises(PluginError, match="'tests.actions.broken_plugin' .*has no `toolset`"):
+    with pytest.raises(PluginError, match=r"'tests\.actions\.broken_plugin' .*has no `toolset`"):
         load_plugins("tests.actions.broken_plugin")
     assert load_plugins(" , ") == []
 

@@ -44,7 +44,9 @@ class CrashReport:
     seconds: float
 
     def summary(self) -> dict[str, int]:
-        return {k: v for k, v in asdict(self).items() if k in ("cycles", "jobs", "lost", "duplicates")}
+        return {
+            k: v for k, v in asdict(self).items() if k in ("cycles", "jobs", "lost", "duplicates")
+        }
 
 
 def bot_env(fake: FakeDiscord, database_url: str, **extra: str) -> dict[str, str]:
@@ -67,8 +69,15 @@ async def start_bot(env: dict[str, str], workdir: Path, name: str) -> asyncio.su
     log = (workdir / f"{name}.log").open("wb")
     try:
         return await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", "run", env=env, cwd=workdir,
-            stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
+            sys.executable,
+            "-m",
+            "bot",
+            "run",
+            env=env,
+            cwd=workdir,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
         )
     finally:
         log.close()
@@ -80,7 +89,9 @@ async def kill(proc: asyncio.subprocess.Process) -> None:
     await proc.wait()
 
 
-async def seed(database_url: str, targets: list[Target], jobs: int, first: float, spread: float) -> None:
+async def seed(
+    database_url: str, targets: list[Target], jobs: int, first: float, spread: float
+) -> None:
     """One-off jobs due from `first` to `first + spread` seconds from now."""
     db = Database(database_url)
     await db.upgrade()
@@ -89,8 +100,11 @@ async def seed(database_url: str, targets: list[Target], jobs: int, first: float
     for i in range(jobs):
         at = now + timedelta(seconds=first + spread * i / max(1, jobs - 1))
         await engine.create(
-            target=targets[i % len(targets)], command=f"crash job {i}", kind="delayed",
-            schedule=Schedule(Once(at)), check_limits=False,
+            target=targets[i % len(targets)],
+            command=f"crash job {i}",
+            kind="delayed",
+            schedule=Schedule(Once(at)),
+            check_limits=False,
         )
     await db.close()
 
@@ -140,7 +154,7 @@ async def crash_run(
                 await asyncio.sleep(rng.uniform(0.3, 3.0))
             else:  # once this process is delivering: mid-delivery or mid-recording
                 with contextlib.suppress(TimeoutError):
-                    await fake.wait_for(lambda: len(markers()) > before, timeout=8)
+                    await fake.wait_for(lambda b=before: len(markers()) > b, timeout=8)
                 await asyncio.sleep(rng.uniform(0.0, 0.6))
             await kill(proc)
 

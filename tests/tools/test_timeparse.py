@@ -584,3 +584,124 @@ def test_split_when_keeps_exceptions() -> None:
     assert got is not None and got.rest == "water the plants"
     assert isinstance(got.schedule, Schedule)
     assert "2026-05-10" not in _local_days(got.schedule, 7)
+
+
+# ---------------------------------------------------------------- whole phrases only
+
+NOV = at(BERLIN, 2026, 11, 23, 9, 0)  # 08:00 UTC, a Monday
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("in 1 hour and 30 minutes", 90),
+        ("in 2 hours and 15 minutes", 135),
+        ("in an hour and 45 minutes", 105),
+        ("in an hour and a half", 90),
+        ("in 1 hour, 30 minutes", 90),
+        ("in 1 hour & 30 minutes", 90),
+        ("in 1 hour and 30", 90),
+        ("in 2 hours and 5", 125),
+        ("in 1h and 30m", 90),
+        ("after 1 hour and 30 minutes", 90),
+        ("1 hour and 30 minutes from now", 90),
+        ("in 1 day and 3 hours", 27 * 60),
+    ],
+)
+def test_compound_relative_durations(text: str, minutes: int) -> None:
+    want = NOV + timedelta(minutes=minutes)
+    assert parse_instant(text, now=NOV, tz=BERLIN) == want
+    for message in (
+        f"{text} start the dishwasher",
+        f"start the dishwasher {text}",
+        f"remind me {text} to start the dishwasher",
+        f"start {text} the dishwasher",
+    ):
+        got = split_when(message, now=NOV, tz=BERLIN)
+        assert got is not None and got.schedule == want, message
+        assert got.rest == "start the dishwasher", message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "in 1 hour and 30 minutes start the",
+        "in 1 hour and 30 minutes start the dishwasher",
+        "in 2 hours and 30 minutes call mom",
+        "in 1 hour and 30 start",
+        "tomorrow at 9 call mom",
+        "from 3 to 5pm feed the cat",
+        "between the 3rd and 5th of march buy flowers",
+        "at 3 for 2 hours then stop",
+        "for 2 hours and cake starting at 3",
+        "every day at 8 start the dishwasher",
+        "every 2 hours water the plants",
+    ],
+)
+def test_trailing_words_are_not_a_time(text: str) -> None:
+    """A phrase is a time only when every word is read; the rest is for split_when."""
+    assert parse_instant(text, now=NOV, tz=BERLIN) is None
+    assert parse_recurrence(text, now=NOV, tz=BERLIN) is None
+
+
+def test_ranges_still_read_their_start() -> None:
+    assert parse_instant("from 3 to 5pm", now=NOV, tz=BERLIN) == at(BERLIN, 2026, 11, 23, 15)
+    assert parse_instant("between the 3rd and 5th of march", now=NOV, tz=BERLIN) == at(
+        BERLIN, 2027, 3, 3, 9
+    )
+    assert parse_instant("dec 3-5", now=NOV, tz=BERLIN) == at(BERLIN, 2026, 12, 3, 9)
+    assert parse_instant("at 3pm for 2 hours", now=NOV, tz=BERLIN) == at(BERLIN, 2026, 11, 23, 15)
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "rest"),
+    [
+        ("in 1 hour and 30 minutes start the dishwasher", (2026, 11, 23, 10, 30), None),
+        ("start the dishwasher in 1 hour and 30 minutes", (2026, 11, 23, 10, 30), None),
+        ("start in 1 hour and 30 minutes the dishwasher", (2026, 11, 23, 10, 30), None),
+        ("tomorrow at 9 call mom about the trip", (2026, 11, 24, 9, 0), "call mom about the trip"),
+        ("call mom tomorrow at 9 about the trip", (2026, 11, 24, 9, 0), "call mom about the trip"),
+        ("call mom about the trip tomorrow at 9", (2026, 11, 24, 9, 0), "call mom about the trip"),
+        ("remind me to call mom the day after tomorrow at 10", (2026, 11, 25, 10, 0), "call mom"),
+        ("the day after tomorrow at 10 call mom", (2026, 11, 25, 10, 0), "call mom"),
+        ("post the weekly report tonight", (2026, 11, 23, 18, 0), "post the weekly report"),
+        ("post the weekly report at 5pm", (2026, 11, 23, 17, 0), "post the weekly report"),
+        ("post tomorrow at 9 the weekly report", (2026, 11, 24, 9, 0), "post the weekly report"),
+        ("check the oven on friday at 6pm please", (2026, 11, 27, 18, 0), "check the oven"),
+    ],
+)
+def test_split_when_anywhere(message: str, when: tuple[int, ...], rest: str | None) -> None:
+    got = split_when(message, now=NOV, tz=BERLIN)
+    assert got is not None
+    assert got.schedule == at(BERLIN, *when)
+    assert got.rest == (rest or "start the dishwasher")
+
+
+@pytest.mark.parametrize(
+    ("message", "cron", "rest"),
+    [
+        ("every day at 8 start the dishwasher", "0 8 * * *", "start the dishwasher"),
+        ("start the dishwasher every day at 8", "0 8 * * *", "start the dishwasher"),
+        ("start every weekday at 8am the dishwasher", "0 8 * * 1-5", "start the dishwasher"),
+        ("water the plants every afternoon", "0 14 * * *", "water the plants"),
+        ("post the weekly report every monday at 9", "0 9 * * 1", "post the weekly report"),
+    ],
+)
+def test_split_when_recurrence_anywhere(message: str, cron: str, rest: str) -> None:
+    got = split_when(message, now=NOV, tz=BERLIN)
+    assert got is not None and isinstance(got.schedule, Schedule)
+    assert got.schedule.spec == Cron(cron) and got.rest == rest
+
+
+def test_every_n_hours_short_unit() -> None:
+    for text in ("every 2h", "every 2 h", "every 2 hours"):
+        got = parse_recurrence(text, now=NOV, tz=BERLIN)
+        assert got is not None and isinstance(got.spec, Every), text
+        assert got.spec.seconds == 7200
+
+
+def test_month_edges_need_their_article() -> None:
+    for text in ("every month at the start", "beginning of each month", "every month end"):
+        got = parse_recurrence(text, now=NOV, tz=BERLIN)
+        assert got is not None, text
+    assert parse_recurrence("every day start", now=NOV, tz=BERLIN) is None

@@ -9,9 +9,52 @@ from __future__ import annotations
 import re
 
 _STOP = frozenset(
-    "the and for with this that then from into onto about after before when what please "
-    "you your our my me its it's all any some can will would could should just now later "
-    "hour hours minute minutes second seconds day days tomorrow tonight today".split()
+    {
+        "the",
+        "and",
+        "for",
+        "with",
+        "this",
+        "that",
+        "then",
+        "from",
+        "into",
+        "onto",
+        "about",
+        "after",
+        "before",
+        "when",
+        "what",
+        "please",
+        "you",
+        "your",
+        "our",
+        "my",
+        "me",
+        "its",
+        "all",
+        "any",
+        "some",
+        "can",
+        "will",
+        "would",
+        "could",
+        "should",
+        "just",
+        "now",
+        "later",
+        "hour",
+        "hours",
+        "minute",
+        "minutes",
+        "second",
+        "seconds",
+        "day",
+        "days",
+        "tomorrow",
+        "tonight",
+        "today",
+    }
 )
 
 
@@ -40,6 +83,4 @@ def capability_note(command: str, tools: dict[str, str]) -> str:
     if hits:
         named = ", ".join(f"`{h}`" for h in hits[:3])
         return f"\nWhen it fires I'll do it with {named}."
-    return (
-        "\nNone of my tools can do that, so when it fires I'll post it as a reminder instead."
-    )
+    return "\nNone of my tools can do that, so when it fires I'll post it as a reminder instead."

@@ -202,7 +202,9 @@ class McpServer(WrapperToolset[Any]):
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
         if not await self._ready():
-            raise ToolFailed(f'The "{self.name}" server can\'t be reached right now; nothing was done.')
+            raise ToolFailed(
+                f'The "{self.name}" server can\'t be reached right now; nothing was done.'
+            )
         try:
             async with asyncio.timeout(self.policy.timeout):
                 return await self.wrapped.call_tool(name, tool_args, ctx, tool)

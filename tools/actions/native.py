@@ -76,7 +76,7 @@ TOOLS = (post_message, read_thread, create_poll)
 
 
 async def _only_in_threads(
-    ctx: RunContext[HomarDeps], tool_defs: list[ToolDefinition]
+    ctx: RunContext[Any], tool_defs: list[ToolDefinition]
 ) -> list[ToolDefinition]:
     return tool_defs if ctx.deps.thread is not None else []
 

@@ -29,8 +29,10 @@ for _unit, _words in {
     for _w in _words.split():
         _UNIT_WORDS[_w] = _unit
 
-UNIT_RE = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|" \
+UNIT_RE = (
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|"
     r"months?|mos?|years?|yrs?)"
+)
 _SHORT_UNIT_RE = r"(?:s|m|h|d|w|y|mo|min|hr|sec|')"
 _FRACTION = {"half": 0.5, "quarter": 0.25, "3-quarters": 0.75, "3 quarters": 0.75}
 QTY_RE = (
@@ -49,7 +51,11 @@ _COMPACT = re.compile(
     r"(?P<a>\d+(?:\.\d+)?|\d/\d)\s?(?P<ua>" + _SHORT_UNIT_RE + r")"
     r"(?:(?P<b>\d+)(?P<ub>" + _SHORT_UNIT_RE + r")?)?(?![\w'])"
 )
-_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+)")
+_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+(?P<and>and|&)\s+|\s+)")
+# "an hour and 30": a bare number joined by "and" counts the next smaller unit, as in
+# "1h30" — unless it is a count or a clock time ("and 5 times", "and 5pm").
+_SMALLER = {"hours": "minutes", "minutes": "seconds"}
+_TRAILING = re.compile(r"(?P<n>[0-5]?\d)(?![\w'.:/-])(?!\s*(?:times|x|am|pm|o'?clock)\b)")
 
 
 @dataclass(frozen=True)
@@ -124,10 +130,13 @@ def match_duration(s: str, pos: int = 0) -> tuple[Duration, int] | None:
     parts: dict[str, float] = {}
     end = pos
     i = pos
+    last = ""  # the unit of the term just read
+    j: re.Match[str] | None = None
     while True:
         m = _TERM_HALF.match(s, i)
         if m:
-            _add(parts, _UNIT_WORDS[m.group("u")], float(m.group("q")) + 0.5)
+            last = _UNIT_WORDS[m.group("u")]
+            _add(parts, last, float(m.group("q")) + 0.5)
         else:
             m = _TERM.match(s, i)
             if m:
@@ -136,15 +145,20 @@ def match_duration(s: str, pos: int = 0) -> tuple[Duration, int] | None:
                     break
                 if m.group("half"):
                     n += 0.5
-                _add(parts, _UNIT_WORDS[m.group("u")], n)
+                last = _UNIT_WORDS[m.group("u")]
+                _add(parts, last, n)
             else:
                 m = _COMPACT.match(s, i)
                 if not m:
+                    t = _TRAILING.match(s, i) if j and j["and"] and last in _SMALLER else None
+                    if t:
+                        _add(parts, _SMALLER[last], float(t["n"]))
+                        end = t.end()
                     break
                 n = _qty(m.group("a"))
                 if n is None:
                     break
-                ua = _UNIT_WORDS[m.group("ua")]
+                ua = last = _UNIT_WORDS[m.group("ua")]
                 _add(parts, ua, n)
                 if m.group("b"):
                     ub = m.group("ub")
@@ -154,6 +168,7 @@ def match_duration(s: str, pos: int = 0) -> tuple[Duration, int] | None:
                     if unit_b is None:
                         break
                     _add(parts, unit_b, float(m.group("b")))
+                    last = unit_b
         end = m.end()
         j = _JOIN.match(s, end)
         if not j:

@@ -136,8 +136,10 @@ def piece(pattern: str) -> Callable[[Handler], Handler]:
 # ---------------------------------------------------------------- dates
 
 
-@piece(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:[t ](?P<H>\d{1,2}):(?P<M>\d{2})"
-       r"(?::(?P<S>\d{2})(?:\.\d+)?)?)?(?P<z>z|[+-]\d{2}:?\d{2})?")
+@piece(
+    r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:[t ](?P<H>\d{1,2}):(?P<M>\d{2})"
+    r"(?::(?P<S>\d{2})(?:\.\d+)?)?)?(?P<z>z|[+-]\d{2}:?\d{2})?"
+)
 def _iso(m: re.Match[str], f: Frame, c: Ctx) -> None:
     y, mo, d = int(m["y"]), int(m["m"]), int(m["d"])
     if not valid_date(y, mo, d):
@@ -198,8 +200,13 @@ def _md(m: re.Match[str], f: Frame, c: Ctx) -> None:
 _NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'|o'?clock|ish))"
 
 
-@piece(r"(?P<mon>" + MONTH_RE + r")\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?" + _NOT_TIME
-       + r"(?:,?\s*(?P<y>\d{4}))?")
+@piece(
+    r"(?P<mon>"
+    + MONTH_RE
+    + r")\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?"
+    + _NOT_TIME
+    + r"(?:,?\s*(?P<y>\d{4}))?"
+)
 def _month_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(month=month_of(m["mon"]), day=int(m["d"]))
     if m["y"]:
@@ -207,8 +214,11 @@ def _month_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*(?:day\s+)?(?:of\s+)?(?P<mon>" + MONTH_RE
-       + r")(?:,?\s*(?P<y>\d{4}))?")
+@piece(
+    r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*(?:day\s+)?(?:of\s+)?(?P<mon>"
+    + MONTH_RE
+    + r")(?:,?\s*(?P<y>\d{4}))?"
+)
 def _day_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(month=month_of(m["mon"]), day=int(m["d"]))
     if m["y"]:
@@ -224,11 +234,14 @@ def _second_of_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"(?:the\s+)?" + ORD + r"\s+(?:day\s+)?of\s+(?:the\s+)?(?P<which>next|this|last|current|"
-       r"previous|following|coming|upcoming)\s+month")
+@piece(
+    r"(?:the\s+)?" + ORD + r"\s+(?:day\s+)?of\s+(?:the\s+)?(?P<which>next|this|last|current|"
+    r"previous|following|coming|upcoming)\s+month"
+)
 def _day_of_rel_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    shift = {"next": 1, "following": 1, "coming": 1, "upcoming": 1, "last": -1,
-             "previous": -1}.get(m["which"], 0)
+    shift = {"next": 1, "following": 1, "coming": 1, "upcoming": 1, "last": -1, "previous": -1}.get(
+        m["which"], 0
+    )
     base = add_months(c.today.replace(day=1), shift)
     d = _ord(m["ord"])
     if not valid_date(base.year, base.month, d):
@@ -244,8 +257,11 @@ _REL_WORDS = r"this|next|last|coming|upcoming|following|past|previous|current"
 def _mod_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     mode = m["mod"]
     f.set(month=month_of(m["mon"]))
-    f.month_mode = "last" if mode in ("last", "past", "previous") else (
-        "this" if mode in ("this", "current") else "next")
+    f.month_mode = (
+        "last"
+        if mode in ("last", "past", "previous")
+        else ("this" if mode in ("this", "current") else "next")
+    )
     f.weak = False
 
 
@@ -300,10 +316,13 @@ def _rel_shift(mod: str) -> int:
     return 0
 
 
-@piece(r"(?:(?P<mod>this|next|last|coming|upcoming|following|past|previous)\s+)?(?P<wd>"
-       + WEEKDAY_RE + r")(?:\s+(?P<post>after next|of next week|next week|of this week|this week|"
-       r"of last week|last week|from last week|before last|of the following week|"
-       r"of the week after next))?")
+@piece(
+    r"(?:(?P<mod>this|next|last|coming|upcoming|following|past|previous)\s+)?(?P<wd>"
+    + WEEKDAY_RE
+    + r")(?:\s+(?P<post>after next|of next week|next week|of this week|this week|"
+    r"of last week|last week|from last week|before last|of the following week|"
+    r"of the week after next))?"
+)
 def _weekday(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(weekday=weekday_of(m["wd"]))
     mod, post = m["mod"], m["post"]
@@ -320,7 +339,8 @@ def _weekday(m: re.Match[str], f: Frame, c: Ctx) -> None:
             f.wd_mode = "week+0"
     elif mod:
         f.wd_mode = {"next": "week+1", "last": "last", "past": "last", "previous": "last"}.get(
-            mod, "bare")
+            mod, "bare"
+        )
     if m["wd"].rstrip(".") in ("sat", "sun", "wed", "mon") and not (mod or post):
         f.extra["weak_wd"] = 1
     else:
@@ -382,8 +402,10 @@ def _after_next_period(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"(?:the\s+)?(?P<mod>this|next|last|coming|upcoming|following|past|this past)?\s*"
-       r"(?:week-?end|wkend)")
+@piece(
+    r"(?:the\s+)?(?P<mod>this|next|last|coming|upcoming|following|past|this past)?\s*"
+    r"(?:week-?end|wkend)"
+)
 def _weekend(m: re.Match[str], f: Frame, c: Ctx) -> None:
     mod = m["mod"] or "this"
     shift = -1 if mod in ("last", "past", "this past") else (0 if mod == "this" else 1)
@@ -394,13 +416,19 @@ def _weekend(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-_CONTAINER = (r"(?:(?P<mon>" + MONTH_RE + r")(?:\s+(?P<y>\d{4}))?|(?P<relm>next|this|last|"
-              r"the|current|the following)\s+month|(?P<yy>\d{4}))")
+_CONTAINER = (
+    r"(?:(?P<mon>" + MONTH_RE + r")(?:\s+(?P<y>\d{4}))?|(?P<relm>next|this|last|"
+    r"the|current|the following)\s+month|(?P<yy>\d{4}))"
+)
 
 
-@piece(r"(?:the\s+)?(?P<n>\d{1,2}(?:st|nd|rd|th)|second|last)(?:\s+(?P<last>last|to\s+last|"
-       r"to\s+the\s+last))?\s+(?P<what>" + WEEKDAY_RE + r"|day|week|weekend|wkend)\s+(?:of|in)\s+"
-       + _CONTAINER)
+@piece(
+    r"(?:the\s+)?(?P<n>\d{1,2}(?:st|nd|rd|th)|second|last)(?:\s+(?P<last>last|to\s+last|"
+    r"to\s+the\s+last))?\s+(?P<what>"
+    + WEEKDAY_RE
+    + r"|day|week|weekend|wkend)\s+(?:of|in)\s+"
+    + _CONTAINER
+)
 def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     n = -1 if m["n"] == "last" else _ord(m["n"])
     if m["last"]:
@@ -426,8 +454,9 @@ def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
             idx = n - 1 if n > 0 else n
             return (weeks[idx], "week", None) if -len(weeks) <= idx < len(weeks) else None
         if what in ("weekend", "wkend"):
-            fris = [d for d in range(1, days_in_month(year, mo) - 1)
-                    if date(year, mo, d).weekday() == 4]
+            fris = [
+                d for d in range(1, days_in_month(year, mo) - 1) if date(year, mo, d).weekday() == 4
+            ]
             idx = n - 1 if n > 0 else n
             if -len(fris) <= idx < len(fris):
                 return date(year, mo, fris[idx]), "day", 18
@@ -527,8 +556,14 @@ def _set_time(f: Frame, h: int, mi: int, sec: int, ap: str | None, *, h24: bool 
 def _hm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if "." in m.group(0)[:3] and not m["ap"]:
         raise Conflict("hour")  # "3.15" alone is more likely a number
-    _set_time(f, int(m["h"]), int(m["m"]), int(m["s"] or 0), _ampm(m["ap"]),
-              h24=m["h"].startswith("0") and len(m["h"]) == 2)
+    _set_time(
+        f,
+        int(m["h"]),
+        int(m["m"]),
+        int(m["s"] or 0),
+        _ampm(m["ap"]),
+        h24=m["h"].startswith("0") and len(m["h"]) == 2,
+    )
 
 
 @piece(r"(?P<h>\d{1,2})\s*" + AMPM)
@@ -563,8 +598,10 @@ def _hhmm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     _set_time(f, int(m["h"]), int(m["m"]), 0, None)
 
 
-@piece(r"(?P<h>\d{1,2})\s*o'?\s?clock(?:\s+(?P<ap>in the morning|in the afternoon|in the evening|"
-       r"at night))?")
+@piece(
+    r"(?P<h>\d{1,2})\s*o'?\s?clock(?:\s+(?P<ap>in the morning|in the afternoon|in the evening|"
+    r"at night))?"
+)
 def _oclock(m: re.Match[str], f: Frame, c: Ctx) -> None:
     _set_time(f, int(m["h"]), 0, 0, None)
     if m["ap"]:
@@ -579,18 +616,25 @@ def _noon(m: re.Match[str], f: Frame, c: Ctx) -> None:
         _set_time(f, 12, 0, 0, None, h24=True)
 
 
-_BASE = (r"(?P<base>noon|midnight|midday|(?P<bh>\d{1,2})(?:\s*(?P<bap>a\.?m\.?|p\.?m\.?)|"
-         r"(?P<bhh>h))?)")
+_BASE = (
+    r"(?P<base>noon|midnight|midday|(?P<bh>\d{1,2})(?:\s*(?P<bap>a\.?m\.?|p\.?m\.?)|"
+    r"(?P<bhh>h))?)"
+)
 
 
-@piece(r"(?:(?:a|an)\s+)?(?P<q>quarter|half|\d{1,2})(?:\s+(?:minutes?|mins?))?\s+"
-       r"(?P<dir>past|after|to|till|til|before|of)\s+" + _BASE)
+@piece(
+    r"(?:(?:a|an)\s+)?(?P<q>quarter|half|\d{1,2})(?:\s+(?:minutes?|mins?))?\s+"
+    r"(?P<dir>past|after|to|till|til|before|of)\s+" + _BASE
+)
 def _past_to(m: re.Match[str], f: Frame, c: Ctx) -> None:
     q = m["q"]
     mins = 15 if q == "quarter" else (30 if q == "half" else int(q))
     named_base = m["base"] in ("noon", "midnight", "midday")
-    if q.isdigit() and not named_base and "min" not in m.group(0) and m["dir"] not in (
-        "past", "after"
+    if (
+        q.isdigit()
+        and not named_base
+        and "min" not in m.group(0)
+        and m["dir"] not in ("past", "after")
     ):
         raise Conflict("minute")  # "13 to 15" is a range of numbers, not 14:47
     if mins >= 60:
@@ -649,8 +693,10 @@ def _in_the_pm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?P<el>early\s+|late\s+)?"
-       r"(?P<p>morning|afternoon|evening|night|lunch|lunchtime|lunch time)")
+@piece(
+    r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?P<el>early\s+|late\s+)?"
+    r"(?P<p>morning|afternoon|evening|night|lunch|lunchtime|lunch time)"
+)
 def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
     p = m["p"]
     p = "lunch" if p.startswith("lunch") else p
@@ -673,8 +719,11 @@ def _after_pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
 # ---------------------------------------------------------------- zones
 
 
-@piece(r"(?:\(\s*)?(?P<z>(?:utc|gmt)\s*[+-]\s*\d{1,2}(?::?\d{2})?|" + ZONE_ABBR_RE
-       + r"|[a-z]+/[a-z_]+(?:/[a-z_]+)?)(?:\s*time)?\)?")
+@piece(
+    r"(?:\(\s*)?(?P<z>(?:utc|gmt)\s*[+-]\s*\d{1,2}(?::?\d{2})?|"
+    + ZONE_ABBR_RE
+    + r"|[a-z]+/[a-z_]+(?:/[a-z_]+)?)(?:\s*time)?\)?"
+)
 def _zone(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if f.hour is None:
         raise Conflict("zone")  # a zone word only means something after a time of day
@@ -691,10 +740,31 @@ _FILLER = re.compile(
     r"exactly|sharp|by|from|starting|beginning|until|till|before|after|later than|"
     r"no later than|sometime|some time|circa|ca\.?|-)" + END
 )
-_AT_WORDS = frozenset({"@", "at", "around", "about", "approximately", "approx", "approx.",
-                       "roughly", "exactly", "by", "from", "until", "till", "before",
-                       "after", "later than", "no later than", "sometime", "some time",
-                       "circa", "for"})
+_AT_WORDS = frozenset(
+    {
+        "@",
+        "at",
+        "around",
+        "about",
+        "approximately",
+        "approx",
+        "approx.",
+        "roughly",
+        "exactly",
+        "by",
+        "from",
+        "until",
+        "till",
+        "before",
+        "after",
+        "later than",
+        "no later than",
+        "sometime",
+        "some time",
+        "circa",
+        "for",
+    }
+)
 _SPACE = re.compile(r"\s+")
 
 
@@ -717,8 +787,11 @@ def read_frame(s: str, c: Ctx) -> Frame | None:
             return None
         if end is None:
             # Longest piece wins ("last sunday of march" over "last sunday").
-            found = [(m, fn) for pat, fn in _PIECES
-                     if (m := pat.match(s, pos)) is not None and m.end() > pos]
+            found = [
+                (m, fn)
+                for pat, fn in _PIECES
+                if (m := pat.match(s, pos)) is not None and m.end() > pos
+            ]
             found.sort(key=lambda mf: -mf[0].end())
             for m, fn in found:
                 snapshot = _copy(f)
@@ -851,14 +924,19 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
     if f.bare_hour and not f.pod:
         return None
     if f.extra.get("bare_month") and not (
-        f.extra.get("month_ok") or f.day is not None or f.year is not None or f.rel
-        or f.month_mode
+        f.extra.get("month_ok") or f.day is not None or f.year is not None or f.rel or f.month_mode
     ):
         return None
     if f.extra.get("bare_year") and f.month is None and f.day is None and f.date is None:
         return None
-    if (f.extra.get("bare_day") and f.month is None and f.weekday is None and f.date is None
-            and not f.extra.get("month_ok") and f.hour is None):
+    if (
+        f.extra.get("bare_day")
+        and f.month is None
+        and f.weekday is None
+        and f.date is None
+        and not f.extra.get("month_ok")
+        and f.hour is None
+    ):
         return None
     if f.date is not None and (f.month is not None or f.day is not None or f.year is not None):
         return None
@@ -905,8 +983,11 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         return wall(day, DEFAULT_HOUR, 0, 0, c.tz)
     if day is not None:
         options = sorted(wall(day, h, f.minute, f.second, c.tz) for h in hours)
-        if f.weekday is not None and f.date is None and f.wd_mode in ("bare",) and (
-            f.day is None and f.month is None
+        if (
+            f.weekday is not None
+            and f.date is None
+            and f.wd_mode in ("bare",)
+            and (f.day is None and f.month is None)
         ):
             later = [o for o in options if o > c.now]
             if not later:
@@ -944,14 +1025,16 @@ _PRE = [
     (re.compile(r"\bo[- ]clock\b"), "o'clock"),
     (re.compile(r"\b(?:in the|the|this)\s+pm\b"), "in the pm"),
 ]
-_SEP = re.compile(r"\s*(?:-|–|—|\bto\b|\btill\b|\btil\b|\buntil\b|\buntill\b|\bthrough\b|"
-                  r"\bthru\b|\band\b)\s*")
+_SEP = re.compile(
+    r"\s*(?:-|–|—|\bto\b|\btill\b|\btil\b|\buntil\b|\buntill\b|\bthrough\b|"
+    r"\bthru\b|\band\b)\s*"
+)
 _FOR_DUR = re.compile(r"^(?P<a>.+?)\s+for\s+(?P<d>.+)$")
 _DUR_START = re.compile(
     r"^for\s+(?P<d>.+?)\s+(?:starting|beginning)\s+(?:from\s+|at\s+)?(?P<a>.+)$"
 )
 _INTERVAL_HEAD = re.compile(r"^(?:from|between|starting|beginning)\s+")
-_DAYNUM = re.compile(r"^(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?$")
+_DAYNUM = re.compile(r"^(?:the\s+)?(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$")  # a day of a month
 
 
 def preprocess(s: str) -> str:
@@ -975,33 +1058,41 @@ def parse_normalized(s: str, c: Ctx) -> datetime | None:
     got = _single(s, c)
     if got is not None:
         return got
-    m = _DUR_START.match(s)
-    if m and match_duration(m["d"], 0):
-        return _single(m["a"], c)
-    m = _FOR_DUR.match(s)
-    if m:
-        d = match_duration(m["d"], 0)
-        if d and d[1] == len(m["d"]):
+    # "for 2 hours starting at 3" / "at 3 for 2 hours": the length must be all duration,
+    # or any words after it would be silently dropped.
+    for m in (_DUR_START.match(s), _FOR_DUR.match(s)):
+        if m and _is_duration(m["d"]):
             return _single(m["a"], c)
     return _interval(s, c)
 
 
+def _is_duration(text: str) -> bool:
+    d = match_duration(text, 0)
+    return d is not None and d[1] == len(text)
+
+
 def _interval(s: str, c: Ctx) -> datetime | None:
+    """The start of "from 3 to 5pm", "Dec 3-5", "between the 3rd and 5th of March".
+
+    Every word of the far end must be read: it is either a time on its own ("5pm",
+    "the 5th") or such a time followed by words shared with the start ("5th of March").
+    Words that are no time ("3 and 5 start the oven") make the phrase not a time at all.
+    """
     body = _INTERVAL_HEAD.sub("", s)
     for sep in _SEP.finditer(body):
-        left, right = body[: sep.start()].strip(), body[sep.end():].strip()
+        left, right = body[: sep.start()].strip(), body[sep.end() :].strip()
         if not left or not right:
             continue
         rtoks = right.split(" ")
-        if not (_single(right, c) or _single("at " + right, c) or _DAYNUM.match(right)
-                or _single(right.split(" ", 1)[0], c) or _single("at " + rtoks[0], c)
-                or _DAYNUM.match(rtoks[0]) or _DAYNUM.match(" ".join(rtoks[:2]))):
-            continue
+        whole = _end_point(right, c)
+        if not (whole or _end_point(rtoks[0], c) or _DAYNUM.match(" ".join(rtoks[:2]))):
+            continue  # the far end does not even start like a time (cheap, most messages)
         for k in range(1, len(rtoks)):
-            tail = " ".join(rtoks[k:])
-            got = _single(left + " " + tail, c)
-            if got is not None:
+            got = _single(left + " " + " ".join(rtoks[k:]), c)
+            if got is not None and _end_point(" ".join(rtoks[:k]), c):
                 return got
+        if not whole:
+            continue
         ap = re.search(r"\b(am|pm)$|(?<=\d)(am|pm)$", right)
         options = [left]
         if ap:
@@ -1012,6 +1103,11 @@ def _interval(s: str, c: Ctx) -> datetime | None:
             if got is not None:
                 return got
     return None
+
+
+def _end_point(text: str, c: Ctx) -> bool:
+    """Whether `text` alone can be the far end of a range: "5pm", "5", "the 5th"."""
+    return bool(_DAYNUM.match(text) or _single(text, c) or _single("at " + text, c))
 
 
 _ZONES: dict[str, tzinfo] = {}

@@ -8,8 +8,20 @@ from datetime import date, timedelta
 from .lexicon import MONTH_RE, month_of, normalize
 from .resolve import days_in_month
 
-_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December"]
+_NAMES = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _MD = re.compile(r"\b(?P<mon>" + MONTH_RE + r")\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b")
 _DM = re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>" + MONTH_RE + r")")
 
@@ -37,5 +49,7 @@ def explain_invalid_date(text: str, *, year: int = 2001) -> str | None:
     if day <= last or day > 31:
         return None
     spill = date(year, month, last) + timedelta(days=day - last)
-    return (f"{_NAMES[month - 1]} has no {_ordinal(day)} — did you mean "
-            f"{_NAMES[spill.month - 1]} {_ordinal(spill.day)}?")
+    return (
+        f"{_NAMES[month - 1]} has no {_ordinal(day)} — did you mean "
+        f"{_NAMES[spill.month - 1]} {_ordinal(spill.day)}?"
+    )

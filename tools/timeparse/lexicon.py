@@ -11,29 +11,74 @@ from datetime import timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo
 
 UNITS: dict[str, int] = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
     "nineteen": 19,
 }
 TENS: dict[str, int] = {
-    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fourty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
 }
 ORDINAL_UNITS: dict[str, int] = {
-    "first": 1, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
-    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17,
-    "eighteenth": 18, "nineteenth": 19,
+    "first": 1,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
 }
 ORDINAL_TENS: dict[str, int] = {"twentieth": 20, "thirtieth": 30}
 
 MONTHS: dict[str, int] = {}
 for _i, _names in enumerate(
     [
-        ("january", "jan"), ("february", "feb", "febr"), ("march", "mar"), ("april", "apr"),
-        ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-        ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+        ("january", "jan"),
+        ("february", "feb", "febr"),
+        ("march", "mar"),
+        ("april", "apr"),
+        ("may",),
+        ("june", "jun"),
+        ("july", "jul"),
+        ("august", "aug"),
+        ("september", "sep", "sept"),
+        ("october", "oct"),
+        ("november", "nov"),
         ("december", "dec"),
     ],
     start=1,
@@ -45,10 +90,12 @@ for _i, _names in enumerate(
 WEEKDAYS: dict[str, int] = {}
 for _i, _names in enumerate(
     [
-        ("monday", "mon", "mondays"), ("tuesday", "tue", "tues", "tu", "tuesdays", "thurs."),
+        ("monday", "mon", "mondays"),
+        ("tuesday", "tue", "tues", "tu", "tuesdays", "thurs."),
         ("wednesday", "wed", "wednsday", "wednesdays", "weds"),
         ("thursday", "thu", "thur", "thurs", "thursdays"),
-        ("friday", "fri", "fridays"), ("saturday", "sat", "saturdays"),
+        ("friday", "fri", "fridays"),
+        ("saturday", "sat", "saturdays"),
         ("sunday", "sun", "sundays"),
     ]
 ):
@@ -80,17 +127,53 @@ def weekday_of(word: str) -> int:
 # ("IST" = India, "CST" = US Central). Daylight variants are fixed offsets, standard
 # names that people use all year map to the IANA zone so "PT" follows DST.
 _FIXED = {
-    "utc": 0, "gmt": 0, "z": 0, "zulu": 0, "wet": 0, "bst": 60, "cet": 60, "cest": 120,
-    "eet": 120, "eest": 180, "msk": 180, "ist": 330, "pkt": 300, "sgt": 480, "hkt": 480,
-    "jst": 540, "kst": 540, "aest": 600, "aedt": 660, "acst": 570, "awst": 480,
-    "nzst": 720, "nzdt": 780, "est": -300, "edt": -240, "cst": -360, "cdt": -300,
-    "mst": -420, "mdt": -360, "pst": -480, "pdt": -420, "akst": -540, "akdt": -480,
-    "hst": -600, "ast": -240, "adt": -180, "nst": -210, "ndt": -150,
+    "utc": 0,
+    "gmt": 0,
+    "z": 0,
+    "zulu": 0,
+    "wet": 0,
+    "bst": 60,
+    "cet": 60,
+    "cest": 120,
+    "eet": 120,
+    "eest": 180,
+    "msk": 180,
+    "ist": 330,
+    "pkt": 300,
+    "sgt": 480,
+    "hkt": 480,
+    "jst": 540,
+    "kst": 540,
+    "aest": 600,
+    "aedt": 660,
+    "acst": 570,
+    "awst": 480,
+    "nzst": 720,
+    "nzdt": 780,
+    "est": -300,
+    "edt": -240,
+    "cst": -360,
+    "cdt": -300,
+    "mst": -420,
+    "mdt": -360,
+    "pst": -480,
+    "pdt": -420,
+    "akst": -540,
+    "akdt": -480,
+    "hst": -600,
+    "ast": -240,
+    "adt": -180,
+    "nst": -210,
+    "ndt": -150,
 }
 _GENERIC = {
-    "et": "America/New_York", "ct": "America/Chicago", "mt": "America/Denver",
-    "pt": "America/Los_Angeles", "eastern": "America/New_York",
-    "central": "America/Chicago", "mountain": "America/Denver",
+    "et": "America/New_York",
+    "ct": "America/Chicago",
+    "mt": "America/Denver",
+    "pt": "America/Los_Angeles",
+    "eastern": "America/New_York",
+    "central": "America/Chicago",
+    "mountain": "America/Denver",
     "pacific": "America/Los_Angeles",
 }
 ZONE_ABBR_RE = "|".join(sorted(list(_FIXED) + list(_GENERIC), key=len, reverse=True))
@@ -138,14 +221,19 @@ def iana_zone(name: str) -> tzinfo | None:
 
 
 _NUMBER_WORDS = "|".join(
-    sorted(list(UNITS) + list(TENS) + list(ORDINAL_UNITS) + list(ORDINAL_TENS), key=len,
-           reverse=True)
+    sorted(
+        list(UNITS) + list(TENS) + list(ORDINAL_UNITS) + list(ORDINAL_TENS), key=len, reverse=True
+    )
 )
 _TENS_UNIT_RE = re.compile(
-    r"\b(" + "|".join(TENS) + r")[\s-]+(" + "|".join(
-        [u for u in UNITS if 1 <= UNITS[u] <= 9] + [o for o in ORDINAL_UNITS
-                                                   if ORDINAL_UNITS[o] <= 9]
-    ) + r")\b"
+    r"\b("
+    + "|".join(TENS)
+    + r")[\s-]+("
+    + "|".join(
+        [u for u in UNITS if 1 <= UNITS[u] <= 9]
+        + [o for o in ORDINAL_UNITS if ORDINAL_UNITS[o] <= 9]
+    )
+    + r")\b"
 )
 _WORD_RE = re.compile(r"\b(" + _NUMBER_WORDS + r")\b")
 _SPACES = re.compile(r"\s+")

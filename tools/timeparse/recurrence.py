@@ -70,7 +70,7 @@ def _strip_groups(p: str) -> str:
 
 
 _TIME_LIST = re.compile(
-    r"(?:(?:at|@)\s+)?"
+    r"(?<![\w'])(?:(?:at|@)\s+)?"  # a whole word: "noon" is no time inside "afternoon"
     + _strip_groups(_T)
     + r"(?:\s*(?:,|and|&)\s*(?:(?:at|@)\s+)?"
     + _strip_groups(_T).replace("(?<=at )", "")
@@ -198,9 +198,12 @@ _UNIT_FREQ = {
     "year": "YEARLY",
 }
 _UNITS = r"(?P<u>sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?)"
+# After a count the unit may be glued or abbreviated to "h": "every 2h", "every 3 h".
+_COUNTED_UNITS = _UNITS.replace("hrs?|", "hrs?|h|")
+_EDGE = r"(?:start|beginning|end|1st\s+day|last\s+day|first\s+day)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:every|each)\s+other\s+" + _UNITS), "other"),
-    (re.compile(r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)?\s+" + _UNITS), "n_units"),
+    (re.compile(r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)?\s*" + _COUNTED_UNITS), "n_units"),
     (re.compile(r"(?:every|each|once\s+(?:a|per|every)|per|a)\s+" + _UNITS), "unit"),
     (re.compile(r"(?P<w>everyday|daily|nightly|weekly|monthly|yearly|annually|hourly)"), "adverb"),
     (re.compile(r"(?P<k>twice|thrice|(?P<n>\d+)\s+times)\s+(?:a|per|every)\s+day"), "times_a_day"),
@@ -276,9 +279,11 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         "months",
     ),
     (
+        # "at the start", "beginning of", "month end" — never a bare "start": that is a verb
+        # ("every day at 8 start the dishwasher").
         re.compile(
-            r"(?:on\s+|at\s+)?(?:the\s+)?(?P<se>start|beginning|end|1st\s+day|last\s+day|"
-            r"first\s+day)(?:\s+of)?"
+            r"(?:(?:(?:on|at)\s+)?the\s+|at\s+|(?<=month )|(?=" + _EDGE + r"\s+of\b))"
+            r"(?P<se>" + _EDGE + r")(?:\s+of)?"
         ),
         "edge",
     ),
@@ -308,7 +313,7 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
     g = m.groupdict()
     if kind in ("other", "n_units", "unit"):
         unit = re.sub(r"s$", "", g["u"])
-        unit = {"sec": "second", "min": "minute", "hr": "hour"}.get(unit, unit)
+        unit = {"sec": "second", "min": "minute", "hr": "hour", "h": "hour"}.get(unit, unit)
         freq = _UNIT_FREQ[unit]
         n = 2 if kind == "other" else int(g["n"]) if kind == "n_units" else 1
         if p.freq and p.freq != freq:

@@ -50,11 +50,7 @@ def nth_weekday(year: int, month: int, weekday: int, n: int) -> date | None:
 def month_weeks(year: int, month: int) -> list[date]:
     """Mondays of the weeks lying wholly inside a month."""
     last = days_in_month(year, month)
-    return [
-        date(year, month, d)
-        for d in range(1, last - 5)
-        if date(year, month, d).weekday() == 0
-    ]
+    return [date(year, month, d) for d in range(1, last - 5) if date(year, month, d).weekday() == 0]
 
 
 def valid_date(year: int, month: int, day: int) -> bool:

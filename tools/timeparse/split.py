@@ -24,11 +24,57 @@ _LEAD = re.compile(
 )
 _LEAD_TO = re.compile(r"^(?:to|that|about|:|-)\s+", re.IGNORECASE)
 _TAIL = re.compile(r"[\s,;:-]*(?:\b(?:please|pls|thanks|thank you)\b)?[\s,;:.!-]*$", re.IGNORECASE)
-_EDGE_FILLER = frozenset({"at", "on", "about", "around", "by", "for", "from", "the", "of",
-                          "in", "to", "and", ",", "-", "@", "starting", "until", "till"})
+_EDGE_FILLER = frozenset(
+    {
+        "at",
+        "on",
+        "about",
+        "around",
+        "by",
+        "for",
+        "from",
+        "the",
+        "of",
+        "in",
+        "to",
+        "and",
+        ",",
+        "-",
+        "@",
+        "starting",
+        "until",
+        "till",
+    }
+)
 # Abbreviations that are also ordinary words; alone they are not a time inside a sentence.
-_WEAK = frozenset({"sat", "sun", "wed", "mon", "mar", "may", "second", "sec", "now", "tue",
-                   "thu", "fri", "jan", "jun", "aug", "dec"})
+_WEAK = frozenset(
+    {
+        "sat",
+        "sun",
+        "wed",
+        "mon",
+        "mar",
+        "may",
+        "second",
+        "sec",
+        "now",
+        "tue",
+        "thu",
+        "fri",
+        "jan",
+        "jun",
+        "aug",
+        "dec",
+    }
+)
+
+# "the weekly report", "my daily standup": after a determiner these words name a thing.
+_DETERMINERS = frozenset(
+    {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"}
+)
+_ADVERBS = frozenset(
+    {"daily", "weekly", "monthly", "yearly", "annually", "hourly", "nightly", "everyday"}
+)
 
 
 @dataclass(frozen=True)
@@ -64,15 +110,18 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     if len(words) > MAX_TOKENS:
         return None
     n = len(words)
+    bare = [_bare(w) for w in words]
+    adjectives = {k for k in range(1, n) if bare[k] in _ADVERBS and bare[k - 1] in _DETERMINERS}
     has_keyword = bool(_KEYWORD.search(text.lower()))
     for length in range(n, 0, -1):
         for i in range(0, n - length + 1):
             j = i + length
-            if _bare(words[j - 1]) in _EDGE_FILLER or (length > 1 and _bare(words[i]) in
-                                                       ("to", "and", "the")):
+            if bare[j - 1] in _EDGE_FILLER or (length > 1 and bare[i] in ("to", "and")):
                 continue  # a shorter span without the dangling filler is tried later
+            if adjectives.intersection(range(i, j)):
+                continue
             span = " ".join(words[i:j]).strip(",;:!?")
-            core = [w for w in (_bare(x) for x in words[i:j]) if w not in _EDGE_FILLER]
+            core = [w for w in bare[i:j] if w not in _EDGE_FILLER]
             if len(core) == 1 and core[0] in _WEAK and n > 1:
                 continue
             sched: datetime | Schedule | None = None

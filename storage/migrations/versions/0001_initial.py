@@ -68,6 +68,7 @@ def upgrade() -> None:
         sa.Column("details", sa.JSON),
         sa.UniqueConstraint("job_id", "scheduled_for", name="uq_job_runs_slot"),
     )
+    op.create_index("ix_job_runs_unexecuted", "job_runs", ["executed_at", "delivered_at"])
     op.create_table(
         "conversations",
         sa.Column("channel_id", sa.BigInteger, primary_key=True, autoincrement=False),

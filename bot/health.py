@@ -1,0 +1,81 @@
+"""`HEALTH_PORT`: `/healthz` (JSON liveness) and `/metrics` (Prometheus text) over HTTP."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy import text
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+class Health:
+    """A small web server next to the bot; `connected()` says whether Discord is up."""
+
+    def __init__(self, runtime: Runtime, connected: Callable[[], bool]) -> None:
+        self.runtime = runtime
+        self.connected = connected
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    async def start(self, port: int, host: str = "0.0.0.0") -> None:
+        app = web.Application()
+        app.router.add_get("/healthz", self.healthz)
+        app.router.add_get("/metrics", self.metrics)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        await site.start()
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else port
+        log.info("health and metrics on http://%s:%s/healthz and /metrics", host, self.port)
+
+    async def stop(self) -> None:
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    async def _db_ok(self) -> bool:
+        try:
+            async with self.runtime.db.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        except Exception:
+            log.warning("health check: database unreachable", exc_info=True)
+            return False
+        return True
+
+    async def healthz(self, _request: web.Request) -> web.Response:
+        dispatcher = self.runtime.dispatcher
+        if dispatcher is None or dispatcher._task is None:
+            loop = "stopped"
+        else:
+            loop = "sleeping" if dispatcher.sleeping.is_set() else "awake"
+        db_ok = await self._db_ok()
+        discord_ok = self.connected()
+        healthy = db_ok and loop != "stopped"
+        body = {
+            "status": "ok" if healthy and discord_ok else ("degraded" if healthy else "down"),
+            "db": db_ok,
+            "dispatcher": loop,
+            "discord": discord_ok,
+        }
+        return web.json_response(body, status=200 if healthy else 503)
+
+    async def metrics(self, _request: web.Request) -> web.Response:
+        metrics = self.runtime.metrics
+        try:
+            await metrics.refresh(self.runtime.store, self.runtime.clock.now())
+        except Exception:
+            log.warning("metrics: could not count jobs", exc_info=True)
+        return web.Response(
+            body=generate_latest(metrics.registry),
+            headers={"Content-Type": CONTENT_TYPE_LATEST},
+        )
