@@ -199,8 +199,10 @@ async def measure_create(path: Path, n: int) -> float:
     # Warm up (connection pool, statement cache) outside the timing.
     for i in range(50):
         await engine.create(
-            target=Target(owner_id=1, channel_id=2), command=f"warm {i}",
-            schedule=Schedule(Once(base - timedelta(seconds=i + 1))), kind="scheduled",
+            target=Target(owner_id=1, channel_id=2),
+            command=f"warm {i}",
+            schedule=Schedule(Once(base - timedelta(seconds=i + 1))),
+            kind="scheduled",
             check_limits=False,
         )
     t0 = time.perf_counter()

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from bot.settings import Settings
 from storage.db import Database
-from storage.models import UserSettings
+from storage.user_settings import UserSettingsStore
 
 CAP_REACHED = (
     "You've used today's share of my AI model ({cap} requests), so I'm answering with my "
@@ -32,27 +32,15 @@ class Usage:
     """Per-user daily model-request counts in `user_settings` (usage_day, usage_requests)."""
 
     def __init__(self, db: Database, cap: int) -> None:
-        self.db = db
+        self.store = UserSettingsStore(db)
         self.cap = cap
 
     async def used(self, user_id: int, now: datetime) -> int:
-        async with self.db.session() as s:
-            row = await s.get(UserSettings, user_id)
-        day = now.date().isoformat()
-        return row.usage_requests if row is not None and row.usage_day == day else 0
+        return await self.store.requests_on(user_id, now.date().isoformat())
 
     async def over_cap(self, user_id: int, now: datetime) -> bool:
         return await self.used(user_id, now) >= self.cap
 
     async def spend(self, user_id: int, now: datetime, requests: int) -> None:
-        if requests <= 0:
-            return
-        day = now.date().isoformat()
-        async with self.db.session() as s, s.begin():
-            row = await s.get(UserSettings, user_id)
-            if row is None:
-                s.add(UserSettings(user_id=user_id, usage_day=day, usage_requests=requests))
-            elif row.usage_day != day:
-                row.usage_day, row.usage_requests = day, requests
-            else:
-                row.usage_requests = (row.usage_requests or 0) + requests
+        if requests > 0:
+            await self.store.add_requests(user_id, now.date().isoformat(), requests)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from datetime import timedelta
 from typing import Any
 
 import discord
@@ -27,7 +28,9 @@ log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 2000
 # Nobody is pinged unless a message names them explicitly (the job owner, at most).
-SAFE_MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=False, replied_user=False)
+SAFE_MENTIONS = discord.AllowedMentions(
+    everyone=False, roles=False, users=False, replied_user=False
+)
 
 
 def point_at(settings: Settings) -> None:
@@ -84,7 +87,6 @@ class HomarBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         await self.runtime.open()
-        await self.runtime.start()
         self.add_dynamic_items(ApproveButton, DenyButton)
         install_reminder_buttons(self)
         self._sweep = asyncio.create_task(sweep_forever(self, asyncio.Event()))
@@ -92,15 +94,23 @@ class HomarBot(commands.Bot):
         settings = self.runtime.settings
         if not settings.shard_ids or 0 in settings.shard_ids:  # one process syncs, not each shard
             await slash.sync(self, settings.dev_guild_id)
-        asyncio.create_task(self._refeed_orphans())
+
         if settings.health_port is not None:
             self.health = Health(self.runtime, lambda: self.is_ready() and not self.is_closed())
             await self.health.start(settings.health_port)
 
+    async def on_ready(self) -> None:
+        # Fire jobs only once connected: a marker posted before the gateway is up would
+        # never echo back to be re-fed.
+        if getattr(self, "_orphans", None) is None:
+            await self.runtime.start()
+            self._orphans = asyncio.create_task(self._refeed_orphans())
+
     async def close(self) -> None:
-        sweep = getattr(self, "_sweep", None)
-        if sweep is not None:
-            sweep.cancel()
+        for name in ("_sweep", "_orphans"):
+            task = getattr(self, name, None)
+            if task is not None:
+                task.cancel()
         health = getattr(self, "health", None)
         if health is not None:
             await health.stop()
@@ -127,7 +137,12 @@ class HomarBot(commands.Bot):
         if isinstance(channel, discord.DMChannel):
             self._converse(message, channel.id, None, None, text)
         elif isinstance(channel, discord.Thread):
-            if mentioned or channel.owner_id == self.user.id or channel.id in self._threads:
+            if (
+                mentioned
+                or channel.owner_id == self.user.id
+                or channel.id in self._threads
+                or await self.runtime.conversations.exists(channel.id)
+            ):
                 self._threads.add(channel.id)
                 self._converse(message, channel.id, channel.guild.id, channel.parent_id, text)
         elif mentioned and isinstance(channel, discord.TextChannel):
@@ -201,10 +216,21 @@ class HomarBot(commands.Bot):
         return True
 
     async def _refeed_orphans(self) -> None:
-        """Runs delivered before a crash but never re-fed (the echo was lost) get re-fed now."""
-        await self.wait_until_ready()
-        for nonce in await self.runtime.store.unexecuted_nonces(self.runtime.clock.now()):
-            await self.refeed(nonce)
+        """Re-feed runs delivered but never re-fed: their echo was lost (a crash, a gateway
+        session that could not resume). At start, then every minute for runs older than
+        30 s; `refeed` claims a run atomically, so a late echo cannot run it twice."""
+        clock = self.runtime.clock
+        settled = timedelta(0)  # at start, anything a crashed run left behind
+        while True:
+            try:
+                for nonce in await self.runtime.store.unexecuted_nonces(
+                    clock.now(), settled=settled
+                ):
+                    await self.refeed(nonce)
+            except Exception:
+                log.exception("re-feeding delivered runs failed; trying again in a minute")
+            settled = timedelta(seconds=30)  # later, echoes still in flight are left alone
+            await clock.sleep_until(clock.now() + timedelta(minutes=1), asyncio.Event())
 
     async def post(
         self,

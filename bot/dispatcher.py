@@ -1,12 +1,12 @@
-"""The dispatcher: one loop that sleeps until the next job, claims it and hands it to a transport."""
+"""The dispatcher: one loop sleeps until the next job, claims it, hands it to a transport."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import deque
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -125,6 +125,8 @@ class Dispatcher:
         self._timers: set[asyncio.Task[None]] = set()
         # Ids of claimed jobs; a job leaves only once its run is recorded.
         self._in_flight: set[int] = set()
+        # Claimed ahead of time and waiting for their exact moment (not yet delivering).
+        self._waiting: set[int] = set()
         self._quiet = asyncio.Event()
         self._quiet.set()
         self._finished: list[tuple[Outcome, Delivery | None, Delivered | None]] = []
@@ -166,11 +168,16 @@ class Dispatcher:
             with contextlib.suppress(asyncio.CancelledError):
                 await recorder
         self._in_flight.clear()
+        self._waiting.clear()
         self._ready.clear()
         self._quiet.set()
 
     async def idle(self) -> None:
-        """Wait until every claimed run is recorded and the loop is asleep (for tests)."""
+        """Wait until every run that is due is recorded and the loop is asleep (for tests).
+
+        Runs claimed ahead of their moment (within the look-ahead) do not count: they
+        are delivered when the clock reaches them.
+        """
         while True:
             await self.sleeping.wait()
             await self._quiet.wait()
@@ -213,10 +220,11 @@ class Dispatcher:
             if claim.job.id in self._in_flight:
                 continue  # still delivering the previous attempt; its lease was just renewed
             self._in_flight.add(claim.job.id)
-            self._quiet.clear()
             if claim.slot > now:
+                self._waiting.add(claim.job.id)
                 later.setdefault(claim.slot, []).append(claim)
             else:
+                self._quiet.clear()
                 self._start(claim)
         for slot, group in later.items():
             # One timer per slot, not per job: a burst shares its moment.
@@ -270,7 +278,9 @@ class Dispatcher:
 
     async def _start_at(self, slot: datetime, claims: list[Claim]) -> None:
         await self.clock.sleep_until(slot, asyncio.Event())
+        self._quiet.clear()
         for claim in claims:
+            self._waiting.discard(claim.job.id)
             self._start(claim)
 
     async def _fire(self, claim: Claim) -> None:
@@ -311,7 +321,7 @@ class Dispatcher:
 
     def _release(self, job_id: int) -> None:
         self._in_flight.discard(job_id)
-        if not self._in_flight:
+        if self._in_flight <= self._waiting:
             self._quiet.set()
 
     def _failed(self, claim: Claim, error: str, *, retryable: bool) -> None:
@@ -322,7 +332,11 @@ class Dispatcher:
             claim.run.id,
             f"retry at {retry_at:%H:%M:%S}" if retry_at else "gave up",
             error,
-            extra={"job_id": claim.job.id, "run_id": claim.run.id, "thread_id": claim.job.channel_id},
+            extra={
+                "job_id": claim.job.id,
+                "run_id": claim.run.id,
+                "thread_id": claim.job.channel_id,
+            },
         )
         self._finish(outcome)
 

@@ -58,6 +58,7 @@ async def status_counts(settings: Settings) -> dict[str, int]:
     now = datetime.now(UTC)
     try:
         async with db.session() as s:
+
             def count(*where: ColumnElement[bool]) -> Select[int]:
                 return select(func.count(Job.id)).where(*where)
 

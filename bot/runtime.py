@@ -1,4 +1,4 @@
-"""What the Discord bot and the console share: database, engine, dispatcher, agent, thread queues."""
+"""What the Discord bot and the console share: database, engine, dispatcher, agent, queues."""
 
 from __future__ import annotations
 
@@ -18,14 +18,15 @@ from storage.approvals import ApprovalStore
 from storage.conversations import ConversationStore
 from storage.db import Database
 from storage.jobs import JobStore
-from storage.models import Job, JobKind, JobRun, UserSettings
+from storage.models import Job, JobKind, JobRun
+from storage.user_settings import UserSettingsStore
 from tools import followups
 from tools.actions.kit import Actions
 from tools.actions.mcp import McpConfigError
 from tools.actions.plugins import PluginError
 from tools.actions.recording import account
 from tools.actions.thread import ThreadActions
-from tools.agent import AgentReply, build_runtime, resume_approval, run_agent
+from tools.agent import AgentReply, acknowledges, build_runtime, resume_approval, run_agent
 from tools.agent import Runtime as AgentRuntime
 from tools.approval import Approvals, PendingApproval
 from tools.engine import Engine
@@ -69,6 +70,7 @@ class Runtime:
         self.clock: Clock = clock or SystemClock(max_sleep=poll)
         self.store = JobStore(self.db)
         self.engine = Engine(self.store, clock=self.clock.now, limits=settings.limits())
+        self.conversations = ConversationStore(self.db)
         api_key = settings.homar_model_api_key
         try:  # MCP servers and plugins: a bad file or module stops the start, named
             self.actions = Actions.from_settings(settings.mcp_config, settings.homar_plugins)
@@ -82,7 +84,7 @@ class Runtime:
             settings.homar_model_base_url,
             api_key.get_secret_value() if api_key else None,
             settings.homar_fallback_model,
-            memory=Memory(ConversationStore(self.db)),
+            memory=Memory(self.conversations),
             request_timeout=settings.model_timeout,
             toolsets=self.actions.toolsets,
             catalogue=self.actions.catalogue,
@@ -130,9 +132,7 @@ class Runtime:
         return job.guild_id is None or not allowed or job.guild_id in allowed
 
     async def user_tz(self, user_id: int) -> str:
-        async with self.db.session() as s:
-            row = await s.get(UserSettings, user_id)
-        return row.tz if row and row.tz else self.settings.default_timezone
+        return await UserSettingsStore(self.db).tz(user_id) or self.settings.default_timezone
 
     async def converse(self, who: Speaker, text: str, *, message_id: int | None = None) -> Reply:
         """A person's message in a thread → the agent's answer (never raises)."""
@@ -173,7 +173,7 @@ class Runtime:
                 if self.settings.reminder_ack_mode == "smart":
                     capped = await self.usage.over_cap(who.user_id, self.clock.now())
                     model = self._agent_for(capped).model
-                    if not await followups.acknowledges(model, job.command, text):
+                    if not await acknowledges(model, job.command, text):
                         continue
                 note = {"message_id": message_id, "text": text[:200]}
                 _, done = await self.engine.acknowledge(
@@ -316,4 +316,3 @@ def plain_reminder(job: Job) -> str:
     if job.kind in (JobKind.REMINDER, JobKind.DELAYED, JobKind.SCHEDULED, JobKind.RECURRING):
         return f"⏰ Reminder: {job.command}"
     return f"⏰ Scheduled: {job.command} (job #{job.id})"
-

@@ -17,7 +17,7 @@ _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*(s|m|h|d|w|y)", re.IGNORECASE)
 
 
 def parse_span(value: Any) -> timedelta:
-    """"90" (seconds), "30m", "24h", "5y", "1h30m" → a timedelta."""
+    """ "90" (seconds), "30m", "24h", "5y", "1h30m" → a timedelta."""
     if isinstance(value, timedelta):
         return value
     text = str(value).strip().lower().replace(" ", "")

@@ -1,4 +1,4 @@
-"""One agent run at a time per thread: work for a thread queues in order, threads run in parallel."""
+"""One agent run at a time per thread: a thread's work queues in order; threads run in parallel."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from storage.db import Database
 from storage.models import Approval
@@ -41,45 +42,48 @@ class ApprovalStore:
             created_at=created_at,
             expires_at=expires_at,
         )
-        async with self.db.session() as s, s.begin():
+
+        def work(s: Session) -> Approval:
             s.add(row)
-        return row
+            s.flush()
+            return row
+
+        return await self.db.run(work)
 
     async def get(self, approval_id: int) -> Approval | None:
-        async with self.db.session() as s:
-            return await s.get(Approval, approval_id)
+        return await self.db.run(lambda s: s.get(Approval, approval_id))
 
     async def set_message(self, approval_id: int, message_id: int) -> None:
-        async with self.db.session() as s, s.begin():
-            await s.execute(
-                update(Approval).where(Approval.id == approval_id).values(message_id=message_id)
-            )
+        stmt = update(Approval).where(Approval.id == approval_id).values(message_id=message_id)
+        await self.db.run(lambda s: s.execute(stmt))
 
     async def decide(self, approval_id: int, status: str, now: datetime) -> Approval | None:
         """Move a pending approval to `status`; None if it was already decided (a double click)."""
-        async with self.db.session() as s, s.begin():
-            done = await s.execute(
-                update(Approval)
-                .where(Approval.id == approval_id, Approval.status == ApprovalStatus.PENDING)
-                .values(status=status, decided_at=now)
-            )
+        stmt = (
+            update(Approval)
+            .where(Approval.id == approval_id, Approval.status == ApprovalStatus.PENDING)
+            .values(status=status, decided_at=now)
+        )
+
+        def work(s: Session) -> Approval | None:
+            done = s.execute(stmt)
             if getattr(done, "rowcount", 0) != 1:
                 return None
-            return await s.get(Approval, approval_id)
+            return s.get(Approval, approval_id)
+
+        return await self.db.run(work)
 
     async def expired(self, now: datetime) -> list[Approval]:
         """Pending approvals whose time ran out (still pending: the caller decides them)."""
-        async with self.db.session() as s:
-            rows = await s.scalars(
-                select(Approval)
-                .where(Approval.status == ApprovalStatus.PENDING, Approval.expires_at <= now)
-                .order_by(Approval.id)
-            )
-            return list(rows)
+        q = (
+            select(Approval)
+            .where(Approval.status == ApprovalStatus.PENDING, Approval.expires_at <= now)
+            .order_by(Approval.id)
+        )
+        return await self.db.run(lambda s: list(s.scalars(q)))
 
     async def pending(self, *, channel_id: int | None = None) -> list[Approval]:
-        async with self.db.session() as s:
-            q = select(Approval).where(Approval.status == ApprovalStatus.PENDING)
-            if channel_id is not None:
-                q = q.where(Approval.channel_id == channel_id)
-            return list(await s.scalars(q.order_by(Approval.id)))
+        q = select(Approval).where(Approval.status == ApprovalStatus.PENDING)
+        if channel_id is not None:
+            q = q.where(Approval.channel_id == channel_id)
+        return await self.db.run(lambda s: list(s.scalars(q.order_by(Approval.id))))

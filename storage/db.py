@@ -13,7 +13,12 @@ from typing import Any, TypeVar
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -128,10 +133,13 @@ class Database:
         return True
 
     async def close(self) -> None:
+        if self._thread is not None:
+            # Wait for a transaction still on the worker without blocking the event loop
+            # (it may be waiting for a lock that a task on this loop has to release).
+            thread, self._thread = self._thread, None
+            await asyncio.get_running_loop().run_in_executor(None, thread.shutdown)
         for sync in self._sync_engines:
             sync.dispose()
-        if self._thread is not None:
-            self._thread.shutdown(wait=True)
         await self.engine.dispose()
 
 

@@ -164,7 +164,9 @@ _RUN_UPDATES: dict[tuple[str, ...], Prepared] = {}
 _JOB_UPDATES: dict[tuple[str, ...], Prepared] = {}
 
 
-def _update_by_id(table: Table, key: str, columns: tuple[str, ...], cache: dict[tuple[str, ...], Prepared]) -> Prepared:
+def _update_by_id(
+    table: Table, key: str, columns: tuple[str, ...], cache: dict[tuple[str, ...], Prepared]
+) -> Prepared:
     found = cache.get(columns)
     if found is None:
         found = cache[columns] = Prepared(
@@ -236,7 +238,11 @@ class JobStore:
             q = q.where(Job.guild_id == guild_id)
         if statuses is not None:
             q = q.where(Job.status.in_(list(statuses)))
-        q = q.order_by(Job.next_run_at.is_(None), Job.next_run_at, Job.id).limit(limit).offset(offset)
+        q = (
+            q.order_by(Job.next_run_at.is_(None), Job.next_run_at, Job.id)
+            .limit(limit)
+            .offset(offset)
+        )
         return await self.db.run(lambda s: list(s.scalars(q).all()))
 
     async def count(self, *, owner_id: int, statuses: Sequence[str] = JobStatus.OPEN) -> int:
@@ -266,15 +272,18 @@ class JobStore:
         return await self.db.run(lambda s: s.scalar(q))
 
     async def unexecuted_nonces(
-        self, now: datetime, within: timedelta = timedelta(days=1)
+        self,
+        now: datetime,
+        within: timedelta = timedelta(days=1),
+        settled: timedelta = timedelta(0),
     ) -> builtins.list[str]:
-        """Nonces of runs delivered recently but never re-fed (their echo was lost in a crash)."""
+        """Nonces of runs delivered (between `within` and `settled` ago) but never re-fed."""
         q = (
             select(JobRun.nonce)
             .where(
-                JobRun.delivered_at.is_not(None),
-                JobRun.delivered_at >= now - within,
                 JobRun.executed_at.is_(None),
+                JobRun.delivered_at >= now - within,
+                JobRun.delivered_at <= now - settled,
             )
             .order_by(JobRun.delivered_at)
         )
@@ -348,9 +357,7 @@ class JobStore:
         def work(s: Session) -> builtins.list[Claim]:
             taken = [
                 JobSnapshot(*row)
-                for row in _CLAIM.rows(
-                    s, {"due_by": now + ahead, "limit": limit, "expiry": expiry}
-                )
+                for row in _CLAIM.rows(s, {"due_by": now + ahead, "limit": limit, "expiry": expiry})
             ]
             return _with_runs(s, taken, now, expiry)
 
@@ -497,7 +504,10 @@ def _with_runs(
         # claimed_at stays the first attempt's time: retries are bounded from it.
         _RESUME_RUN.many(
             s,
-            [{"run_id": r.id, "attempt": r.attempt + 1, "expiry": expiry} for r in pending.values()],
+            [
+                {"run_id": r.id, "attempt": r.attempt + 1, "expiry": expiry}
+                for r in pending.values()
+            ],
         )
     if fresh:
         _INSERT_RUN.many(s, fresh)

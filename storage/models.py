@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -78,7 +78,10 @@ BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {datetime: UTCDateTime(), dict[str, Any]: JSON()}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UTCDateTime(),
+        dict[str, Any]: JSON(),
+    }
 
 
 class JobStatus:

@@ -42,7 +42,9 @@ class Prepared:
 
     def _compile(self, dialect: Dialect) -> _Compiled:
         if self._sqlite is None:
-            compiled = cast(SQLCompiler, cast(ClauseElement, self.statement).compile(dialect=dialect))
+            compiled = cast(
+                SQLCompiler, cast(ClauseElement, self.statement).compile(dialect=dialect)
+            )
             names = tuple(compiled.positiontup or ())
             binds = compiled.binds
             self._sqlite = _Compiled(

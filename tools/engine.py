@@ -55,7 +55,8 @@ class Limits:
 
 @dataclass(frozen=True)
 class Actor:
-    """Who is asking: people act on their own jobs, or any job of their guild with Manage Messages."""
+    """Who is asking: people act on their own jobs, or on any job of their guild with
+    Manage Messages."""
 
     user_id: int
     guild_id: int | None = None
@@ -273,8 +274,10 @@ class Engine:
         wanted = normalize_command(command)
         spec = spec_to_json(schedule.spec)
         for row in rows:
-            if normalize_command(row.command) == wanted and row.schedule == spec and (
-                row.tz == schedule.tz
+            if (
+                normalize_command(row.command) == wanted
+                and row.schedule == spec
+                and (row.tz == schedule.tz)
             ):
                 raise UserError(
                     f"You already have this scheduled as job #{row.id}; "
@@ -310,7 +313,9 @@ class Engine:
             offset=offset,
         )
 
-    async def history(self, job_id: int, actor: Actor | None = None, limit: int = 10) -> list[JobRun]:
+    async def history(
+        self, job_id: int, actor: Actor | None = None, limit: int = 10
+    ) -> list[JobRun]:
         await self.get(job_id, actor)
         return await self.store.runs(job_id, limit=limit)
 
@@ -715,7 +720,9 @@ def _kind_for(schedule: Schedule, current: str) -> str:
     return JobKind.INTERVAL if isinstance(schedule.spec, Every) else JobKind.RECURRING
 
 
-def _advance_values(job: JobSnapshot, nxt: datetime | None, now: datetime, *, counted: bool) -> dict[str, Any]:
+def _advance_values(
+    job: JobSnapshot, nxt: datetime | None, now: datetime, *, counted: bool
+) -> dict[str, Any]:
     # Any advance ends a follow-up cycle; `delivered` starts the next one explicitly.
     meta = followups.without_cycle(job.meta)
     meta.pop("resume_at", None)

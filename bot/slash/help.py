@@ -33,6 +33,16 @@ HELP = {
     "/timezone": (
         "• `/timezone set zone: Berlin` (also `Europe/Berlin`, `PST`, `UTC+2`)\n• `/timezone show`"
     ),
+    "Reminders that make sure": (
+        "Say “don't let me forget …” or use `/remind … follow_up: true`: I follow up until you "
+        "answer or press **Done**; **Snooze** puts it off (10 min, 1 hour, tomorrow 9:00, or "
+        "any time you type)."
+    ),
+    "/todo and /heartbeat": (
+        "• `/todo add text: draft the newsletter`, `/todo list`, `/todo done id: 3`\n"
+        "• `/heartbeat on every: 30 minutes` — when the thread is idle I work through its "
+        "to-do list; an empty list costs nothing.\n• `/heartbeat status`, `/heartbeat off`"
+    ),
 }
 
 

@@ -28,7 +28,9 @@ def short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def confirmation(job: JobView, *, zone: str, assumed: bool, follow_up: bool = False) -> discord.Embed:
+def confirmation(
+    job: JobView, *, zone: str, assumed: bool, follow_up: bool = False
+) -> discord.Embed:
     """The /remind answer: what, when, repeat, job id."""
     embed = discord.Embed(title=f"⏰ Job #{job.id} scheduled", colour=COLOUR)
     embed.add_field(name="What", value=short(job.command, 1000), inline=False)
@@ -90,7 +92,16 @@ def history(job: JobView, runs: Sequence[JobRun]) -> discord.Embed:
     for run in runs:
         delivered = ts(run.delivered_at, "f") if run.delivered_at else "—"
         late = f"{(run.lateness_ms or 0) / 1000:.0f}s late" if run.lateness_ms else "on time"
-        lines.append(f"{ts(run.scheduled_for, 'f')} → {delivered} · {late} · {run.outcome}")
+        line = f"{ts(run.scheduled_for, 'f')} → {delivered} · {late} · {run.outcome}"
+        details = run.details or {}
+        if run.error:
+            line += f"\n  ↳ {short(run.error, 120)}"
+        for call in details.get("tool_calls", [])[:3]:
+            mark = "❌" if call.get("error") else "✅"
+            line += f"\n  ↳ {mark} `{short(str(call.get('tool', '?')), 40)}`"
+        if details.get("skipped"):
+            line += f"\n  ↳ skipped {details['skipped']} missed run(s) while offline"
+        lines.append(line)
     embed.description = "\n".join(lines) or "It hasn't run yet."
     embed.set_footer(text=short(f"“{job.command}” · {repeat_words(job)}", 200))
     return embed

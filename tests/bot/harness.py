@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -12,8 +13,14 @@ from bot.app import HomarBot
 from bot.clock import ManualClock
 from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
-from tests.fakediscord import FakeChannel, FakeDiscord, FakeGuild, FakeMessage, FakeUser
-from tests.fakediscord import running_client
+from tests.fakediscord import (
+    FakeChannel,
+    FakeDiscord,
+    FakeGuild,
+    FakeMessage,
+    FakeUser,
+    running_client,
+)
 
 START = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
 
@@ -51,7 +58,9 @@ class World:
         return self.fake.bot_messages(channel_id)
 
     def markers(self, channel_id: int) -> list[FakeMessage]:
-        return [m for m in self.bot_messages(channel_id) if m.content.startswith("[DELAYED_COMMAND]")]
+        return [
+            m for m in self.bot_messages(channel_id) if m.content.startswith("[DELAYED_COMMAND]")
+        ]
 
     async def bot_says(
         self,
@@ -96,9 +105,13 @@ async def running_bot(world: World, **settings: object) -> AsyncIterator[HomarBo
         await settle(bot)
 
 
-async def settle(bot: HomarBot) -> None:
-    """Wait until queued agent runs are done and the dispatcher is asleep."""
-    for _ in range(3):
-        await bot.runtime.queues.join()
-        if bot.runtime.dispatcher is not None:
-            await bot.runtime.dispatcher.idle()
+async def settle(bot: HomarBot, timeout: float = 30.0) -> None:
+    """Wait until queued agent runs are done and the dispatcher is asleep.
+
+    Bounded, so a bug that keeps the bot busy fails the test instead of hanging the suite.
+    """
+    async with asyncio.timeout(timeout):
+        for _ in range(3):
+            await bot.runtime.queues.join()
+            if bot.runtime.dispatcher is not None:
+                await bot.runtime.dispatcher.idle()

@@ -18,7 +18,9 @@ from tools.schedule import Once, Schedule
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def homar(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def homar(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "HOMAR_"))}
     base["PYTHONPATH"] = str(ROOT)
     base.update(env or {})
@@ -33,7 +35,9 @@ def homar(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 
 
 def test_run_without_token_explains_and_suggests_chat(tmp_path: Path) -> None:
-    result = homar("run", env={"DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/h.db"}, cwd=tmp_path)
+    result = homar(
+        "run", env={"DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/h.db"}, cwd=tmp_path
+    )
     assert result.returncode == 2
     assert "DISCORD_TOKEN is not set" in result.stderr
     assert "homar chat" in result.stderr
@@ -50,7 +54,9 @@ def test_run_without_token_explains_and_suggests_chat(tmp_path: Path) -> None:
         ("DISCORD_API_BASE", "not a url"),
     ],
 )
-def test_invalid_setting_is_one_line_naming_the_variable(tmp_path: Path, var: str, value: str) -> None:
+def test_invalid_setting_is_one_line_naming_the_variable(
+    tmp_path: Path, var: str, value: str
+) -> None:
     result = homar("run", env={"DISCORD_TOKEN": "x", var: value}, cwd=tmp_path)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()

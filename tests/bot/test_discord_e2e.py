@@ -198,4 +198,3 @@ def test_long_replies_are_split_at_boundaries() -> None:
         " ", ""
     ).replace("\n", "")
     assert all(not p.endswith("wor") for p in parts)
-

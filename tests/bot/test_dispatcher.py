@@ -100,8 +100,13 @@ async def h(db: Database, clock: ManualClock) -> AsyncIterator[Harness]:
 
 
 async def once(h: Harness, delta: timedelta, command: str = "ping") -> int:
-    job = await h.engine.create(target=ALICE, command=command, kind="delayed",
-                                schedule=Schedule(Once(h.clock.now() + delta)), check_limits=False)
+    job = await h.engine.create(
+        target=ALICE,
+        command=command,
+        kind="delayed",
+        schedule=Schedule(Once(h.clock.now() + delta)),
+        check_limits=False,
+    )
     return job.id
 
 
@@ -145,7 +150,10 @@ async def test_woken_by_reschedule(h: Harness) -> None:
 
 async def test_recurring_advances_and_ends_with_max_runs(h: Harness) -> None:
     job = await h.engine.create(
-        target=ALICE, command="tick", kind="interval", check_limits=False,
+        target=ALICE,
+        command="tick",
+        kind="interval",
+        check_limits=False,
         schedule=Schedule(Every(60, h.clock.now() + timedelta(minutes=1)), max_runs=3),
     )
     d, t = await h.start()
@@ -196,8 +204,13 @@ async def test_permanent_error_fails_one_shot(h: Harness) -> None:
 
 async def test_recurring_job_wakes_loop_for_its_next_slot(h: Harness) -> None:
     """After a run the job's next slot may be earlier than what the loop sleeps on."""
-    await h.engine.create(target=ALICE, command="tick", kind="interval", check_limits=False,
-                          schedule=Schedule(Every(60, h.clock.now() + timedelta(minutes=1))))
+    await h.engine.create(
+        target=ALICE,
+        command="tick",
+        kind="interval",
+        check_limits=False,
+        schedule=Schedule(Every(60, h.clock.now() + timedelta(minutes=1))),
+    )
     d, t = await h.start()
     for n in range(1, 4):
         await h.move(d, timedelta(minutes=1))
@@ -210,10 +223,20 @@ async def test_recurring_job_wakes_loop_for_its_next_slot(h: Harness) -> None:
 
 async def test_downtime_one_shot_late_recurring_catch_up_or_skip(h: Harness) -> None:
     late = await once(h, timedelta(minutes=5), "one-off")
-    hourly = await h.engine.create(target=ALICE, command="hourly", kind="recurring",
-                                   check_limits=False, schedule=Schedule(Cron("0 * * * *")))
-    daily = await h.engine.create(target=ALICE, command="daily", kind="recurring",
-                                  check_limits=False, schedule=Schedule(Cron("0 6 * * *")))
+    hourly = await h.engine.create(
+        target=ALICE,
+        command="hourly",
+        kind="recurring",
+        check_limits=False,
+        schedule=Schedule(Cron("0 * * * *")),
+    )
+    daily = await h.engine.create(
+        target=ALICE,
+        command="daily",
+        kind="recurring",
+        check_limits=False,
+        schedule=Schedule(Cron("0 6 * * *")),
+    )
     # the bot was off from 08:00 until the next day 06:40
     await h.clock.set(datetime(2026, 11, 24, 6, 40, tzinfo=UTC))
     _d, t = await h.start()
@@ -274,8 +297,13 @@ async def test_crash_after_recording_does_not_redeliver(h: Harness) -> None:
 
 @pytest.mark.sqlite_only("claims released at start")
 async def test_recurring_crash_keeps_slot_and_nonce(h: Harness) -> None:
-    job = await h.engine.create(target=ALICE, command="tick", kind="interval", check_limits=False,
-                                schedule=Schedule(Every(3600, h.clock.now() + timedelta(hours=1))))
+    job = await h.engine.create(
+        target=ALICE,
+        command="tick",
+        kind="interval",
+        check_limits=False,
+        schedule=Schedule(Every(3600, h.clock.now() + timedelta(hours=1))),
+    )
     d, t = await h.start("crash_after_post")
     await h.clock.advance(timedelta(hours=1))
     await asyncio.wait_for(t.reached.wait(), 5)

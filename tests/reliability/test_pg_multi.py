@@ -6,9 +6,13 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bot.operator import list_jobs
+from bot.settings import load_settings
 from bot.wakeups import Wakeups
 from storage.jobs import JobStore
 from tests.conftest import fresh_pg
+from tests.fakediscord import running_fake
+from tests.reliability.crashkit import bot_env, kill, seed, start_bot, unfinished_jobs
 from tests.reliability.pgkit import deliveries, multi_run, start_worker, stop_worker
 from tools.engine import Engine, Target
 from tools.schedule import Once, Schedule
@@ -55,3 +59,32 @@ async def test_a_job_created_elsewhere_wakes_a_sleeping_process(
     finally:
         await stop_worker(worker)
         await db.close()
+
+
+async def test_the_bot_runs_end_to_end_on_postgresql(pg_url: str, tmp_path: Path) -> None:
+    """`homar run` with DATABASE_URL=postgresql+asyncpg://…: migrations, delivery, listing."""
+    await (await fresh_pg(pg_url)).close()
+    async with running_fake() as fake:
+        guild = fake.add_guild("PG")
+        owner = fake.add_user("alice")
+        fake.add_member(guild.id, owner.id)
+        channel = fake.add_channel(guild.id, "general")
+        await seed(pg_url, [Target(owner.id, channel.id, guild.id)], 20, first=2.0, spread=1.0)
+        bot = await start_bot(bot_env(fake, pg_url), tmp_path, "bot")
+        try:
+
+            def markers() -> set[str]:
+                return {str(m.nonce) for m in fake.bot_messages(channel.id) if m.nonce}
+
+            await fake.wait_for(lambda: len(markers()) >= 20, timeout=30)
+            for _ in range(50):  # and recorded
+                if not await unfinished_jobs(pg_url):
+                    break
+                await asyncio.sleep(0.2)
+        finally:
+            await kill(bot)
+    assert await unfinished_jobs(pg_url) == 0
+    listing = await list_jobs(
+        load_settings(_env_file=None, database_url=pg_url), user=owner.id, include_closed=True
+    )
+    assert len(listing) >= 20

@@ -18,9 +18,19 @@ LEASE = timedelta(seconds=90)
 
 def job(at: datetime, **kw: object) -> dict[str, object]:
     values: dict[str, object] = dict(
-        owner_id=1, guild_id=10, channel_id=100, command="x", kind="delayed",
-        schedule={"type": "once", "at": at.isoformat()}, tz="UTC", status=JobStatus.ACTIVE,
-        created_by="user", created_at=NOW, updated_at=NOW, next_run_at=at, run_count=0,
+        owner_id=1,
+        guild_id=10,
+        channel_id=100,
+        command="x",
+        kind="delayed",
+        schedule={"type": "once", "at": at.isoformat()},
+        tz="UTC",
+        status=JobStatus.ACTIVE,
+        created_by="user",
+        created_at=NOW,
+        updated_at=NOW,
+        next_run_at=at,
+        run_count=0,
         failure_streak=0,
     )
     values.update(kw)
@@ -80,8 +90,8 @@ async def test_listing_and_due_queries_use_indexes(db: Database) -> None:
         "SELECT min(next_run_at) FROM jobs WHERE status = 'active'": "ix_jobs_status_next_run_at",
         "SELECT id FROM jobs WHERE status = 'active' AND next_run_at <= '2026' "
         "ORDER BY next_run_at LIMIT 5": "ix_jobs_status_next_run_at",
-        "SELECT id FROM jobs WHERE id IN (SELECT id FROM jobs WHERE claimed_slot IS NOT NULL)":
-            "ix_jobs_claimed_slot",
+        "SELECT id FROM jobs WHERE id IN "
+        "(SELECT id FROM jobs WHERE claimed_slot IS NOT NULL)": "ix_jobs_claimed_slot",
     }
     async with db.engine.connect() as conn:
         for sql, index in queries.items():

@@ -83,7 +83,9 @@ async def test_create_one_shot(engine: Engine, clock: ManualClock) -> None:
 
 async def test_create_recurring_starts_at_next_slot(engine: Engine, clock: ManualClock) -> None:
     job = await engine.create(
-        target=ALICE, command="stretch", schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
+        target=ALICE,
+        command="stretch",
+        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
         kind="recurring",
     )
     # "now" (Mon 09:00 Berlin) is exactly a slot: a recurring job starts with the *next* one
@@ -104,7 +106,10 @@ async def test_create_recurring_starts_at_next_slot(engine: Engine, clock: Manua
     ],
 )
 async def test_invalid_input_raises_user_error(
-    engine: Engine, clock: ManualClock, make, fragment: str  # type: ignore[no-untyped-def]
+    engine: Engine,
+    clock: ManualClock,
+    make,
+    fragment: str,  # type: ignore[no-untyped-def]
 ) -> None:
     with pytest.raises(UserError) as info:
         await engine.create(target=ALICE, command="x", schedule=make(clock.now()), kind="recurring")
@@ -114,48 +119,62 @@ async def test_invalid_input_raises_user_error(
 
 async def test_bad_command_and_kind(engine: Engine, clock: ManualClock) -> None:
     with pytest.raises(UserError, match="Tell me"):
-        await engine.create(target=ALICE, command=" \u200b ", schedule=once(clock, hours=1),
-                            kind="delayed")
+        await engine.create(
+            target=ALICE, command=" \u200b ", schedule=once(clock, hours=1), kind="delayed"
+        )
     with pytest.raises(UserError, match="characters"):
-        await engine.create(target=ALICE, command="x" * 2001, schedule=once(clock, hours=1),
-                            kind="delayed")
+        await engine.create(
+            target=ALICE, command="x" * 2001, schedule=once(clock, hours=1), kind="delayed"
+        )
     with pytest.raises(UserError, match="kind"):
         await engine.create(target=ALICE, command="x", schedule=once(clock, hours=1), kind="nope")
 
 
 async def test_limits_quota_rate_duplicate(db: Database, clock: ManualClock) -> None:
-    engine = Engine(JobStore(db), clock=clock.now,
-                    limits=Limits(max_jobs_per_user=3, creations_per_minute=2))
+    engine = Engine(
+        JobStore(db), clock=clock.now, limits=Limits(max_jobs_per_user=3, creations_per_minute=2)
+    )
     await engine.create(target=ALICE, command="a", schedule=once(clock, hours=1), kind="delayed")
     with pytest.raises(UserError, match="already have this"):
-        await engine.create(target=ALICE, command="A!", schedule=once(clock, hours=1),
-                            kind="delayed")
+        await engine.create(
+            target=ALICE, command="A!", schedule=once(clock, hours=1), kind="delayed"
+        )
     await engine.create(target=ALICE, command="b", schedule=once(clock, hours=1), kind="delayed")
     with pytest.raises(LimitReached, match="last minute"):
-        await engine.create(target=ALICE, command="c", schedule=once(clock, hours=1),
-                            kind="delayed")
+        await engine.create(
+            target=ALICE, command="c", schedule=once(clock, hours=1), kind="delayed"
+        )
     await clock.advance(61)
     await engine.create(target=ALICE, command="c", schedule=once(clock, hours=1), kind="delayed")
     with pytest.raises(LimitReached, match="limit is 3"):
-        await engine.create(target=ALICE, command="d", schedule=once(clock, hours=1),
-                            kind="delayed")
+        await engine.create(
+            target=ALICE, command="d", schedule=once(clock, hours=1), kind="delayed"
+        )
     # system jobs skip the limits
-    await engine.create(target=ALICE, command="d", schedule=once(clock, hours=1), kind="delayed",
-                        check_limits=False)
+    await engine.create(
+        target=ALICE, command="d", schedule=once(clock, hours=1), kind="delayed", check_limits=False
+    )
 
 
 # ---------------------------------------------------------------- read
 
 
 async def test_list_by_owner_thread_guild(engine: Engine, clock: ManualClock) -> None:
-    a1 = await engine.create(target=ALICE, command="a1", schedule=once(clock, hours=2),
-                             kind="delayed")
-    a2 = await engine.create(target=ALICE, command="a2", schedule=once(clock, hours=1),
-                             kind="delayed")
-    b1 = await engine.create(target=BOB, command="b1", schedule=once(clock, hours=3),
-                             kind="delayed")
-    dm = await engine.create(target=Target(owner_id=1, channel_id=300), command="dm",
-                             schedule=once(clock, hours=4), kind="delayed")
+    a1 = await engine.create(
+        target=ALICE, command="a1", schedule=once(clock, hours=2), kind="delayed"
+    )
+    a2 = await engine.create(
+        target=ALICE, command="a2", schedule=once(clock, hours=1), kind="delayed"
+    )
+    b1 = await engine.create(
+        target=BOB, command="b1", schedule=once(clock, hours=3), kind="delayed"
+    )
+    dm = await engine.create(
+        target=Target(owner_id=1, channel_id=300),
+        command="dm",
+        schedule=once(clock, hours=4),
+        kind="delayed",
+    )
     ids = lambda jobs: [j.id for j in jobs]  # noqa: E731
     assert ids(await engine.list_jobs(owner_id=1)) == [a2.id, a1.id, dm.id]  # soonest first
     assert ids(await engine.list_jobs(channel_id=200)) == [b1.id]
@@ -168,8 +187,9 @@ async def test_list_by_owner_thread_guild(engine: Engine, clock: ManualClock) ->
 
 
 async def test_get_missing_and_permissions(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="a", schedule=once(clock, hours=1),
-                              kind="delayed")
+    job = await engine.create(
+        target=ALICE, command="a", schedule=once(clock, hours=1), kind="delayed"
+    )
     with pytest.raises(JobNotFound):
         await engine.get(9999)
     with pytest.raises(NotAllowed):
@@ -184,8 +204,9 @@ async def test_get_missing_and_permissions(engine: Engine, clock: ManualClock) -
 
 
 async def test_cancel(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="a", schedule=once(clock, minutes=5),
-                              kind="delayed")
+    job = await engine.create(
+        target=ALICE, command="a", schedule=once(clock, minutes=5), kind="delayed"
+    )
     cancelled = await engine.cancel(job.id, Actor(user_id=1))
     assert cancelled.status == JobStatus.CANCELLED and cancelled.next_run_at is None
     with pytest.raises(UserError, match="already cancelled"):
@@ -197,8 +218,9 @@ async def test_cancel(engine: Engine, clock: ManualClock) -> None:
 async def test_pause_resume_recurring_skips_paused_slots(
     engine: Engine, clock: ManualClock
 ) -> None:
-    job = await engine.create(target=ALICE, command="tick", schedule=Schedule(Cron("0 * * * *")),
-                              kind="recurring")
+    job = await engine.create(
+        target=ALICE, command="tick", schedule=Schedule(Cron("0 * * * *")), kind="recurring"
+    )
     await engine.pause(job.id)
     with pytest.raises(UserError, match="can't be paused"):
         await engine.pause(job.id)
@@ -217,8 +239,9 @@ async def test_pause_resume_recurring_skips_paused_slots(
 async def test_resume_overdue_one_shot_runs_now_marked_late(
     engine: Engine, clock: ManualClock
 ) -> None:
-    job = await engine.create(target=ALICE, command="a", schedule=once(clock, minutes=5),
-                              kind="delayed")
+    job = await engine.create(
+        target=ALICE, command="a", schedule=once(clock, minutes=5), kind="delayed"
+    )
     await engine.pause(job.id)
     await clock.advance(timedelta(hours=1))
     resumed = await engine.resume(job.id)
@@ -229,8 +252,9 @@ async def test_resume_overdue_one_shot_runs_now_marked_late(
 
 
 async def test_update_reschedule_and_text(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="a", schedule=once(clock, hours=5),
-                              kind="delayed")
+    job = await engine.create(
+        target=ALICE, command="a", schedule=once(clock, hours=5), kind="delayed"
+    )
     waker = RecordingWaker()
     engine.waker = waker
     new = await engine.update(job.id, command="b", schedule=once(clock, minutes=10))
@@ -249,8 +273,9 @@ async def test_update_reschedule_and_text(engine: Engine, clock: ManualClock) ->
 
 
 async def test_run_now_then_continues_on_schedule(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="r", schedule=Schedule(Cron("0 12 * * *")),
-                              kind="recurring")
+    job = await engine.create(
+        target=ALICE, command="r", schedule=Schedule(Cron("0 12 * * *")), kind="recurring"
+    )
     assert job.next_run_at == datetime(2026, 11, 23, 12, tzinfo=UTC)
     await engine.run_now(job.id)
     assert await fire(engine) == [(job.id, clock.now())]
@@ -260,16 +285,14 @@ async def test_run_now_then_continues_on_schedule(engine: Engine, clock: ManualC
 
 
 async def test_history(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="r",
-                              schedule=Schedule(Every(3600, clock.now())),
-                              kind="interval")
+    job = await engine.create(
+        target=ALICE, command="r", schedule=Schedule(Every(3600, clock.now())), kind="interval"
+    )
     for _ in range(3):
         await clock.advance(3600)
         assert len(await fire(engine)) == 1
     runs = await engine.history(job.id, Actor(user_id=1))
-    assert [r.scheduled_for for r in runs] == [
-        clock.now() - timedelta(hours=i) for i in range(3)
-    ]
+    assert [r.scheduled_for for r in runs] == [clock.now() - timedelta(hours=i) for i in range(3)]
     assert {r.outcome for r in runs} == {RunOutcome.DELIVERED}
     assert len({r.nonce for r in runs}) == 3 and all(len(r.nonce) <= 25 for r in runs)
 
@@ -278,8 +301,9 @@ async def test_history(engine: Engine, clock: ManualClock) -> None:
 
 
 async def test_one_shot_completes(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="a", schedule=once(clock, minutes=5),
-                              kind="delayed")
+    job = await engine.create(
+        target=ALICE, command="a", schedule=once(clock, minutes=5), kind="delayed"
+    )
     await clock.advance(300)
     assert await fire(engine) == [(job.id, clock.now())]
     done = await engine.get(job.id)
@@ -291,7 +315,9 @@ async def test_one_shot_completes(engine: Engine, clock: ManualClock) -> None:
 
 async def test_max_runs_completes(engine: Engine, clock: ManualClock) -> None:
     job = await engine.create(
-        target=ALICE, command="a", kind="interval",
+        target=ALICE,
+        command="a",
+        kind="interval",
         schedule=Schedule(Every(3600, clock.now() + timedelta(hours=1)), max_runs=2),
     )
     await clock.advance(3600)
@@ -305,7 +331,9 @@ async def test_max_runs_completes(engine: Engine, clock: ManualClock) -> None:
 
 async def test_until_completes(engine: Engine, clock: ManualClock) -> None:
     job = await engine.create(
-        target=ALICE, command="a", kind="recurring",
+        target=ALICE,
+        command="a",
+        kind="recurring",
         schedule=Schedule(Cron("0 9 * * *"), "UTC", until=clock.now() + timedelta(days=1, hours=2)),
     )
     await clock.set(datetime(2026, 11, 23, 9, tzinfo=UTC))
@@ -318,8 +346,9 @@ async def test_until_completes(engine: Engine, clock: ManualClock) -> None:
 async def test_transport_error_retried_with_backoff_then_recorded(
     engine: Engine, clock: ManualClock
 ) -> None:
-    job = await engine.create(target=ALICE, command="a", schedule=once(clock, minutes=1),
-                              kind="delayed")
+    job = await engine.create(
+        target=ALICE, command="a", schedule=once(clock, minutes=1), kind="delayed"
+    )
     await clock.advance(60)
     [claim] = await engine.claim_due(limit=10, lease=LEASE)
     retry_at = await fail(engine, claim, "503 from Discord", retryable=True)
@@ -345,8 +374,9 @@ async def test_transport_error_retried_with_backoff_then_recorded(
 
 
 async def test_retry_window_is_bounded(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="a", schedule=once(clock, minutes=1),
-                              kind="delayed")
+    job = await engine.create(
+        target=ALICE, command="a", schedule=once(clock, minutes=1), kind="delayed"
+    )
     await clock.advance(60)
     retries = 0
     while True:
@@ -365,8 +395,12 @@ async def test_retry_window_is_bounded(engine: Engine, clock: ManualClock) -> No
 
 async def test_recurring_failures_pause_after_streak(db: Database, clock: ManualClock) -> None:
     engine = Engine(JobStore(db), clock=clock.now, limits=Limits(pause_after_failures=2))
-    job = await engine.create(target=ALICE, command="a", kind="interval",
-                              schedule=Schedule(Every(3600, clock.now() + timedelta(hours=1))))
+    job = await engine.create(
+        target=ALICE,
+        command="a",
+        kind="interval",
+        schedule=Schedule(Every(3600, clock.now() + timedelta(hours=1))),
+    )
     for _ in range(2):
         await clock.advance(3600)
         [claim] = await engine.claim_due(limit=10, lease=LEASE)
@@ -379,8 +413,9 @@ async def test_recurring_failures_pause_after_streak(db: Database, clock: Manual
 
 
 async def test_downtime_one_shot_delivered_late(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="a", schedule=once(clock, minutes=5),
-                              kind="delayed")
+    job = await engine.create(
+        target=ALICE, command="a", schedule=once(clock, minutes=5), kind="delayed"
+    )
     await clock.advance(timedelta(days=2))
     assert await fire(engine) == [(job.id, clock.now() - timedelta(days=2) + timedelta(minutes=5))]
     [run] = await engine.history(job.id)
@@ -390,8 +425,9 @@ async def test_downtime_one_shot_delivered_late(engine: Engine, clock: ManualClo
 async def test_downtime_recurring_catch_up_within_half_period(
     engine: Engine, clock: ManualClock
 ) -> None:
-    job = await engine.create(target=ALICE, command="a", kind="recurring",
-                              schedule=Schedule(Cron("0 * * * *")))
+    job = await engine.create(
+        target=ALICE, command="a", kind="recurring", schedule=Schedule(Cron("0 * * * *"))
+    )
     # down 09:00 → 12:20: slots 09, 10, 11, 12 missed; newest (12:00) is 20 min old < 30 min
     await clock.set(datetime(2026, 11, 23, 12, 20, tzinfo=UTC))
     [claim] = await engine.claim_due(limit=10, lease=LEASE)
@@ -409,8 +445,9 @@ async def test_downtime_recurring_catch_up_within_half_period(
 async def test_downtime_recurring_skips_when_newest_slot_too_old(
     engine: Engine, clock: ManualClock
 ) -> None:
-    job = await engine.create(target=ALICE, command="a", kind="recurring",
-                              schedule=Schedule(Cron("0 * * * *")))
+    job = await engine.create(
+        target=ALICE, command="a", kind="recurring", schedule=Schedule(Cron("0 * * * *"))
+    )
     await clock.set(datetime(2026, 11, 23, 12, 40, tzinfo=UTC))  # 40 min > half an hour
     assert await fire(engine) == []
     after = await engine.get(job.id)
@@ -432,8 +469,9 @@ async def test_downtime_recurring_skips_when_newest_slot_too_old(
 async def test_downtime_grace_clamped_to_two_hours(
     engine: Engine, clock: ManualClock, late: timedelta, catch_up: bool
 ) -> None:
-    await engine.create(target=ALICE, command="a", kind="recurring",
-                        schedule=Schedule(Cron("0 9 * * *")))
+    await engine.create(
+        target=ALICE, command="a", kind="recurring", schedule=Schedule(Cron("0 9 * * *"))
+    )
     await clock.set(datetime(2026, 11, 23, 9, tzinfo=UTC) + late)
     [claim] = await engine.claim_due(limit=10, lease=LEASE)
     assert engine.decide(claim).deliver is catch_up
@@ -442,8 +480,9 @@ async def test_downtime_grace_clamped_to_two_hours(
 async def test_downtime_short_interval_grace_at_least_two_minutes(
     engine: Engine, clock: ManualClock
 ) -> None:
-    await engine.create(target=ALICE, command="a", kind="interval",
-                        schedule=Schedule(Every(60, clock.now())))
+    await engine.create(
+        target=ALICE, command="a", kind="interval", schedule=Schedule(Every(60, clock.now()))
+    )
     await clock.advance(timedelta(minutes=10, seconds=90))  # newest slot 30 s old
     [claim] = await engine.claim_due(limit=10, lease=LEASE)
     decision = engine.decide(claim)
@@ -454,9 +493,13 @@ async def test_catch_up_never_delivers_a_slot_past_until(
     engine: Engine, clock: ManualClock
 ) -> None:
     job = await engine.create(
-        target=ALICE, command="a", kind="interval",
-        schedule=Schedule(Every(3600, clock.now() + timedelta(hours=1)),
-                          until=clock.now() + timedelta(hours=2, minutes=30)),
+        target=ALICE,
+        command="a",
+        kind="interval",
+        schedule=Schedule(
+            Every(3600, clock.now() + timedelta(hours=1)),
+            until=clock.now() + timedelta(hours=2, minutes=30),
+        ),
     )
     # down from 08:00 to 11:10: slots 09:00 and 10:00 were within `until` (10:30); 11:00 is not
     await clock.set(datetime(2026, 11, 23, 11, 10, tzinfo=UTC))
@@ -487,10 +530,12 @@ async def test_catch_up_grace_measured_in_real_time_across_dst(
 
 
 async def test_cancel_while_in_flight_stays_cancelled(engine: Engine, clock: ManualClock) -> None:
-    job = await engine.create(target=ALICE, command="x", schedule=once(clock, minutes=1),
-                              kind="reminder")
-    recurring = await engine.create(target=ALICE, command="y", kind="recurring",
-                                    schedule=Schedule(Cron("*/5 * * * *")))
+    job = await engine.create(
+        target=ALICE, command="x", schedule=once(clock, minutes=1), kind="reminder"
+    )
+    recurring = await engine.create(
+        target=ALICE, command="y", kind="recurring", schedule=Schedule(Cron("*/5 * * * *"))
+    )
     await clock.advance(300)
     claims = await engine.claim_due(limit=10, lease=LEASE)
     assert {c.job.id for c in claims} == {job.id, recurring.id}
@@ -507,8 +552,9 @@ async def test_cancel_while_in_flight_stays_cancelled(engine: Engine, clock: Man
 async def test_edit_while_in_flight_keeps_the_new_schedule(
     engine: Engine, clock: ManualClock
 ) -> None:
-    job = await engine.create(target=ALICE, command="x", kind="recurring",
-                              schedule=Schedule(Cron("0 * * * *")))
+    job = await engine.create(
+        target=ALICE, command="x", kind="recurring", schedule=Schedule(Cron("0 * * * *"))
+    )
     await clock.set(datetime(2026, 11, 23, 9, tzinfo=UTC))
     (claim,) = await engine.claim_due(limit=10, lease=LEASE)
     await engine.update(job.id, schedule=Schedule(Cron("30 12 * * *")), command="new text")

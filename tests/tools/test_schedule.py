@@ -72,8 +72,11 @@ def test_next_runs_requires_aware_after() -> None:
 @pytest.mark.parametrize("expr", ["0 9 * * 0", "0 9 * * 7", "0 9 * * SUN", "0 9 * * sun"])
 def test_cron_sunday_is_0_7_or_name(expr: str) -> None:
     runs = Schedule(Cron(expr), "UTC").next_runs(utc(2026, 11, 23), 3)  # a Monday
-    assert [r.strftime("%a %d %H:%M") for r in runs] == ["Sun 29 09:00", "Sun 06 09:00",
-                                                          "Sun 13 09:00"]
+    assert [r.strftime("%a %d %H:%M") for r in runs] == [
+        "Sun 29 09:00",
+        "Sun 06 09:00",
+        "Sun 13 09:00",
+    ]
 
 
 def test_cron_weekdays_mon_fri_in_job_zone() -> None:
@@ -178,7 +181,9 @@ def test_bad_rrule_is_a_user_error() -> None:
 def test_until_stops_runs() -> None:
     s = Schedule(Cron("0 9 * * *"), "UTC", until=utc(2026, 11, 25, 9))
     assert s.next_runs(utc(2026, 11, 23), 10) == [
-        utc(2026, 11, 23, 9), utc(2026, 11, 24, 9), utc(2026, 11, 25, 9)
+        utc(2026, 11, 23, 9),
+        utc(2026, 11, 24, 9),
+        utc(2026, 11, 25, 9),
     ]
     assert s.next_after(utc(2026, 11, 25, 9)) is None
 
@@ -247,11 +252,13 @@ def test_berlin_daily_jobs_fire_exactly_once_per_local_day(after: datetime, dst_
 def test_berlin_weekly_and_monthly_on_the_change_days() -> None:
     weekly = Schedule(Cron("30 2 * * SUN"), BERLIN).next_runs(utc(2026, 3, 23), 2)
     assert local_strings(weekly, BERLIN) == [
-        "Sun 2026-03-29 03:30 CEST", "Sun 2026-04-05 02:30 CEST",
+        "Sun 2026-03-29 03:30 CEST",
+        "Sun 2026-04-05 02:30 CEST",
     ]
     monthly = Schedule(Cron("30 2 25 * *"), BERLIN).next_runs(utc(2026, 10, 1), 2)
     assert local_strings(monthly, BERLIN) == [
-        "Sun 2026-10-25 02:30 CEST", "Wed 2026-11-25 02:30 CET",
+        "Sun 2026-10-25 02:30 CEST",
+        "Wed 2026-11-25 02:30 CET",
     ]
     monthly_rr = Schedule(RRule("FREQ=MONTHLY;BYMONTHDAY=29", datetime(2026, 1, 29, 2, 30)), BERLIN)
     runs = monthly_rr.next_runs(utc(2026, 3, 1), 2)
@@ -270,12 +277,16 @@ def test_berlin_hourly_interval_is_elapsed_across_both_changes() -> None:
 def test_berlin_hourly_cron_skips_missing_hour_and_repeated_hour() -> None:
     spring = Schedule(Cron("0 * * * *"), BERLIN).next_runs(utc(2026, 3, 28, 23, 30), 4)
     assert local_strings(spring, BERLIN) == [
-        "Sun 2026-03-29 01:00 CET", "Sun 2026-03-29 03:00 CEST",
-        "Sun 2026-03-29 04:00 CEST", "Sun 2026-03-29 05:00 CEST",
+        "Sun 2026-03-29 01:00 CET",
+        "Sun 2026-03-29 03:00 CEST",
+        "Sun 2026-03-29 04:00 CEST",
+        "Sun 2026-03-29 05:00 CEST",
     ]
     autumn = Schedule(Cron("0 * * * *"), BERLIN).next_runs(utc(2026, 10, 24, 23, 30), 3)
     assert local_strings(autumn, BERLIN) == [
-        "Sun 2026-10-25 02:00 CEST", "Sun 2026-10-25 03:00 CET", "Sun 2026-10-25 04:00 CET",
+        "Sun 2026-10-25 02:00 CEST",
+        "Sun 2026-10-25 03:00 CET",
+        "Sun 2026-10-25 04:00 CET",
     ]
 
 
@@ -286,12 +297,16 @@ def test_new_york_spring_and_autumn() -> None:
     s = Schedule(Cron("30 2 * * *"), NEW_YORK)
     spring = s.next_runs(utc(2026, 3, 7, 12), 3)
     assert local_strings(spring, NEW_YORK) == [
-        "Sun 2026-03-08 03:30 EDT", "Mon 2026-03-09 02:30 EDT", "Tue 2026-03-10 02:30 EDT",
+        "Sun 2026-03-08 03:30 EDT",
+        "Mon 2026-03-09 02:30 EDT",
+        "Tue 2026-03-10 02:30 EDT",
     ]
     s1 = Schedule(Cron("30 1 * * *"), NEW_YORK)
     autumn = s1.next_runs(utc(2026, 10, 31, 12), 3)
     assert local_strings(autumn, NEW_YORK) == [
-        "Sun 2026-11-01 01:30 EDT", "Mon 2026-11-02 01:30 EST", "Tue 2026-11-03 01:30 EST",
+        "Sun 2026-11-01 01:30 EDT",
+        "Mon 2026-11-02 01:30 EST",
+        "Tue 2026-11-03 01:30 EST",
     ]
     assert autumn[0].astimezone(UTC) == utc(2026, 11, 1, 5, 30)
 
@@ -300,7 +315,9 @@ def test_new_york_every_day_interval_keeps_wall_time() -> None:
     anchor = localize(datetime(2026, 3, 6, 9, 0), ZoneInfo(NEW_YORK))
     runs = Schedule(Every(86400, anchor), NEW_YORK).next_runs(anchor, 3)
     assert local_strings(runs, NEW_YORK) == [
-        "Sat 2026-03-07 09:00 EST", "Sun 2026-03-08 09:00 EDT", "Mon 2026-03-09 09:00 EDT",
+        "Sat 2026-03-07 09:00 EST",
+        "Sun 2026-03-08 09:00 EDT",
+        "Mon 2026-03-09 09:00 EDT",
     ]
     weekly = Schedule(Every(7 * 86400, anchor), NEW_YORK).next_runs(anchor, 1)
     assert local_strings(weekly, NEW_YORK) == ["Fri 2026-03-13 09:00 EDT"]
@@ -348,6 +365,7 @@ def test_describe() -> None:
     assert Schedule(Every(1800, utc(2026, 1, 1)), "UTC", max_runs=3).describe() == (
         "every 30 minutes (UTC), 3 times"
     )
-    assert "until 1 Dec 2026" in Schedule(
-        Cron("0 9 * * *"), "UTC", until=utc(2026, 12, 1, 12)
-    ).describe()
+    assert (
+        "until 1 Dec 2026"
+        in Schedule(Cron("0 9 * * *"), "UTC", until=utc(2026, 12, 1, 12)).describe()
+    )

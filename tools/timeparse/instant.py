@@ -194,6 +194,8 @@ def _md(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if not (1 <= mo <= 12 and 1 <= d <= 31):
         raise Conflict("date")
     f.set(month=mo, day=d)
+    if "-" in m.group(0):
+        f.extra["dash_date"] = 1
     f.weak = False
 
 
@@ -968,6 +970,14 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         day = _solve_date(f, c, strictly_after=f.hour is None)
         if day is None:
             return None
+        # "monday 9-5" names no Monday 5 Sept within a year: it is a range of hours.
+        if (
+            f.extra.get("dash_date")
+            and f.weekday is not None
+            and f.year is None
+            and (day - c.today).days > 366
+        ):
+            return None
     hours: list[int] | None = None
     if f.hour is not None:
         hours = _hours(f)
@@ -1033,7 +1043,8 @@ _FOR_DUR = re.compile(r"^(?P<a>.+?)\s+for\s+(?P<d>.+)$")
 _DUR_START = re.compile(
     r"^for\s+(?P<d>.+?)\s+(?:starting|beginning)\s+(?:from\s+|at\s+)?(?P<a>.+)$"
 )
-_INTERVAL_HEAD = re.compile(r"^(?:from|between|starting|beginning)\s+")
+# "between" may follow the shared day ("tomorrow between 3 and 5").
+_INTERVAL_HEAD = re.compile(r"^(?:from|between|starting|beginning)\s+|(?<=\s)between\s+")
 _DAYNUM = re.compile(r"^(?:the\s+)?(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$")  # a day of a month
 
 
@@ -1075,10 +1086,11 @@ def _interval(s: str, c: Ctx) -> datetime | None:
     """The start of "from 3 to 5pm", "Dec 3-5", "between the 3rd and 5th of March".
 
     Every word of the far end must be read: it is either a time on its own ("5pm",
-    "the 5th") or such a time followed by words shared with the start ("5th of March").
-    Words that are no time ("3 and 5 start the oven") make the phrase not a time at all.
+    "the 5th") or such a time followed by words shared with the start ("5th of March",
+    "5 tomorrow"). Words that are no time ("3 and 5 start the oven") make the phrase not
+    a time at all.
     """
-    body = _INTERVAL_HEAD.sub("", s)
+    body = _INTERVAL_HEAD.sub("", s, count=1)
     for sep in _SEP.finditer(body):
         left, right = body[: sep.start()].strip(), body[sep.end() :].strip()
         if not left or not right:
@@ -1088,21 +1100,94 @@ def _interval(s: str, c: Ctx) -> datetime | None:
         if not (whole or _end_point(rtoks[0], c) or _DAYNUM.match(" ".join(rtoks[:2]))):
             continue  # the far end does not even start like a time (cheap, most messages)
         for k in range(1, len(rtoks)):
-            got = _single(left + " " + " ".join(rtoks[k:]), c)
-            if got is not None and _end_point(" ".join(rtoks[:k]), c):
-                return got
-        if not whole:
-            continue
-        ap = re.search(r"\b(am|pm)$|(?<=\d)(am|pm)$", right)
-        options = [left]
-        if ap:
-            options.append(left + " " + (ap.group(1) or ap.group(2)))
-        options.append("at " + left)  # both ends of "from 3 to 5" are clock times
-        for option in options:
-            got = _single(option, c)
+            end, shared = " ".join(rtoks[:k]), " ".join(rtoks[k:])
+            if _end_point(end, c):
+                got = _range_start(left, end, shared, c)
+                if got is not None:
+                    return got
+        if whole:
+            got = _range_start(left, right, "", c)
             if got is not None:
                 return got
     return None
+
+
+def _range_start(left: str, end: str, shared: str, c: Ctx) -> datetime | None:
+    """The start of the range `left`–`end`, both followed by the `shared` words.
+
+    The shared words ("tomorrow", "on Friday") give both ends their day; a clock time
+    at the far end makes a lone number at the start a clock time too ("9 to 5"), and
+    lends it its meridiem and zone (see `_carry_clock`).
+    """
+    far = _range_end(end, shared, c)
+    for text in (left, "at " + left):  # "at" lets "930" or "9 30" read as clock times
+        f = read_frame(" ".join(filter(None, (text, shared))), c)
+        if f is None:
+            continue
+        if far is not None and far.hour is not None and f.hour is not None:
+            f.bare_hour = False
+            _carry_clock(f, far, c)
+        try:
+            got = resolve(f, c)
+        except (ValueError, OverflowError):
+            got = None
+        if got is not None:
+            return got
+    return None
+
+
+def _range_end(end: str, shared: str, c: Ctx) -> Frame | None:
+    """The far end of a range as a frame, a lone number read as a clock time."""
+    for text in (end, "at " + end):
+        f = read_frame(" ".join(filter(None, (text, shared))), c)
+        if f is not None:
+            f.bare_hour = False
+            return f
+    return None
+
+
+def _explicit_day(f: Frame) -> bool:
+    slots = (f.date, f.year, f.month, f.day, f.weekday, f.instant)
+    return any(v is not None for v in slots)
+
+
+def _carry_clock(start: Frame, far: Frame, c: Ctx) -> None:
+    """Give a range's start the meridiem (and zone) its far end implies.
+
+    A start without am/pm ("3" in "3 to 5pm") takes the latest reading that still lies
+    before the end (15:00; "9 to 5pm" stays 09:00); a range whose start cannot precede
+    its end crosses midnight and takes the latest reading. An end without am/pm is read
+    first: on a named day as working hours (hours before 8 are pm: "9 to 5" is
+    09:00-17:00), otherwise as the next time the clock shows it.
+    """
+    if start.zone is None and far.zone is not None:
+        start.zone = far.zone
+    starts = _hours(start)
+    if len(starts) == 1:
+        return
+    ends = _hours(far)
+    if len(ends) > 1:
+        ends = [_usual_end_hour(start, far, c)]
+    end_minute = ends[0] * 60 + far.minute
+    before = [h for h in starts if h * 60 + start.minute < end_minute]
+    start.hour = max(before or starts)
+    start.ampm = None
+    start.h24 = True
+
+
+def _usual_end_hour(start: Frame, far: Frame, c: Ctx) -> int:
+    """The 24h hour of a range end given without am/pm ("5" in "3 to 5")."""
+    assert far.hour is not None
+    h = far.hour % 12
+    if not (_explicit_day(start) or _explicit_day(far)):
+        g = _copy(far)
+        try:
+            got = resolve(g, c)
+        except (ValueError, OverflowError):
+            got = None
+        if got is not None:
+            return got.astimezone(far.zone or c.tz).hour
+    return h + 12 if h < 8 else h
 
 
 def _end_point(text: str, c: Ctx) -> bool:
