@@ -135,7 +135,12 @@ async def run_chat(settings: Settings, stdin: TextIO = sys.stdin, out: TextIO = 
             await runtime.queues.join()
             if runtime.dispatcher is not None:
                 await runtime.dispatcher.idle()
-            if not await console.due_soon() and runtime.queues.is_idle(CONSOLE_CHANNEL):
+            delivering = runtime.dispatcher is not None and runtime.dispatcher.busy
+            if (
+                not delivering
+                and not await console.due_soon()
+                and runtime.queues.is_idle(CONSOLE_CHANNEL)
+            ):
                 break
             await asyncio.sleep(0.2)
         await runtime.queues.join()

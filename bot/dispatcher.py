@@ -172,6 +172,11 @@ class Dispatcher:
         self._ready.clear()
         self._quiet.set()
 
+    @property
+    def busy(self) -> bool:
+        """Claimed runs not yet recorded, including those waiting for their moment."""
+        return bool(self._in_flight)
+
     async def idle(self) -> None:
         """Wait until every run that is due is recorded and the loop is asleep (for tests).
 

@@ -639,7 +639,7 @@ def _excluding(spec: RRule, walls: Iterator[datetime]) -> Iterator[datetime]:
 # ---------------------------------------------------------------- words
 
 _DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-_MONTH_NAMES = [
+MONTH_NAMES = [
     "January",
     "February",
     "March",
@@ -663,7 +663,7 @@ def ordinal(n: int) -> str:
 
 
 def _fmt_day(at: datetime) -> str:
-    return f"{at.day} {_MONTH_NAMES[at.month - 1][:3]} {at.year}"
+    return f"{at.day} {MONTH_NAMES[at.month - 1][:3]} {at.year}"
 
 
 def _join(words: list[str]) -> str:
@@ -734,9 +734,9 @@ def _describe_cron(c: Cron) -> str:
         if all_months:
             return f"on the {days} of every month {at}"
         if len(c.months) == 1 and len(c.days) == 1:
-            month = _MONTH_NAMES[min(c.months) - 1]
+            month = MONTH_NAMES[min(c.months) - 1]
             return f"every year on {month} {ordinal(min(c.days))} {at}"
-        months = _join([_MONTH_NAMES[m - 1] for m in sorted(c.months)])
+        months = _join([MONTH_NAMES[m - 1] for m in sorted(c.months)])
         return f"on the {days} of {months} {at}"
     return f"on the cron schedule `{c.expr}`"
 
@@ -781,7 +781,7 @@ def _describe_rrule(r: RRule) -> str:
         )
         which = _join([_ORDINAL_WORDS.get(x, ordinal(x)) for x in setpos])
         if "BYMONTH" in p and freq == "YEARLY":
-            scope = _join([_MONTH_NAMES[int(m) - 1] for m in p["BYMONTH"].split(",")])
+            scope = _join([MONTH_NAMES[int(m) - 1] for m in p["BYMONTH"].split(",")])
             return f"on the {which} {named} of {scope} every year {at}"
         scope = (
             "every month"
@@ -800,7 +800,7 @@ def _describe_rrule(r: RRule) -> str:
             words.append(f"{_ORDINAL_WORDS.get(pos, ordinal(pos))} {name}" if pos else name)
         scope = "month" if freq == "MONTHLY" else "year"
         if "BYMONTH" in p and freq == "YEARLY":
-            scope = _join([_MONTH_NAMES[int(m) - 1] for m in p["BYMONTH"].split(",")])
+            scope = _join([MONTH_NAMES[int(m) - 1] for m in p["BYMONTH"].split(",")])
             return f"on the {_join(words)} of {scope} every year {at}"
         of = f"every {scope}" if interval == 1 else f"{every}"
         return f"on the {_join(words)} of {of} {at}"
@@ -813,7 +813,7 @@ def _describe_rrule(r: RRule) -> str:
     if freq == "YEARLY":
         month = int(p.get("BYMONTH", r.start.month))
         day = int(p.get("BYMONTHDAY", r.start.day))
-        return f"{every} on {_MONTH_NAMES[month - 1]} {ordinal(day)} {at}"
+        return f"{every} on {MONTH_NAMES[month - 1]} {ordinal(day)} {at}"
     if freq == "WEEKLY":
         return f"{every} on {_DAY_NAMES[r.start.isoweekday() % 7]} {at}"
     if freq == "MONTHLY":
@@ -822,7 +822,7 @@ def _describe_rrule(r: RRule) -> str:
 
 
 def _short_day(d: date, start: datetime) -> str:
-    text = f"{d.day} {_MONTH_NAMES[d.month - 1][:3]}"
+    text = f"{d.day} {MONTH_NAMES[d.month - 1][:3]}"
     return text if d.year == start.year else f"{text} {d.year}"
 
 
@@ -840,7 +840,7 @@ def _describe_exclusion(e: Exclusion, start: datetime) -> str:
     byday = [d for d in p.get("BYDAY", "").split(",") if d]
     months = [int(m) for m in p.get("BYMONTH", "").split(",") if m]
     monthdays = [int(d) for d in p.get("BYMONTHDAY", "").split(",") if d]
-    month_words = _join([_MONTH_NAMES[m - 1] for m in months])
+    month_words = _join([MONTH_NAMES[m - 1] for m in months])
     at = ""
     if e.timed_rule and freq not in _SUB_DAILY:
         hours = [int(h) for h in p.get("BYHOUR", "0").split(",")]

@@ -5,23 +5,12 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from tools.schedule import MONTH_NAMES
+
 from .lexicon import MONTH_RE, month_of, normalize
 from .resolve import days_in_month
 
-_NAMES = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
+_NAMES = MONTH_NAMES
 _MD = re.compile(r"\b(?P<mon>" + MONTH_RE + r")\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b")
 _DM = re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>" + MONTH_RE + r")")
 
