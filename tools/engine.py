@@ -159,6 +159,14 @@ class Engine:
             years = self.limits.max_horizon.days // 365
             raise ScheduleError(f"That is too far ahead; I can schedule up to {years} years out.")
         if schedule.is_recurring:
+            # The gap itself, whatever the end conditions leave of it.
+            second = Schedule(schedule.spec, schedule.tz).next_after(first)
+            if second is None or second.astimezone(UTC) - first > self.limits.max_horizon:
+                years = self.limits.max_horizon.days // 365
+                raise ScheduleError(
+                    f"That repeats too rarely; runs can be at most {years} years apart."
+                )
+        if schedule.is_recurring:
             gap = schedule.min_gap(now)
             if gap is not None and gap < self.limits.min_interval:
                 secs = int(self.limits.min_interval.total_seconds())

@@ -40,6 +40,7 @@ class ScheduleError(UserError):
     """A schedule a user asked for cannot work; the message says what to type instead."""
 
 
+MAX_RUNS = 1_000_000
 _ZONE_CACHE: dict[str, ZoneInfo] = {}
 
 
@@ -452,6 +453,8 @@ class Schedule:
             object.__setattr__(self, "until", localize(self.until, zone(self.tz)))
         if self.max_runs is not None and self.max_runs < 1:
             raise ScheduleError("The number of runs must be at least 1, e.g. `5 times`.")
+        if self.max_runs is not None and self.max_runs > MAX_RUNS:
+            raise ScheduleError(f"That's too many runs; give at most {MAX_RUNS:,}.")
 
     @property
     def zone(self) -> ZoneInfo:
@@ -475,12 +478,15 @@ class Schedule:
         out: list[datetime] = []
         if limit <= 0:
             return out
-        for at in self._occurrences(after):
-            if self.until is not None and at > self.until:
-                break
-            out.append(at)
-            if len(out) >= limit:
-                break
+        try:
+            for at in self._occurrences(after):
+                if self.until is not None and at > self.until:
+                    break
+                out.append(at)
+                if len(out) >= limit:
+                    break
+        except (OverflowError, ValueError):
+            pass  # the next run would lie past the calendar's end (year 9999): there is none
         return out
 
     def next_after(self, after: datetime, *, runs_done: int = 0) -> datetime | None:

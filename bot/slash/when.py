@@ -47,6 +47,8 @@ _UNIT_FREQ = {
     "month": ("MONTHLY", 1),
     "year": ("YEARLY", 1),
 }
+MAX_RUNS = 100_000
+MAX_PHRASE = 200
 _COUNT = re.compile(r"(?:for\s+)?(\d+)\s*(?:x|times?|runs?)|once|twice", re.IGNORECASE)
 _HAS_TIME = re.compile(
     r"\d{1,2}:\d{2}|\d\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+\d|\b(?:noon|midnight|morning|"
@@ -75,6 +77,7 @@ class Plan:
 
 def read_instant(text: str, *, now: datetime, tz: str) -> Instant:
     """`when` → an instant in the future, or a UserError with examples."""
+    _short_enough(text, "when")
     got = parse_time(text, now.astimezone(zone(tz)), tz)
     if got is None:
         hint = timeparse.explain_invalid_date(text)
@@ -124,7 +127,7 @@ def plan(
 def read_repeat(repeat: str, when: Instant, *, now: datetime) -> Schedule:
     """`repeat` anchored at `when`: "daily" runs at when's time, starting at `when`."""
     tz = when.tz
-    text = repeat.strip()
+    text = _short_enough(repeat.strip(), "repeat")
     counted = _COUNT.search(text)
     max_runs = _count_of(counted.group(0)) if counted else None
     bare = _COUNT.sub("", text).strip(" ,")
@@ -161,7 +164,7 @@ def read_repeat(repeat: str, when: Instant, *, now: datetime) -> Schedule:
 
 def read_until(text: str, *, now: datetime, tz: str) -> tuple[datetime | None, int | None]:
     """`until`: a time ("friday", "in 2 weeks") or a count ("5 times")."""
-    t = text.strip()
+    t = _short_enough(text.strip(), "until")
     counted = _COUNT.fullmatch(t)
     if counted is not None:
         return None, _count_of(t)
@@ -186,7 +189,20 @@ def _count_of(text: str) -> int:
     if t == "twice":
         return 2
     m = re.search(r"\d+", t)
-    n = int(m.group(0)) if m else 1
+    digits = m.group(0) if m else "1"
+    if len(digits) > len(str(MAX_RUNS)) or int(digits) > MAX_RUNS:
+        raise UserError(f"That's too many runs; give at most {MAX_RUNS:,}, e.g. `5 times`.")
+    n = int(digits)
     if n < 1:
         raise UserError("The number of runs must be at least 1, e.g. `5 times`.")
     return n
+
+
+def _short_enough(text: str, field: str) -> str:
+    """Time fields are short phrases; refuse essays before any pattern has to read them."""
+    if len(text) > MAX_PHRASE:
+        raise UserError(
+            f"`{field}` is too long to be a time; try something like `tomorrow 9am`, "
+            "`every weekday at 8` or `5 times`."
+        )
+    return text

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pydantic_ai.models
-import pytest
 from sqlalchemy import select
 
 from bot.app import HomarBot
@@ -151,7 +150,7 @@ async def test_hostile_slash_arguments_are_refused_without_changes(tmp_path: Pat
     async with running_fake() as fake:
         world = make_world(fake, tmp_path)
         async with running_bot(world) as bot:
-            await check_cases(world, bot, [c for c in CASES if "known_bug" not in c])
+            await check_cases(world, bot, CASES)
 
             # Still responsive: a normal /remind works and makes exactly one job.
             handle = await invoke(world, "remind", {"when": "in 10 minutes", "what": "ok"})
@@ -159,14 +158,3 @@ async def test_hostile_slash_arguments_are_refused_without_changes(tmp_path: Pat
             mine = await bot.runtime.engine.list_jobs(owner_id=world.alice.id)
     assert private and "ok" in text_of(data)
     assert sorted(j.command for j in mine) == ["alice's tea", "ok"]
-
-
-@pytest.mark.xfail(
-    strict=True, reason="product bugs named in each case's known_bug; drop the field once fixed"
-)
-async def test_known_bugs(tmp_path: Path) -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-    async with running_fake() as fake:
-        world = make_world(fake, tmp_path)
-        async with running_bot(world) as bot:
-            await check_cases(world, bot, [c for c in CASES if "known_bug" in c])
