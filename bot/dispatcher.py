@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import time
 from collections import deque
@@ -147,6 +148,10 @@ class Dispatcher:
 
     async def start(self) -> None:
         if self._task is None:
+            # Everything alive by now (modules, compiled statements, settings) lives as long
+            # as the process: freeze it out of the collector, so a full collection during a
+            # burst of deliveries scans only new objects (tens of ms → about one).
+            gc.freeze()
             self._recorder = asyncio.create_task(self._record_loop(), name="homar-recorder")
             self._task = asyncio.create_task(self.run(), name="homar-dispatcher")
 
