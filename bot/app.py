@@ -13,7 +13,7 @@ import yarl
 from discord.ext import commands
 
 from bot import access
-from bot.approvals import ApproveButton, DenyButton, post_approval, sweep_forever
+from bot.approvals import DecisionButton, post_approval, sweep_forever
 from bot.dispatcher import MARKER
 from bot.health import Health
 from bot.heartbeat import Heartbeat
@@ -87,7 +87,7 @@ class HomarBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         await self.runtime.open()
-        self.add_dynamic_items(ApproveButton, DenyButton)
+        self.add_dynamic_items(DecisionButton)
         install_reminder_buttons(self)
         self._sweep = asyncio.create_task(sweep_forever(self, asyncio.Event()))
         slash.install(self)

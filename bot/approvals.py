@@ -27,8 +27,8 @@ SWEEP_EVERY = timedelta(minutes=1)
 
 def _buttons(approval_id: int, *, disabled: bool = False) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    view.add_item(ApproveButton(approval_id, disabled=disabled))
-    view.add_item(DenyButton(approval_id, disabled=disabled))
+    view.add_item(DecisionButton(approval_id, True, disabled=disabled))
+    view.add_item(DecisionButton(approval_id, False, disabled=disabled))
     return view
 
 
@@ -115,52 +115,33 @@ async def on_click(interaction: discord.Interaction, approval_id: int, approved:
     runtime.queues.submit(row.channel_id, work)
 
 
-class ApproveButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"homar:approve:(?P<id>[0-9]+)"
+class DecisionButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"homar:(?P<verdict>approve|deny):(?P<id>[0-9]+)",
 ):
-    def __init__(self, approval_id: int, *, disabled: bool = False) -> None:
+    """Approve or Deny on an approval message; the custom id carries both, so the
+    buttons keep working after a restart."""
+
+    def __init__(self, approval_id: int, approve: bool, *, disabled: bool = False) -> None:
         super().__init__(
             discord.ui.Button(
-                label="Approve",
-                style=discord.ButtonStyle.success,
-                custom_id=f"homar:approve:{approval_id}",
+                label="Approve" if approve else "Deny",
+                style=discord.ButtonStyle.success if approve else discord.ButtonStyle.danger,
+                custom_id=f"homar:{'approve' if approve else 'deny'}:{approval_id}",
                 disabled=disabled,
             )
         )
         self.approval_id = approval_id
+        self.approve = approve
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ApproveButton:
-        return cls(int(match["id"]))
+    ) -> DecisionButton:
+        return cls(int(match["id"]), match["verdict"] == "approve")
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await on_click(interaction, self.approval_id, approved=True)
-
-
-class DenyButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"homar:deny:(?P<id>[0-9]+)"
-):
-    def __init__(self, approval_id: int, *, disabled: bool = False) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Deny",
-                style=discord.ButtonStyle.danger,
-                custom_id=f"homar:deny:{approval_id}",
-                disabled=disabled,
-            )
-        )
-        self.approval_id = approval_id
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> DenyButton:
-        return cls(int(match["id"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await on_click(interaction, self.approval_id, approved=False)
+        await on_click(interaction, self.approval_id, approved=self.approve)
 
 
 async def sweep_once(bot: HomarBot) -> int:
