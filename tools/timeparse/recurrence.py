@@ -541,19 +541,8 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
         # a Tuesday means from next week); start from tomorrow instead.
         if not (no_time and first is not None and first.date() == c.today):
             return sched
-    parts = [f"FREQ={freq}"]
-    if p.interval > 1:
-        parts.append(f"INTERVAL={p.interval}")
-    if p.months:
-        parts.append("BYMONTH=" + ",".join(str(m) for m in sorted(set(p.months))))
-    if p.weekno is not None:
-        parts.append(f"BYWEEKNO={p.weekno}")
-    if p.monthdays:
-        parts.append("BYMONTHDAY=" + ",".join(str(d) for d in sorted(set(p.monthdays))))
-    if p.byday or (freq == "WEEKLY" and plain_wd):
-        parts.append("BYDAY=" + ",".join(dict.fromkeys(p.byday or plain_wd)))
-    if p.setpos:
-        parts.append("BYSETPOS=" + ",".join(str(x) for x in p.setpos))
+    byday = p.byday or (plain_wd if freq == "WEEKLY" else [])
+    parts = _date_parts(freq, p, byday)
     parts.append("BYHOUR=" + ",".join(str(h) for h in hours))
     parts.append("BYMINUTE=" + ",".join(str(m) for m in minutes))
     parts.append("BYSECOND=0")
@@ -570,6 +559,24 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
         return Schedule(RRule(";".join(parts), start, tuple(p.exclude)), tz, p.until, p.count)
     except ScheduleError:
         return None
+
+
+def _date_parts(freq: str, p: Pattern, byday: list[str]) -> list[str]:
+    """The RRULE parts that pick days: FREQ, INTERVAL and the BY* lists of a pattern."""
+    parts = [f"FREQ={freq}"]
+    if p.interval > 1:
+        parts.append(f"INTERVAL={p.interval}")
+    if p.months:
+        parts.append("BYMONTH=" + ",".join(str(m) for m in sorted(set(p.months))))
+    if p.weekno is not None:
+        parts.append(f"BYWEEKNO={p.weekno}")
+    if p.monthdays:
+        parts.append("BYMONTHDAY=" + ",".join(str(d) for d in sorted(set(p.monthdays))))
+    if byday:
+        parts.append("BYDAY=" + ",".join(dict.fromkeys(byday)))
+    if p.setpos:
+        parts.append("BYSETPOS=" + ",".join(str(x) for x in p.setpos))
+    return parts
 
 
 def _sub_daily_rrule(p: Pattern, c: Ctx, tz: str, secs: int) -> Schedule | None:
@@ -664,19 +671,7 @@ def _exception_rule(item: str, c: Ctx) -> str | None:
         return None  # "except weekly" names no particular day
     if freq == "YEARLY" and q.monthdays and not q.months:
         return None
-    parts = [f"FREQ={freq}"]
-    if q.interval > 1:
-        parts.append(f"INTERVAL={q.interval}")
-    if q.months:
-        parts.append("BYMONTH=" + ",".join(str(m) for m in sorted(set(q.months))))
-    if q.weekno is not None:
-        parts.append(f"BYWEEKNO={q.weekno}")
-    if q.monthdays:
-        parts.append("BYMONTHDAY=" + ",".join(str(d) for d in sorted(set(q.monthdays))))
-    if q.byday:
-        parts.append("BYDAY=" + ",".join(dict.fromkeys(q.byday)))
-    if q.setpos:
-        parts.append("BYSETPOS=" + ",".join(str(x) for x in q.setpos))
+    parts = _date_parts(freq, q, q.byday)
     if q.times:
         parts.append("BYHOUR=" + ",".join(str(h) for h in sorted({h for h, _ in q.times})))
         parts.append("BYMINUTE=" + ",".join(str(m) for m in sorted({m for _, m in q.times})))
