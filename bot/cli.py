@@ -6,7 +6,8 @@ import asyncio
 import logging
 import sys
 from collections.abc import Coroutine
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -100,6 +101,88 @@ def db_upgrade() -> None:
         finally:
             await db.close()
         typer.echo("Database migrated." if changed else "Database is up to date.")
+        return 0
+
+    _run(go())
+
+
+@app.command()
+def healthcheck(
+    url: str | None = typer.Option(
+        None, "--url", help="Default: http://127.0.0.1:$HEALTH_PORT/healthz."
+    ),
+    timeout: float = typer.Option(4.0, "--timeout", help="Seconds to wait for an answer."),
+) -> None:
+    """Exit 0 if the running bot's /healthz answers OK (for container health checks)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    if url is None:
+        settings = _settings()
+        if settings.health_port is None:
+            typer.echo("HEALTH_PORT is not set, so there is no /healthz to ask.", err=True)
+            raise typer.Exit(2)
+        url = f"http://127.0.0.1:{settings.health_port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            body = json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        typer.echo(f"unhealthy: {url} answered {exc.code}", err=True)
+        raise typer.Exit(1) from None
+    except (OSError, ValueError) as exc:
+        typer.echo(f"unhealthy: {url} did not answer ({exc})", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"{body.get('status', 'ok')}: db={body.get('db')} discord={body.get('discord')}")
+
+
+@db_app.command("backup")
+def db_backup(
+    path: Annotated[Path, typer.Argument(help="Where to write the copy, e.g. backups/homar.db.")],
+    force: bool = typer.Option(False, "--force", help="Replace PATH if it exists."),
+) -> None:
+    """Copy the live SQLite database to PATH (safe while the bot runs)."""
+    settings = _settings()
+    from storage.transfer import TransferError, backup_sqlite
+
+    try:
+        size = backup_sqlite(settings.database_url, path, overwrite=force)
+    except TransferError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"Backed up to {path} ({size / 1024:.0f} KiB). Restore: stop Homar, copy it back.")
+
+
+@db_app.command("copy")
+def db_copy(
+    to: str = typer.Option(
+        ..., "--to", help="Target database URL, e.g. postgresql+asyncpg://user:pass@host/homar."
+    ),
+) -> None:
+    """Copy every job, run, approval, to-do and setting into another (empty) database.
+
+    Stop the bot first; afterwards point DATABASE_URL at the target.
+    """
+    settings = _settings()
+
+    async def go() -> int:
+        from storage.transfer import TransferError, copy_database
+
+        try:
+            counts = await copy_database(settings.database_url, to)
+        except TransferError as exc:
+            typer.echo(str(exc), err=True)
+            return 2
+        except Exception as exc:  # an unreachable or refusing target: one clear line
+            typer.echo(f"Could not copy to the target database: {exc}", err=True)
+            return 1
+        for c in counts:
+            mark = "ok" if c.ok else "MISMATCH"
+            typer.echo(f"{c.table:>16}: {c.source} → {c.target}  {mark}")
+        if not all(c.ok for c in counts):
+            typer.echo("The copy is incomplete; do not switch DATABASE_URL.", err=True)
+            return 1
+        typer.echo("Copied and verified. Set DATABASE_URL to the target and start Homar.")
         return 0
 
     _run(go())

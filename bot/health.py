@@ -1,4 +1,10 @@
-"""`HEALTH_PORT`: `/healthz` (JSON liveness) and `/metrics` (Prometheus text) over HTTP."""
+"""`HEALTH_PORT`: `/healthz` (liveness), `/readyz` (readiness) and `/metrics` over HTTP.
+
+Liveness says the process works (database reachable, dispatcher loop running): an
+orchestrator restarts a process that fails it. Readiness says it is doing its job right
+now (also connected to Discord's gateway, and not shutting down): a load balancer or a
+rolling upgrade waits for it.
+"""
 
 from __future__ import annotations
 
@@ -24,10 +30,12 @@ class Health:
         self.connected = connected
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
+        self.stopping = False  # set at the start of a graceful shutdown
 
     async def start(self, port: int, host: str = "0.0.0.0") -> None:
         app = web.Application()
         app.router.add_get("/healthz", self.healthz)
+        app.router.add_get("/readyz", self.readyz)
         app.router.add_get("/metrics", self.metrics)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -68,6 +76,18 @@ class Health:
             "discord": discord_ok,
         }
         return web.json_response(body, status=200 if healthy else 503)
+
+    async def readyz(self, _request: web.Request) -> web.Response:
+        db_ok = await self._db_ok()
+        discord_ok = self.connected()
+        ready = db_ok and discord_ok and not self.stopping
+        body = {
+            "ready": ready,
+            "db": db_ok,
+            "discord": discord_ok,
+            "stopping": self.stopping,
+        }
+        return web.json_response(body, status=200 if ready else 503)
 
     async def metrics(self, _request: web.Request) -> web.Response:
         metrics = self.runtime.metrics
