@@ -79,6 +79,8 @@ async def run_case(case: dict[str, Any], rt: Runtime, engine: Engine, bob_job: i
         return "empty reply"
     if reply.job_ids or await snapshot(engine) != before:
         return f"job created or database changed: {reply.text[:120]}"
+    if "expect" in case and case["expect"] not in reply.text:
+        return f"expected {case['expect']!r} in the reply, got {reply.text[:200]!r}"
     return None
 
 

@@ -135,8 +135,8 @@ async def _dispatch(ctx: RunContext[HomarDeps], name: str, args: dict[str, Any])
         elif p.default is inspect.Parameter.empty:
             raise ModelRetry(f"{name} needs the argument {p.name!r}.")
     if name in sch.PLAIN_TOOLS:
-        jobs = await ctx.deps.engine.list_jobs(owner_id=ctx.deps.user_id, limit=25)
-        return "\n".join(sch.job_line(j) for j in jobs) or "You have no scheduled jobs."
+        listed = await sch.listed_jobs(ctx.deps.engine, ctx.deps.user_id, sch.job_line)
+        return listed or "You have no scheduled jobs."
     return str(await fn(ctx, **kwargs))
 
 

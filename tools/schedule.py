@@ -30,6 +30,7 @@ __all__ = [
     "ScheduleError",
     "Spec",
     "localize",
+    "parse_at_form",
     "spec_from_json",
     "spec_to_json",
     "zone",
@@ -225,6 +226,108 @@ def _probe_days() -> Iterator[date]:
     start = date(2024, 1, 1)
     for i in range(366 * 8):
         yield start + timedelta(days=i)
+
+
+# ---------------------------------------------------------------- seed 003's schedule strings
+
+AT_FORMS = "daily@HH:MM, weekdays@HH:MM, weekly@DAY@HH:MM or monthly@D@HH:MM"
+_AT_FORM = re.compile(r"^\s*([a-z]+)\s*@(.*)$", re.I | re.S)
+_AT_ALIASES = {"weekday": "weekdays"}
+_WEEKDAY_WORDS = {
+    "sun": 0,
+    "mon": 1,
+    "tue": 2,
+    "tues": 2,
+    "wed": 3,
+    "thu": 4,
+    "thur": 4,
+    "thurs": 4,
+    "fri": 5,
+    "sat": 6,
+}
+
+
+def _at_time(text: str, form: str, shape: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d{1,2}):(\d{2})\s*", text)
+    if m is None:
+        raise ScheduleError(f"`{form}` needs a time as HH:MM; write `{shape}` ({AT_FORMS}).")
+    hour, minute = int(m[1]), int(m[2])
+    for name, value, top in (("Hour", hour, 23), ("Minute", minute, 59)):
+        if value > top:
+            raise ScheduleError(
+                f"{name} {value} is out of range 0–{top} in `{form}`; write `{shape}` "
+                "with a time from 00:00 to 23:59."
+            )
+    return hour, minute
+
+
+def _at_weekday(text: str, form: str) -> int:
+    word = text.strip().lower()
+    for name, number in _WEEKDAY_WORDS.items():
+        full = _DAYS_FULL[number]
+        if word in (name, full) or (len(word) >= 3 and full.startswith(word)):
+            return number
+    raise ScheduleError(
+        f"{text.strip()!r} is not a day of the week in `{form}`; e.g. `weekly@MON@09:00`."
+    )
+
+
+_DAYS_FULL = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+
+
+def parse_at_form(text: str) -> Cron | None:
+    """Seed 003's compact schedules as cron, None when `text` isn't one of them.
+
+    `daily@HH:MM`, `weekdays@HH:MM`, `weekly@DAY@HH:MM` (MON or Monday) and
+    `monthly@D@HH:MM` (1–31; a day a month lacks is skipped that month). Raises a
+    ScheduleError naming the part that is wrong and what to type instead.
+    """
+    m = _AT_FORM.match(text or "")
+    if m is None:
+        return None
+    form, rest = _AT_ALIASES.get(m[1].lower(), m[1].lower()), m[2]
+    original = " ".join(text.split())[:60]
+    if form not in _AT_EXAMPLES:
+        raise ScheduleError(f"`{original}` is not a schedule I know; write {AT_FORMS}.")
+    shapes = {
+        "daily": "daily@HH:MM",
+        "weekdays": "weekdays@HH:MM",
+        "weekly": "weekly@DAY@HH:MM",
+        "monthly": "monthly@D@HH:MM",
+    }
+    parts = rest.split("@")
+    wanted = 2 if form in ("weekly", "monthly") else 1
+    if len(parts) != wanted or not all(p.strip() for p in parts):
+        raise ScheduleError(
+            f"`{original}` is not a schedule I can read; write `{shapes[form]}`, "
+            f"e.g. `{_AT_EXAMPLES[form]}` ({AT_FORMS})."
+        )
+    hour, minute = _at_time(parts[-1], original, shapes[form])
+    if form == "daily":
+        return Cron(f"{minute} {hour} * * *")
+    if form == "weekdays":
+        return Cron(f"{minute} {hour} * * 1-5")
+    if form == "weekly":
+        return Cron(f"{minute} {hour} * * {_at_weekday(parts[0], original)}")
+    day_text = parts[0].strip()
+    if not day_text.isdigit():
+        raise ScheduleError(
+            f"{day_text!r} is not a day of the month in `{original}`; e.g. `monthly@1@09:00`."
+        )
+    day = int(day_text)
+    if not 1 <= day <= 31:
+        raise ScheduleError(
+            f"Day {day} is out of range 1–31 in `{original}`; e.g. `monthly@15@09:00`."
+        )
+    return Cron(f"{minute} {hour} {day} * *")
+
+
+_AT_EXAMPLES = {
+    "daily": "daily@09:00",
+    "weekdays": "weekdays@08:30",
+    "weekly": "weekly@MON@09:00",
+    "monthly": "monthly@1@09:00",
+}
 
 
 _RRULE_KEYS = {

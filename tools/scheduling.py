@@ -26,7 +26,7 @@ from tools.actions.thread import ThreadActions
 from tools.approval import needs_approval, render_proposal
 from tools.engine import Actor, Engine, Target, schedule_of
 from tools.errors import LimitReached, NotAllowed, UserError
-from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, zone
+from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, parse_at_form, zone
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +127,14 @@ def parse_time(text: str, now: datetime, tz: str) -> Resolved | None:
 
 
 def parse_recurrence(text: str, now: datetime, tz: str) -> Schedule | None:
-    """A cron expression or an English recurrence ("every weekday at 8"), or None."""
+    """Cron, seed 003's `daily@HH:MM` forms or English ("every weekday at 8"), or None.
+
+    A malformed `…@…` form raises a ScheduleError saying what to type.
+    """
     s = (text or "").strip()
+    at_form = parse_at_form(s)
+    if at_form is not None:
+        return Schedule(at_form, tz)
     if _CRON.match(s) and not re.search(r"[a-z]{4,}", s, re.I):
         try:
             return Schedule(Cron(s), tz)
@@ -317,13 +323,28 @@ async def send_delayed_message(
 
     Args:
         message: the command to run later, in the user's words
+        hours: hours to wait (0 or more); hours, minutes and seconds add up, so
+            minutes=90 means 1 h 30 min
     """
+    fields = {"hours": hours, "minutes": minutes, "seconds": seconds}
+    negative = [f"{name}={value}" for name, value in fields.items() if value < 0]
+    if negative:
+        # Never net a negative field against a positive one: hours=-1, minutes=90 is a typo.
+        return _record(
+            ctx,
+            f"A delay can't be negative ({', '.join(negative)}); give how long to wait, "
+            "e.g. minutes=90 or hours=1, minutes=30.",
+        )
+    # 90 minutes is 1 h 30 min: each field counts as what it says, whatever its size.
     delay = timedelta(hours=hours, minutes=minutes, seconds=seconds)
     limit = ctx.deps.engine.limits.max_horizon
     if not timedelta(seconds=1) <= delay <= limit:
         return _record(ctx, f"The delay must be between 1 second and {limit.days // 365} years.")
     at = ctx.deps.reference_now() + delay
-    return await _create(ctx, message, Schedule(Once(at), ctx.deps.tz), JobKind.DELAYED)
+    extra = f" — in {duration_words(delay)}"
+    return await _create(
+        ctx, message, Schedule(Once(at), ctx.deps.tz), JobKind.DELAYED, extra=extra
+    )
 
 
 @_guarded
@@ -382,6 +403,17 @@ async def schedule_reminder(
     )
 
 
+def duration_words(delay: timedelta) -> str:
+    """A delay in plain words, every unit it has: "1 hour 30 minutes", "2 days 5 seconds"."""
+    left = int(delay.total_seconds())
+    parts = []
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        n, left = divmod(left, size)
+        if n:
+            parts.append(f"{n} {unit}{'s' if n != 1 else ''}")
+    return " ".join(parts) or "0 seconds"
+
+
 def _span(seconds: int) -> str:
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if seconds % size == 0:
@@ -403,7 +435,8 @@ async def schedule_action(
 
     Args:
         description: the command to run each time
-        schedule: once: a time; recurring: cron or 'every weekday at 8'; interval: '30 minutes'
+        schedule: once: a time; recurring: cron, 'every weekday at 8' or daily@HH:MM,
+            weekdays@HH:MM, weekly@MON@HH:MM, monthly@1@HH:MM; interval: '30 minutes'
         until: optional end time
         max_runs: optional number of runs
     """
@@ -413,6 +446,8 @@ async def schedule_action(
         return await _once(ctx, description, schedule, JobKind.SCHEDULED)
     _check_create(deps)
     end = _time(ctx, until, "end time").at if until else None
+    if type == "interval" and "@" in schedule:
+        type = "recurring"  # `daily@09:00` says what it is, whatever the type says
     if type == "interval":
         text = re.sub(r"^(every|each)\s+", "", schedule.strip(), flags=re.I)
         step = timeparse.parse_duration(text + " minutes" if text.isdigit() else text)
@@ -494,7 +529,7 @@ async def update_scheduled_action(
         old = schedule_of(job)
         rec = (
             parse_recurrence(new_time, now, tz)
-            if old.is_recurring or _CRON.match(new_time)
+            if old.is_recurring or _CRON.match(new_time) or "@" in new_time
             else None
         )
         if rec is None and re.match(r"\s*(every|each|daily|weekly)\b", new_time, re.I):
@@ -520,16 +555,36 @@ async def update_scheduled_action(
 # ---------------------------------------------------------------- plain tools
 
 
+LIST_LIMIT = 25
+
+
+async def listed_jobs(engine: Engine, owner_id: int, line: Any) -> str | None:
+    """The owner's first LIST_LIMIT open jobs, one `line(job)` each, and how many more
+    there are and where to see them all; None when there are none."""
+    jobs = await engine.list_jobs(owner_id=owner_id, limit=LIST_LIMIT)
+    if not jobs:
+        return None
+    text = "\n".join(line(j) for j in jobs)
+    if len(jobs) == LIST_LIMIT:
+        more = await engine.store.count(owner_id=owner_id) - LIST_LIMIT
+        if more > 0:
+            text += (
+                f"\n…and {more} more — `/jobs list` in Discord (or `homar jobs list` "
+                "on the bot's machine) shows them all."
+            )
+    return text
+
+
 async def list_scheduled_actions(ctx: RunContext[HomarDeps]) -> str:
     """List the user's open jobs (id, next run, schedule, text)."""
     try:
-        jobs = await ctx.deps.engine.list_jobs(owner_id=ctx.deps.user_id, limit=25)
+        text = await listed_jobs(
+            ctx.deps.engine, ctx.deps.user_id, lambda j: _model_line(j, schedule_of(j))
+        )
     except Exception:
         log.exception("list failed")
         return "Could not read the job list right now."
-    if not jobs:
-        return "No scheduled jobs."
-    return "\n".join(_model_line(j, schedule_of(j)) for j in jobs)
+    return text or "No scheduled jobs."
 
 
 TERMINAL_TOOLS = {

@@ -120,6 +120,15 @@ async def complete_task(ctx: RunContext[HomarDeps], task_id: int) -> str:
     return f"Marked to-do #{item.id} done: {item.description}"
 
 
+async def delete_task(ctx: RunContext[HomarDeps], task_id: int) -> str:
+    """Remove a to-do from this thread's list without doing it (the user dropped it)."""
+    try:
+        item = await _todos(ctx).remove(ctx.deps.channel_id, task_id)
+    except UserError as exc:
+        return exc.message
+    return f"Removed to-do #{item.id}: {item.description}"
+
+
 @sch._guarded
 async def propose_heartbeat(ctx: RunContext[HomarDeps], every_minutes: int = 30) -> str:
     """Propose a heartbeat that works through this thread's to-dos when idle (min 5 minutes)."""
@@ -147,4 +156,4 @@ async def propose_heartbeat(ctx: RunContext[HomarDeps], every_minutes: int = 30)
     )
 
 
-TOOLS = [add_task, list_tasks, complete_task, propose_heartbeat]
+TOOLS = [add_task, list_tasks, complete_task, delete_task, propose_heartbeat]
