@@ -15,6 +15,7 @@ from discord.ext import commands
 from bot import access
 from bot.approvals import DecisionButton, post_approval, sweep_forever
 from bot.dispatcher import MARKER
+from bot.escalation import Escalation
 from bot.health import Health
 from bot.heartbeat import Heartbeat
 from bot.reminders import install_reminder_buttons, reminder_view
@@ -81,6 +82,7 @@ class HomarBot(commands.Bot):
         self.transport = DiscordTransport(self)
         self.runtime.attach(self.transport)
         self.transport.heartbeat = Heartbeat(runtime, self.post)
+        self.transport.escalation = Escalation(self, runtime.store, runtime.clock.now)
         runtime.engine.failure_notices.append(self.transport.failure_notice)
         self.runtime.thread_actions = thread_actions(self)  # post/read/poll for the agent
         self._threads: set[int] = set()

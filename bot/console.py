@@ -11,10 +11,12 @@ from datetime import timedelta
 from typing import Any, TextIO
 
 from bot.dispatcher import Delivered, Delivery
+from bot.escalation import escalation_message
 from bot.heartbeat import Heartbeat
 from bot.runtime import Reply, Runtime, Speaker
 from bot.settings import Settings
 from storage.models import JobKind
+from tools.followups import ESCALATE_RUN
 
 # The console is one thread owned by one local user; ids far from Discord snowflakes.
 CONSOLE_CHANNEL = 1
@@ -31,6 +33,11 @@ class ConsoleTransport:
     async def deliver(self, delivery: Delivery) -> Delivered:
         if delivery.kind == JobKind.HEARTBEAT:  # handled in-process, never printed as a marker
             return await self.console.heartbeat.beat(delivery)
+        if delivery.run_kind == ESCALATE_RUN:  # the DM of a Discord surface; never re-fed
+            self.console.say("homar (DM)> " + escalation_message(delivery, "this chat"))
+            runtime = self.console.runtime
+            await runtime.store.mark_executed(delivery.nonce, runtime.clock.now())
+            return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
         self.console.say(delivery.text)
         asyncio.get_running_loop().call_soon(self.console.refeed, delivery.nonce)
         return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")

@@ -12,8 +12,10 @@ import discord
 from bot.dispatcher import Delivered, Delivery, DeliveryError
 from storage.jobs import JobSnapshot
 from storage.models import JobKind, JobStatus
+from tools.followups import ESCALATE_RUN
 
 if TYPE_CHECKING:
+    from bot.escalation import Escalation
     from bot.heartbeat import Heartbeat
 
 log = logging.getLogger(__name__)
@@ -35,6 +37,7 @@ class DiscordTransport:
     def __init__(self, client: discord.Client) -> None:
         self.client = client
         self.heartbeat: Heartbeat | None = None  # set by the bot
+        self.escalation: Escalation | None = None  # set by the bot
         self._notices: set[asyncio.Task[None]] = set()
 
     def failure_notice(self, job: JobSnapshot, error: str) -> None:
@@ -77,6 +80,8 @@ class DiscordTransport:
                 return Delivered(message_id=None, route="heartbeat")
             return await self.heartbeat.beat(delivery)
         try:
+            if delivery.run_kind == ESCALATE_RUN and self.escalation is not None:
+                return await self.escalation.deliver(delivery)  # a DM, never a marker
             return await self._deliver(delivery)
         except DeliveryError:
             raise

@@ -617,6 +617,8 @@ class Engine:
         def advance(job: JobSnapshot) -> dict[str, Any]:
             nxt = self._next_after_run(job, decision.slot, now, counted=counted)
             values = _advance_values(job, nxt, now, counted=counted) | {"failure_streak": 0}
+            if followups.escalated_meta(claim):  # once per occurrence, kept on the job
+                values["meta"] = (values["meta"] or {}) | followups.escalated_meta(claim)
             cycle = followups.next_follow_up(claim, job, now, nxt, self.limits.follow_up_window)
             if cycle is not None and job.status == JobStatus.ACTIVE:
                 # Not acknowledged yet: the job stays active for its next follow-up.

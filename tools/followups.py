@@ -12,6 +12,12 @@ meta holds the cycle, and `next_run_at` is the next follow-up's time:
 A message from the owner in the thread, the Done button, the last follow-up, the
 maximum window or the next regular occurrence ends the cycle. Snooze re-fires the
 reminder at a new slot (`meta["snoozed"]`), which then starts a fresh cycle.
+
+Escalation (seed 001, off by default): with `follow_up["escalate"] == "dm"`, one more
+interval after the last follow-up goes unanswered, an escalation run (`run_kind
+"escalate"`) sends the owner one DM saying what was missed and where, with Done/Snooze.
+It is a run like any other (a row with its own nonce), so it happens exactly once across
+restarts; the job's meta keeps `escalated` = the occurrence it was for.
 """
 
 from __future__ import annotations
@@ -30,6 +36,9 @@ log = logging.getLogger(__name__)
 AWAITING = "awaiting_ack"
 SNOOZED = "snoozed"
 FOLLOW_UP_RUN = "follow_up"
+ESCALATE_RUN = "escalate"
+ESCALATED = "escalated"
+ESCALATIONS = ("dm",)  # where an unanswered reminder may escalate to
 # Everything a cycle (or a pending snooze) keeps in meta; any advance of the job drops it.
 CYCLE_KEYS = (AWAITING, SNOOZED, "run_kind")
 
@@ -38,6 +47,7 @@ CYCLE_KEYS = (AWAITING, SNOOZED, "run_kind")
 class FollowUp:
     interval: timedelta
     max: int
+    escalate: str | None = None  # "dm": one DM to the owner after the last follow-up
 
 
 def config_of(job: JobView) -> FollowUp | None:
@@ -51,7 +61,10 @@ def config_of(job: JobView) -> FollowUp | None:
         return None
     if interval <= 0 or most <= 0:
         return None
-    return FollowUp(timedelta(seconds=interval), most)
+    escalate = raw.get("escalate")
+    return FollowUp(
+        timedelta(seconds=interval), most, escalate if escalate in ESCALATIONS else None
+    )
 
 
 def awaiting(job: JobView) -> dict[str, Any] | None:
@@ -73,13 +86,27 @@ def without_cycle(meta: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def counts_as_occurrence(claim: Claim) -> bool:
-    """A follow-up or a snoozed re-fire repeats an occurrence; it is not a new run of the job."""
-    return claim.run.kind != FOLLOW_UP_RUN and SNOOZED not in (claim.job.meta or {})
+    """A follow-up, an escalation or a snoozed re-fire repeats an occurrence; it is not a
+    new run of the job."""
+    return claim.run.kind not in (FOLLOW_UP_RUN, ESCALATE_RUN) and SNOOZED not in (
+        claim.job.meta or {}
+    )
+
+
+def escalated_meta(claim: Claim) -> dict[str, Any]:
+    """What the job keeps once its escalation was delivered: the occurrence it was for."""
+    if claim.run.kind != ESCALATE_RUN:
+        return {}
+    state = awaiting(claim.job) or {}
+    return {ESCALATED: str(state.get("occurrence") or claim.slot.isoformat())}
 
 
 def run_details(claim: Claim) -> dict[str, Any]:
     """What a delivered run's history row says about its place in the cycle."""
     state = awaiting(claim.job)
+    if claim.run.kind == ESCALATE_RUN:
+        config = config_of(claim.job)
+        return {"escalation": config.escalate if config and config.escalate else "dm"}
     if claim.run.kind == FOLLOW_UP_RUN and state is not None:
         return {"attempt": state.get("attempt"), "of": state.get("of")}
     if SNOOZED in (claim.job.meta or {}):
@@ -100,8 +127,8 @@ def next_follow_up(
     flight has removed the cycle, so nothing more is scheduled.
     """
     config = config_of(job)
-    if config is None:
-        return None
+    if config is None or claim.run.kind == ESCALATE_RUN:
+        return None  # the escalation is the cycle's last word
     if claim.run.kind == FOLLOW_UP_RUN:
         state, claimed = awaiting(job), awaiting(claim.job)
         if state is None or claimed is None or state.get("occurrence") != claimed.get("occurrence"):
@@ -113,10 +140,14 @@ def next_follow_up(
         attempt, occurrence, first_sent = 2, claim.slot.isoformat(), now
     of = config.max + 1
     at = now + config.interval
-    if attempt > of or at > first_sent + window:
-        return None
     if regular_next is not None and at >= regular_next:
         return None  # the next occurrence has its own cycle
+    run_kind = FOLLOW_UP_RUN
+    if attempt > of or at > first_sent + window:
+        # The nagging is over. Escalate once, if asked to, when this answer too stays out.
+        if config.escalate is None or (job.meta or {}).get(ESCALATED) == occurrence:
+            return None
+        run_kind = ESCALATE_RUN
     meta: dict[str, Any] = {
         AWAITING: {
             "occurrence": occurrence,
@@ -125,7 +156,7 @@ def next_follow_up(
             "attempt": attempt,
             "of": of,
         },
-        "run_kind": FOLLOW_UP_RUN,
+        "run_kind": run_kind,
     }
     if regular_next is not None:
         meta["resume_at"] = regular_next.astimezone(UTC).isoformat()
@@ -208,6 +239,29 @@ def wake_text(command: str, wake: WakeUp, tz: str) -> str:
         'Write a short, natural follow-up (e.g. "Just checking in on …"), not a copy of '
         "the first reminder."
     )
+
+
+def escalation_text(command: str, where: str, first_sent: datetime | None, sent_times: int) -> str:
+    """The one escalation DM: what was missed, where, since when (Done/Snooze go with it)."""
+    since = f" since <t:{int(first_sent.timestamp())}:R>" if first_sent else ""
+    times = "once" if sent_times == 1 else f"{sent_times} times"
+    return (
+        f"⏰ You haven't answered a reminder: “{command}” in {where} — I reminded you "
+        f"{times}{since}. Press Done if it's handled, or Snooze to hear about it again later."
+    )
+
+
+def escalation_facts(meta: dict[str, Any] | None) -> tuple[datetime | None, int]:
+    """When the escalated cycle's reminder was first sent and how many times it was sent."""
+    state = (meta or {}).get(AWAITING)
+    if not isinstance(state, dict):
+        return None, 1
+    try:
+        first = datetime.fromisoformat(str(state["first_sent_at"]))
+    except (KeyError, ValueError):
+        first = None
+    sent = max(1, int(state.get("attempt", 2)) - 1)
+    return first, sent
 
 
 def plain_follow_up(command: str, attempt: int, of: int) -> str:

@@ -369,6 +369,7 @@ async def schedule_reminder(
     follow_up_interval: str = "30 minutes",
     max_follow_ups: int = 2,
     minutes_before: int = 0,
+    escalate: Literal["dm"] | None = None,
 ) -> str:
     """Remind the user of something at a time.
 
@@ -377,6 +378,7 @@ async def schedule_reminder(
         message: what to remind about
         follow_up: nag until answered ("don't let me forget")
         minutes_before: remind this long before reminder_time (meetings/calls: 5)
+        escalate: "dm" only if the user asks to be DMed when they ignore the follow-ups
     """
     got = _time(ctx, reminder_time)
     now = ctx.deps.reference_now()
@@ -388,16 +390,20 @@ async def schedule_reminder(
     if at - now < timedelta(seconds=1) or (minutes_before > 0 and at - now < NOW_WINDOW):
         ctx.deps.state.remind_now = message
         return _record(ctx, f"⏰ Reminder: {message}")
-    config = None
-    if follow_up:
+    config: dict[str, Any] | None = None
+    if follow_up or escalate:  # escalating means nagging first: it comes after the last nag
         step = timeparse.parse_duration(follow_up_interval) or timedelta(minutes=30)
         config = {
             "interval_s": max(60, int(step.total_seconds())),
             "max": max(1, min(max_follow_ups, 10)),
         }
+        if escalate:
+            config["escalate"] = escalate
     extra = ""
     if config:
         extra = f"; I'll follow up every {_span(config['interval_s'])}, up to {config['max']} times"
+        if escalate:
+            extra += ", then DM you once if you still haven't answered"
     return await _create(
         ctx, message, Schedule(Once(at), ctx.deps.tz), JobKind.REMINDER, config, extra
     )

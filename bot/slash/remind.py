@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -16,6 +16,16 @@ from bot.views import cancel_view
 FOLLOW_UP = {"interval_s": 1800, "max": 2}
 
 
+def follow_up_config(follow_up: bool, escalate: str | None) -> dict[str, Any] | None:
+    """The reminder's nagging settings; escalating implies nagging (it follows the last nudge)."""
+    if not follow_up and escalate is None:
+        return None
+    config: dict[str, Any] = dict(FOLLOW_UP)
+    if escalate is not None:
+        config["escalate"] = escalate
+    return config
+
+
 @app_commands.command(name="remind", description="Remind me of something at a time (no AI).")
 @app_commands.describe(
     when="When: 'in 20 minutes', 'tomorrow 9am', 'friday 17:30'",
@@ -23,6 +33,7 @@ FOLLOW_UP = {"interval_s": 1800, "max": 2}
     repeat="Optional: 'daily', 'weekly', 'every 2 hours', 'every weekday at 9'",
     until="Optional end: 'friday', '2026-12-31', '5 times'",
     follow_up="Nudge me again if I don't answer",
+    escalate="dm: if I ignore every nudge, DM me once (turns the nudges on)",
 )
 async def remind(
     interaction: discord.Interaction[Any],
@@ -31,6 +42,7 @@ async def remind(
     repeat: str | None = None,
     until: str | None = None,
     follow_up: bool = False,
+    escalate: Literal["dm"] | None = None,
 ) -> None:
     runtime = runtime_of(interaction)
     zone = await zone_of(interaction)
@@ -42,7 +54,13 @@ async def remind(
         schedule=chosen.schedule,
         kind=chosen.kind,
         created_by="user",
-        follow_up=dict(FOLLOW_UP) if follow_up else None,
+        follow_up=follow_up_config(follow_up, escalate),
     )
-    embed = confirmation(job, zone=zone.name, assumed=zone.assumed, follow_up=follow_up)
+    embed = confirmation(
+        job, zone=zone.name, assumed=zone.assumed, follow_up=follow_up or escalate is not None
+    )
+    if escalate is not None:
+        embed.add_field(
+            name="Escalation", value="If you answer none of the nudges, I'll DM you once."
+        )
     await reply_private(interaction, embed=embed, view=cancel_view(job.id))

@@ -176,3 +176,30 @@ async def test_json_text_list_says_how_many_more(runtime: Runtime, deps: HomarDe
     await _many_jobs(deps, 26)
     r = await ask(runtime, deps, "list", TextPart('{"name": "list_scheduled_actions"}'))
     assert "…and 1 more" in r.text
+
+
+# ---------------------------------------------------------------- seed 001: escalation argument
+
+
+async def test_reminder_escalate_argument(runtime: Runtime, deps: HomarDeps) -> None:
+    r = await ask(
+        runtime,
+        deps,
+        "remind me at 18:00 to submit the report, and DM me if I ignore it",
+        call(
+            "schedule_reminder",
+            reminder_time="18:00",
+            message="submit the report",
+            escalate="dm",
+        ),
+    )
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.follow_up == {"interval_s": 1800, "max": 2, "escalate": "dm"}
+    assert "then DM you once" in r.text
+    r = await ask(
+        runtime,
+        deps,
+        "remind me at 19:00 to water plants",
+        call("schedule_reminder", reminder_time="19:00", message="water plants"),
+    )
+    assert (await deps.engine.get(r.job_ids[0])).follow_up is None  # off by default

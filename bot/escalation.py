@@ -1,0 +1,79 @@
+"""Escalating an unanswered reminder (seed 001): one DM to its owner, with Done/Snooze.
+
+The engine schedules an escalation run after the last follow-up goes unanswered (see
+`tools.followups`); the transports hand those runs here instead of posting a marker. The
+DM carries the run's nonce (so a resend after a crash is de-duplicated) and the run is
+marked executed once it is sent, so it is never re-fed to the agent as a command.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+import discord
+
+from bot.dispatcher import Delivered, Delivery
+from bot.reminders import reminder_view
+from storage.jobs import JobStore
+from tools import followups
+
+log = logging.getLogger(__name__)
+
+# Closed DMs, blocked bot, unknown user: the thread is the only place left to say it.
+_NO_DM = (discord.Forbidden, discord.NotFound)
+
+
+def where(delivery: Delivery) -> str:
+    """A link to the reminder's thread that works from a DM."""
+    guild = delivery.guild_id if delivery.guild_id is not None else "@me"
+    return f"<#{delivery.channel_id}> (https://discord.com/channels/{guild}/{delivery.channel_id})"
+
+
+def escalation_message(delivery: Delivery, place: str) -> str:
+    first, sent = followups.escalation_facts(delivery.meta)
+    return followups.escalation_text(delivery.command, place, first, sent)
+
+
+class Escalation:
+    """Sends escalation runs as DMs for one Discord client."""
+
+    def __init__(
+        self, client: discord.Client, store: JobStore, clock: Callable[[], datetime]
+    ) -> None:
+        self.client = client
+        self.store = store
+        self.clock = clock
+
+    async def deliver(self, d: Delivery) -> Delivered:
+        """DM the owner; if they can't be DMed, mention them in the thread instead.
+
+        Discord errors other than a refused DM propagate (the transport retries them).
+        """
+        view = reminder_view(d.job_id, d.run_id)
+        text = escalation_message(d, where(d))
+        ids = {"job_id": d.job_id, "run_id": d.run_id, "thread_id": d.channel_id}
+        try:
+            user = self.client.get_user(d.owner_id) or await self.client.fetch_user(d.owner_id)
+            dm = user.dm_channel or await user.create_dm()
+            msg = await dm.send(
+                text, nonce=d.nonce, view=view, allowed_mentions=discord.AllowedMentions.none()
+            )
+            result = Delivered(msg.id, dm.id, route="escalation-dm")
+        except _NO_DM as exc:
+            log.info("job %s: cannot DM the owner to escalate: %s", d.job_id, exc, extra=ids)
+            channel = self.client.get_partial_messageable(d.channel_id, guild_id=d.guild_id)
+            mention = discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(d.owner_id)]
+            )
+            msg = await channel.send(
+                f"<@{d.owner_id}> {escalation_message(d, 'this thread')}",
+                nonce=d.nonce,
+                view=view,
+                allowed_mentions=mention,
+            )
+            result = Delivered(msg.id, d.channel_id, route="escalation-thread")
+        # Sent: never re-feed this run to the agent (it is not a command).
+        await self.store.mark_executed(d.nonce, self.clock())
+        return result
