@@ -206,8 +206,12 @@ class Engine:
         follow_up: dict[str, Any] | None = None,
         meta: dict[str, Any] | None = None,
         check_limits: bool = True,
+        allow_duplicate: bool = False,
     ) -> JobSnapshot:
-        """Validate and store a new active job, then wake the dispatcher."""
+        """Validate and store a new active job, then wake the dispatcher.
+
+        `allow_duplicate`: the owner chose to keep an identical job alongside this one.
+        """
         if kind not in JobKind.ALL:
             raise UserError(f"Unknown job kind {kind!r}.")
         now = self.clock()
@@ -243,7 +247,8 @@ class Engine:
             # In the insert's own transaction, so two creations can't both slip under a limit.
             rows = open_job_keys(session, target.owner_id)
             self._quota_ok(len(rows))
-            self._not_duplicate(rows, text, schedule)
+            if not allow_duplicate:
+                self._not_duplicate(rows, text, schedule)
 
         job_id = await self.store.create(values, check=limits_hold if check_limits else None)
         if check_limits:

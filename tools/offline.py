@@ -28,7 +28,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tools import timeparse
+from tools import overlap, timeparse
 from tools.followups import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
 from tools.scheduling import parse_recurrence, parse_time, split_when
@@ -220,6 +220,11 @@ def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
                 break
     if prompt.startswith("[Scheduled job"):
         return ModelResponse(parts=[TextPart(_fired(prompt))])
+    answered = overlap.answer(messages, prompt)  # "replace" / "keep both" / "cancel"
+    if isinstance(answered, str):
+        return ModelResponse(parts=[TextPart(answered)])
+    if answered is not None:
+        return ModelResponse(parts=[ToolCallPart(*answered)])
     now, tz = reference(info)
     try:
         got = plan(prompt, now, tz)

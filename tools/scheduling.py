@@ -19,7 +19,7 @@ from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 
 from storage.jobs import JobView
 from storage.models import JobKind
-from tools import timeparse
+from tools import overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.actions.recording import ToolCallRecord
 from tools.actions.thread import ThreadActions
@@ -236,8 +236,19 @@ def _check_create(deps: HomarDeps) -> None:
         raise LimitReached(f"I can create at most {cap} jobs per message.")
 
 
-async def _propose(ctx: RunContext[HomarDeps], command: str, schedule: Schedule) -> None:
-    """Check every guardrail now (so a proposal that can't work is never shown), then defer."""
+async def _propose(
+    ctx: RunContext[HomarDeps],
+    command: str,
+    schedule: Schedule,
+    *,
+    note: str = "",
+    duplicate_chosen: bool = False,
+) -> None:
+    """Check every guardrail now (so a proposal that can't work is never shown), then defer.
+
+    `note`: what else the approver should know (a job it replaces, same-minute jobs).
+    `duplicate_chosen`: the user already answered "replace" or "keep both".
+    """
     deps = ctx.deps
     engine = deps.engine
     now = engine.clock()
@@ -245,11 +256,33 @@ async def _propose(ctx: RunContext[HomarDeps], command: str, schedule: Schedule)
     engine.check_schedule(schedule, now)
     await engine.check_quota(deps.user_id)
     engine.check_rate(deps.user_id, now)
-    await engine.check_duplicate(deps.user_id, text, schedule)
+    if not duplicate_chosen:
+        await engine.check_duplicate(deps.user_id, text, schedule)
     deps.state.proposed += 1
     raise ApprovalRequired(
-        metadata={"proposal": render_proposal(text, schedule, now), "command": text}
+        metadata={"proposal": render_proposal(text, schedule, now) + note, "command": text}
     )
+
+
+async def _thread_jobs(deps: HomarDeps) -> list[JobView]:
+    """The owner's open jobs in this thread (heartbeats aside: they only wake the thread)."""
+    jobs = await deps.engine.list_jobs(
+        owner_id=deps.user_id, channel_id=deps.channel_id, limit=overlap.SAMPLE
+    )
+    return [j for j in jobs if j.kind != JobKind.HEARTBEAT]
+
+
+def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[JobView]) -> str:
+    text = overlap.question(found)
+    tool = ctx.tool_name or "the same tool"
+    for_model = (
+        f"{text} (Nothing was created. If the user answers “replace”, call {tool} again with "
+        "the same arguments and on_duplicate='replace'; “keep both”: on_duplicate='keep_both'; "
+        "“cancel”: schedule nothing.)"
+    )
+    ctx.deps.state.clarifier = True
+    _record(ctx, text, for_model)
+    return for_model  # what the model reads now; the user sees `text` (the run's lines)
 
 
 async def _create(
@@ -259,12 +292,27 @@ async def _create(
     kind: str,
     follow_up: dict[str, Any] | None = None,
     extra: str = "",
+    on_duplicate: overlap.DuplicateChoice = "ask",
 ) -> str:
     deps = ctx.deps
     _check_create(deps)
     approved = ctx.tool_call_approved
+    # Seed 004: the same command on an overlapping schedule is asked about first; jobs in
+    # the same minute are mentioned. Neither blocks: the user's answer decides.
+    now = deps.engine.clock()
+    thread_jobs = await _thread_jobs(deps)
+    same = overlap.duplicates(thread_jobs, command, schedule, now)
+    if same and on_duplicate == "ask" and not approved:
+        return _ask_duplicate(ctx, same)
+    replaced = same if on_duplicate == "replace" else []
+    skip = [j.id for j in replaced]
+    heads_up = overlap.note(overlap.neighbours(thread_jobs, schedule, now, skip=skip))
+    if replaced:
+        heads_up = f"\nReplaces {', '.join(overlap.describe(j) for j in replaced)}.{heads_up}"
     if needs_approval(schedule, fired=deps.fired) and not approved:
-        await _propose(ctx, command, schedule)
+        await _propose(
+            ctx, command, schedule, note=heads_up, duplicate_chosen=on_duplicate != "ask"
+        )
     meta: dict[str, Any] = {"via": "agent"}
     if deps.fired:
         meta["fired_by"] = deps.fired_job_id
@@ -278,19 +326,29 @@ async def _create(
         created_by="agent" if deps.fired else "user",
         follow_up=follow_up,
         meta=meta,
+        allow_duplicate=on_duplicate != "ask",
     )
+    for old in replaced:  # only once the new one exists: a failed creation keeps the old
+        await deps.engine.cancel(old.id, deps.actor)
     if kind != JobKind.REMINDER:  # say whether a tool can really do it when it fires
         extra += capability_note(command, deps.action_tools)
-    return _confirm(ctx, job, extra)
+    return _confirm(ctx, job, extra + heads_up)
 
 
-async def _once(ctx: RunContext[HomarDeps], command: str, when: str, kind: str) -> str:
+async def _once(
+    ctx: RunContext[HomarDeps],
+    command: str,
+    when: str,
+    kind: str,
+    on_duplicate: overlap.DuplicateChoice = "ask",
+) -> str:
     got = _time(ctx, when)
     now = ctx.deps.reference_now()
     if got.rolled is not None or got.at < now - NOW_SLACK:
         return _past_question(ctx, got.at, got.rolled)
     at = max(got.at, now + timedelta(seconds=1))
-    return await _create(ctx, command, Schedule(Once(at), ctx.deps.tz), kind)
+    schedule = Schedule(Once(at), ctx.deps.tz)
+    return await _create(ctx, command, schedule, kind, on_duplicate=on_duplicate)
 
 
 def _guarded(fn: Any) -> Any:
@@ -317,7 +375,12 @@ def _guarded(fn: Any) -> Any:
 
 @_guarded
 async def send_delayed_message(
-    ctx: RunContext[HomarDeps], message: str, hours: int = 0, minutes: int = 0, seconds: int = 0
+    ctx: RunContext[HomarDeps],
+    message: str,
+    hours: int = 0,
+    minutes: int = 0,
+    seconds: int = 0,
+    on_duplicate: overlap.DuplicateChoice = "ask",
 ) -> str:
     """Run a command in this thread after a delay (1 s to 5 years).
 
@@ -342,14 +405,18 @@ async def send_delayed_message(
         return _record(ctx, f"The delay must be between 1 second and {limit.days // 365} years.")
     at = ctx.deps.reference_now() + delay
     extra = f" — in {duration_words(delay)}"
+    schedule = Schedule(Once(at), ctx.deps.tz)
     return await _create(
-        ctx, message, Schedule(Once(at), ctx.deps.tz), JobKind.DELAYED, extra=extra
+        ctx, message, schedule, JobKind.DELAYED, extra=extra, on_duplicate=on_duplicate
     )
 
 
 @_guarded
 async def send_scheduled_message(
-    ctx: RunContext[HomarDeps], message: str, scheduled_datetime: str
+    ctx: RunContext[HomarDeps],
+    message: str,
+    scheduled_datetime: str,
+    on_duplicate: overlap.DuplicateChoice = "ask",
 ) -> str:
     """Run a command in this thread at a date/time.
 
@@ -357,7 +424,7 @@ async def send_scheduled_message(
         message: the command to run then
         scheduled_datetime: ISO 8601 (naive = user's zone) or a phrase like 'tomorrow at 9'
     """
-    return await _once(ctx, message, scheduled_datetime, JobKind.SCHEDULED)
+    return await _once(ctx, message, scheduled_datetime, JobKind.SCHEDULED, on_duplicate)
 
 
 @_guarded
@@ -370,6 +437,7 @@ async def schedule_reminder(
     max_follow_ups: int = 2,
     minutes_before: int = 0,
     escalate: Literal["dm"] | None = None,
+    on_duplicate: overlap.DuplicateChoice = "ask",
 ) -> str:
     """Remind the user of something at a time.
 
@@ -404,8 +472,9 @@ async def schedule_reminder(
         extra = f"; I'll follow up every {_span(config['interval_s'])}, up to {config['max']} times"
         if escalate:
             extra += ", then DM you once if you still haven't answered"
+    schedule = Schedule(Once(at), ctx.deps.tz)
     return await _create(
-        ctx, message, Schedule(Once(at), ctx.deps.tz), JobKind.REMINDER, config, extra
+        ctx, message, schedule, JobKind.REMINDER, config, extra, on_duplicate=on_duplicate
     )
 
 
@@ -436,6 +505,7 @@ async def schedule_action(
     schedule: str,
     until: str | None = None,
     max_runs: int | None = None,
+    on_duplicate: overlap.DuplicateChoice = "ask",
 ) -> str:
     """Schedule a command once, on a recurrence, or every interval.
 
@@ -449,7 +519,7 @@ async def schedule_action(
     deps = ctx.deps
     now, tz = deps.reference_now(), deps.tz
     if type == "once":
-        return await _once(ctx, description, schedule, JobKind.SCHEDULED)
+        return await _once(ctx, description, schedule, JobKind.SCHEDULED, on_duplicate)
     _check_create(deps)
     end = _time(ctx, until, "end time").at if until else None
     if type == "interval" and "@" in schedule:
@@ -473,12 +543,15 @@ async def schedule_action(
             )
         spec = Schedule(rec.spec, tz, end or rec.until, max_runs or rec.max_runs)
         kind = JobKind.INTERVAL if isinstance(rec.spec, Every) else JobKind.RECURRING
-    return await _create(ctx, description, spec, kind)
+    return await _create(ctx, description, spec, kind, on_duplicate=on_duplicate)
 
 
 @_guarded
 async def schedule_future_callback(
-    ctx: RunContext[HomarDeps], callback_time: str, context: str
+    ctx: RunContext[HomarDeps],
+    callback_time: str,
+    context: str,
+    on_duplicate: overlap.DuplicateChoice = "ask",
 ) -> str:
     """Wake yourself later in this thread to continue or check on work (not for reminders).
 
@@ -486,7 +559,7 @@ async def schedule_future_callback(
         callback_time: ISO 8601 or phrase
         context: what to do when woken
     """
-    return await _once(ctx, context, callback_time, JobKind.CALLBACK)
+    return await _once(ctx, context, callback_time, JobKind.CALLBACK, on_duplicate)
 
 
 @_guarded

@@ -96,4 +96,4 @@ async def test_prompt_size_within_target() -> None:
 
     result = await measure()
     assert result["ok"] and isinstance(result["tokens_est"], int) and result["tokens_est"] <= TARGET
-    assert result["tools"] == 14  # 10 scheduling + 4 to-do/heartbeat (issue 9)
+    assert result["tools"] == 15  # 10 scheduling + 5 to-do/heartbeat (issues 9, 23)

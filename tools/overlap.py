@@ -1,0 +1,195 @@
+"""Jobs that overlap a new one (seed 004): duplicates to ask about, same-minute neighbours.
+
+Before the agent proposes or creates a job it looks at the owner's open jobs in the
+same thread:
+
+- a **duplicate** has the same command (compared normalised) and a schedule that shares
+  at least one run minute with the new one, or is an interval of the same period: the
+  user is asked "replace it, keep both, or cancel?" and nothing is created yet;
+- a **neighbour** is any other of those jobs with a run in the same minute as one of the
+  new job's runs: the confirmation mentions it.
+
+Neither blocks on its own: the answer to the question decides (see `DuplicateChoice`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+)
+
+from storage.jobs import JobView
+from tools.engine import normalize_command, schedule_of
+from tools.schedule import Every, Schedule
+
+# How far ahead runs are compared, and how many runs of each job at most: a year of a
+# daily job, two weeks of an hourly one.
+HORIZON = timedelta(days=370)
+SAMPLE = 400
+
+DuplicateChoice = Literal["ask", "replace", "keep_both"]
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """Another job of the owner's running in the same minute as the new one, first at `at`."""
+
+    job: JobView
+    at: datetime
+
+
+def run_minutes(schedule: Schedule, now: datetime, *, runs_done: int = 0) -> set[datetime]:
+    """The schedule's next runs within HORIZON, as UTC minutes."""
+    end = now + HORIZON
+    out: set[datetime] = set()
+    for at in schedule.next_runs(now, SAMPLE, runs_done=runs_done):
+        if at > end:
+            break
+        out.add(at.astimezone(UTC).replace(second=0, microsecond=0))
+    return out
+
+
+def _job_minutes(job: JobView, now: datetime) -> set[datetime]:
+    try:
+        return run_minutes(schedule_of(job), now, runs_done=job.run_count)
+    except Exception:  # a stored schedule that no longer reads is nobody's neighbour
+        return set()
+
+
+def _same_period(a: Schedule, b: Schedule) -> bool:
+    return (
+        isinstance(a.spec, Every) and isinstance(b.spec, Every) and a.spec.seconds == b.spec.seconds
+    )
+
+
+def duplicates(
+    jobs: Iterable[JobView], command: str, schedule: Schedule, now: datetime
+) -> list[JobView]:
+    """Open jobs with the same command whose schedule overlaps `schedule`."""
+    wanted = normalize_command(command)
+    mine = run_minutes(schedule, now)
+    found = []
+    for job in jobs:
+        if normalize_command(job.command) != wanted:
+            continue
+        if _same_period(schedule_of(job), schedule) or mine & _job_minutes(job, now):
+            found.append(job)
+    return found
+
+
+def neighbours(
+    jobs: Iterable[JobView], schedule: Schedule, now: datetime, *, skip: Sequence[int] = ()
+) -> list[Neighbour]:
+    """Jobs (other than `skip`) with a run in the same minute as one of `schedule`'s runs."""
+    mine = run_minutes(schedule, now)
+    found = []
+    for job in jobs:
+        if job.id in skip:
+            continue
+        shared = mine & _job_minutes(job, now)
+        if shared:
+            found.append(Neighbour(job, min(shared)))
+    return sorted(found, key=lambda n: (n.at, n.job.id))
+
+
+def describe(job: JobView) -> str:
+    """`#12 “post standup” every weekday at 09:00 (Europe/Berlin)` for a question or a note."""
+    schedule = schedule_of(job)
+    if schedule.is_recurring:
+        when = schedule.describe()
+    elif job.next_run_at is not None:
+        when = f"at <t:{int(job.next_run_at.timestamp())}:F>"
+    else:
+        when = f"({job.status})"
+    return f"#{job.id} “{job.command}” {when}"
+
+
+def question(found: Sequence[JobView]) -> str:
+    """What the user is asked when the new job duplicates `found`."""
+    first = found[0]
+    more = f" (and {len(found) - 1} more like it)" if len(found) > 1 else ""
+    return (
+        f"You already have {describe(first)}{more} — replace it, keep both, or cancel? "
+        "Nothing is scheduled until you answer."
+    )
+
+
+def note(found: Sequence[Neighbour]) -> str:
+    """The confirmation's heads-up about jobs landing in the same minute."""
+    if not found:
+        return ""
+    first = found[0]
+    more = f" and {len(found) - 1} more of your jobs" if len(found) > 1 else ""
+    return (
+        f"\nHeads-up: {describe(first.job)}{more} also runs at "
+        f"<t:{int(first.at.timestamp())}:F>, the same minute."
+    )
+
+
+# ---------------------------------------------------------------- the answer, next turn
+
+QUESTION_MARK = "replace it, keep both, or cancel?"
+_ANSWER = re.compile(
+    r"^(?:(?:yes|yeah|ok|okay|sure|please)[,!]?\s+)*"
+    r"(?P<choice>replace(?: it| the old one| that one)?|swap(?: it)?|keep (?:them )?both|both"
+    r"|cancel(?: it| that)?|never ?mind|forget it|no|nope)"
+    r"(?:,?\s+(?:please|thanks|thank you))?$",
+    re.I,
+)
+
+
+def choice_of(text: str) -> DuplicateChoice | Literal["cancel"] | None:
+    """What an answer to the duplicate question chose, or None if it isn't one."""
+    m = _ANSWER.match(" ".join(text.split()).strip(" .!"))
+    if m is None:
+        return None
+    word = m["choice"].lower()
+    if word.startswith(("replace", "swap")):
+        return "replace"
+    if "both" in word:
+        return "keep_both"
+    return "cancel"
+
+
+def asked_call(messages: Sequence[ModelMessage]) -> ToolCallPart | None:
+    """The tool call my previous turn answered with the duplicate question, if it did.
+
+    `messages` end with the current user prompt; only the turn right before it counts.
+    """
+    calls: dict[str, ToolCallPart] = {}
+    for m in messages[:-1]:
+        if isinstance(m, ModelResponse):
+            calls.update({p.tool_call_id: p for p in m.parts if isinstance(p, ToolCallPart)})
+    for m in reversed(messages[:-1]):
+        if not isinstance(m, ModelRequest):
+            continue
+        for part in m.parts:
+            if isinstance(part, ToolReturnPart) and QUESTION_MARK in part.model_response_str():
+                return calls.get(part.tool_call_id)
+        return None  # the turn before was something else
+    return None
+
+
+def answer(messages: Sequence[ModelMessage], text: str) -> tuple[str, dict[str, Any]] | str | None:
+    """For a model without judgement (the offline one): the user's answer to the question
+    as the call to make again (with `on_duplicate`), or the reply to a "cancel"; None if
+    `text` doesn't answer a question asked in the turn before."""
+    choice = choice_of(text)
+    if choice is None:
+        return None
+    call = asked_call(messages)
+    if call is None:
+        return None
+    if choice == "cancel":
+        return "Okay — I scheduled nothing new; your existing job stays as it is."
+    return call.tool_name, {**call.args_as_dict(), "on_duplicate": choice}
