@@ -2,21 +2,27 @@
 
 A beat never posts the `[DELAYED_COMMAND]` marker; the transports hand heartbeat deliveries
 here instead. A beat with no open to-do, or in a thread that is busy (a run in progress or
-queued), does nothing at all: no model request, no message. Otherwise exactly one agent
-run is queued in the thread, as the heartbeat's owner, and may complete the to-do.
+queued), does nothing at all: no model request, no message. Otherwise exactly one piece of
+work is queued in the thread, as the heartbeat's owner: the agent works on the oldest
+to-do, and when it completes it, on the next one in the same beat while time allows (see
+`tools.heartbeat.chain_budget`). The beat's last reply ends with one line saying what it
+finished and what it started.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
+from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy import inspect
 
 from bot.dispatcher import Delivered, Delivery
 from bot.runtime import Reply, Runtime
-from storage.models import Job, JobRun
-from storage.todos import TodoItem, TodoStore
+from storage.models import Job, JobRun, JobStatus
+from storage.todos import TodoItem, TodoStatus, TodoStore
+from tools import heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -85,5 +91,52 @@ class Heartbeat:
         item = await self.todos.oldest_pending(job.channel_id)
         if item is None:
             return
-        reply = await self.runtime.fired(run, _with_command(job, task_prompt(item)))
+        # Seed 003: a to-do completed in this beat is followed by the next open one in the
+        # same run while time allows, instead of waiting for the next beat.
+        deadline = self.runtime.clock.now() + heartbeat.chain_budget(heartbeat.interval_of(job))
+        finished: list[TodoItem] = []
+        left_open: list[TodoItem] = []
+        while True:
+            reply = await self.runtime.fired(run, _with_command(job, task_prompt(item)))
+            done = await self._done(item)
+            (finished if done else left_open).append(item)
+            nxt = await self._next(job, deadline, len(finished) + len(left_open)) if done else None
+            if nxt is None:
+                break
+            await self.post(job.channel_id, job.guild_id, reply, fallback_user=job.owner_id)
+            item = nxt
+        waiting = await self.todos.count_pending(job.channel_id)
+        line = heartbeat.chain_summary(finished, left_open, waiting)
+        reply = replace(reply, text=f"{reply.text}\n{line}".strip())
         await self.post(job.channel_id, job.guild_id, reply, fallback_user=job.owner_id)
+        await self._record(run, finished, left_open)
+
+    async def _done(self, item: TodoItem) -> bool:
+        now = await self.todos.get(item.channel_id, item.id)
+        return now is not None and now.status == TodoStatus.DONE
+
+    async def _next(self, job: Job, deadline: datetime, worked: int) -> TodoItem | None:
+        """The next open to-do if this beat may go on: time and count left, nobody waiting
+        in the thread (people come first), allowance left, the heartbeat still on."""
+        runtime = self.runtime
+        now = runtime.clock.now()
+        if worked >= heartbeat.MAX_CHAIN or now >= deadline:
+            return None
+        if runtime.queues.has_waiting(job.channel_id):
+            return None
+        if await runtime.usage.over_cap(job.owner_id, now):
+            return None
+        current = await runtime.store.get(job.id)
+        if current is None or current.status != JobStatus.ACTIVE:
+            return None
+        return await self.todos.oldest_pending(job.channel_id)
+
+    async def _record(self, run: JobRun, finished: list[TodoItem], left: list[TodoItem]) -> None:
+        """What the beat worked on goes on its run, for `/jobs history`."""
+        try:
+            latest = await self.runtime.store.run_by_nonce(run.nonce)
+            details = dict((latest.details if latest else run.details) or {})
+            details["todos"] = {"finished": [i.id for i in finished], "open": [i.id for i in left]}
+            await self.runtime.store.update_run(run.id, details=details)
+        except Exception:  # the thread already heard what happened; the record is extra
+            log.exception("could not record the to-dos of heartbeat run %s", run.id)

@@ -34,6 +34,11 @@ class ThreadQueues:
         queue = self._queues.get(channel_id)
         return channel_id not in self._busy and (queue is None or queue.empty())
 
+    def has_waiting(self, channel_id: int) -> bool:
+        """Work is queued behind whatever runs now in this thread."""
+        queue = self._queues.get(channel_id)
+        return queue is not None and not queue.empty()
+
     async def _drain(self, channel_id: int, queue: asyncio.Queue[Work]) -> None:
         while not queue.empty():
             work = queue.get_nowait()

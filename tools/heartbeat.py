@@ -12,6 +12,7 @@ from typing import Any
 
 from storage.jobs import JobSnapshot
 from storage.models import Job, JobKind, JobStatus
+from storage.todos import TodoItem
 from tools import timeparse
 from tools.engine import Actor, Engine, Target
 from tools.errors import UserError
@@ -101,3 +102,28 @@ async def disable(engine: Engine, channel_id: int, actor: Actor) -> Job | None:
     if existing is None:
         return None
     return await engine.cancel(existing.id, actor)
+
+
+# ---------------------------------------------------------------- one beat, several to-dos
+
+MAX_CHAIN = 5  # to-dos one beat may work through (each costs model requests)
+CHAIN_WINDOW = timedelta(minutes=10)
+
+
+def chain_budget(every: timedelta) -> timedelta:
+    """How long after a beat started the next to-do may still be started in the same beat:
+    half the interval (so beats never pile up), at most CHAIN_WINDOW."""
+    return min(every / 2, CHAIN_WINDOW)
+
+
+def chain_summary(finished: list[TodoItem], open_started: list[TodoItem], waiting: int) -> str:
+    """The one line a beat ends with: what it finished, what it started and left open."""
+    parts = []
+    if finished:
+        parts.append("finished " + ", ".join(f"#{i.id} “{i.description}”" for i in finished))
+    if open_started:
+        started = ", ".join(f"#{i.id} “{i.description}”" for i in open_started)
+        parts.append(f"started {started} (not done yet)")
+    if waiting:
+        parts.append(f"{waiting} more to-do{'s' if waiting != 1 else ''} for the next beat")
+    return "💓 Heartbeat: " + "; ".join(parts) + "." if parts else ""
