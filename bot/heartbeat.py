@@ -51,6 +51,14 @@ def _with_command(job: Job, command: str) -> Job:
     return Job(**values)
 
 
+def _started_at(run: JobRun, now: datetime) -> JobRun:
+    """A detached copy of the beat's run for a to-do started later in the same beat: the
+    model's time budget (and any lateness) counts from now, not from the beat's slot."""
+    values = {attr.key: getattr(run, attr.key) for attr in inspect(JobRun).column_attrs}
+    values.update(scheduled_for=now, lateness_ms=0)
+    return JobRun(**values)
+
+
 class Heartbeat:
     """Handles heartbeat deliveries for one runtime."""
 
@@ -96,15 +104,16 @@ class Heartbeat:
         deadline = self.runtime.clock.now() + heartbeat.chain_budget(heartbeat.interval_of(job))
         finished: list[TodoItem] = []
         left_open: list[TodoItem] = []
+        this = run
         while True:
-            reply = await self.runtime.fired(run, _with_command(job, task_prompt(item)))
+            reply = await self.runtime.fired(this, _with_command(job, task_prompt(item)))
             done = await self._done(item)
             (finished if done else left_open).append(item)
             nxt = await self._next(job, deadline, len(finished) + len(left_open)) if done else None
             if nxt is None:
                 break
             await self.post(job.channel_id, job.guild_id, reply, fallback_user=job.owner_id)
-            item = nxt
+            item, this = nxt, _started_at(run, self.runtime.clock.now())
         waiting = await self.todos.count_pending(job.channel_id)
         line = heartbeat.chain_summary(finished, left_open, waiting)
         reply = replace(reply, text=f"{reply.text}\n{line}".strip())

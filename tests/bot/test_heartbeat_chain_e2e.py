@@ -152,3 +152,17 @@ async def test_chain_yields_to_people_waiting_in_the_thread(world: World) -> Non
         assert polite.runs == 1 and waited == ["ran"]
         await beat(world, bot)
         assert polite.runs == 2
+
+
+def test_a_chained_todo_gets_its_own_time_budget() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.heartbeat import _started_at
+    from storage.models import JobRun
+
+    slot = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
+    run = JobRun(id=7, job_id=3, nonce="r3.1", kind="run", scheduled_for=slot, lateness_ms=90_000)
+    later = slot + timedelta(seconds=40)
+    copy = _started_at(run, later)
+    assert (copy.id, copy.nonce, copy.scheduled_for, copy.lateness_ms) == (7, "r3.1", later, 0)
+    assert run.scheduled_for == slot  # the beat's own run is untouched
