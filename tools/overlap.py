@@ -30,12 +30,14 @@ from pydantic_ai.messages import (
 
 from storage.jobs import JobView
 from tools.engine import normalize_command, schedule_of
-from tools.schedule import Every, Schedule
+from tools.schedule import Cron, Every, Schedule
 
-# How far ahead runs are compared, and how many runs of each job at most: a year of a
-# daily job, two weeks of an hourly one.
+# How far ahead runs are compared, and how many runs of each job at most. Duplicates (few:
+# same command only) look at a year of a daily job; same-minute neighbours (every job in
+# the thread) at the new job's next 50 runs, which keeps a creation among 50 jobs cheap.
 HORIZON = timedelta(days=370)
 SAMPLE = 400
+NEIGHBOUR_SAMPLE = 50
 
 DuplicateChoice = Literal["ask", "replace", "keep_both"]
 
@@ -48,20 +50,27 @@ class Neighbour:
     at: datetime
 
 
-def run_minutes(schedule: Schedule, now: datetime, *, runs_done: int = 0) -> set[datetime]:
-    """The schedule's next runs within HORIZON, as UTC minutes."""
-    end = now + HORIZON
+def run_minutes(
+    schedule: Schedule,
+    now: datetime,
+    *,
+    runs_done: int = 0,
+    limit: int = SAMPLE,
+    end: datetime | None = None,
+) -> set[datetime]:
+    """The schedule's next `limit` runs up to `end` (default: HORIZON), as UTC minutes."""
+    end = end or now + HORIZON
     out: set[datetime] = set()
-    for at in schedule.next_runs(now, SAMPLE, runs_done=runs_done):
-        if at > end:
-            break
+    for at in schedule.next_runs(now, limit, runs_done=runs_done, end=end):
         out.add(at.astimezone(UTC).replace(second=0, microsecond=0))
     return out
 
 
-def _job_minutes(job: JobView, now: datetime) -> set[datetime]:
+def _job_minutes(
+    job: JobView, now: datetime, limit: int = SAMPLE, end: datetime | None = None
+) -> set[datetime]:
     try:
-        return run_minutes(schedule_of(job), now, runs_done=job.run_count)
+        return run_minutes(schedule_of(job), now, runs_done=job.run_count, limit=limit, end=end)
     except Exception:  # a stored schedule that no longer reads is nobody's neighbour
         return set()
 
@@ -90,16 +99,46 @@ def duplicates(
 def neighbours(
     jobs: Iterable[JobView], schedule: Schedule, now: datetime, *, skip: Sequence[int] = ()
 ) -> list[Neighbour]:
-    """Jobs (other than `skip`) with a run in the same minute as one of `schedule`'s runs."""
-    mine = run_minutes(schedule, now)
+    """Jobs (other than `skip`) with a run in the same minute as one of `schedule`'s next
+    NEIGHBOUR_SAMPLE runs."""
+    mine = sorted(run_minutes(schedule, now, limit=NEIGHBOUR_SAMPLE))
+    if not mine:
+        return []
     found = []
     for job in jobs:
         if job.id in skip:
             continue
-        shared = mine & _job_minutes(job, now)
-        if shared:
-            found.append(Neighbour(job, min(shared)))
+        try:
+            at = _first_shared(schedule_of(job), job.run_count, mine, now)
+        except Exception:  # a stored schedule that no longer reads is nobody's neighbour
+            continue
+        if at is not None:
+            found.append(Neighbour(job, at))
     return sorted(found, key=lambda n: (n.at, n.job.id))
+
+
+def _first_shared(
+    other: Schedule, runs_done: int, minutes: list[datetime], now: datetime
+) -> datetime | None:
+    """The first of `minutes` (sorted UTC minutes) in which `other` runs.
+
+    Cron and intervals are checked minute by minute (cheap, however dense the other job
+    is); rrules and one-offs by listing their runs up to the last minute.
+    """
+    minutes = [m for m in minutes if other.until is None or m <= other.until]
+    spec = other.spec
+    if isinstance(spec, Cron):
+        return next((m for m in minutes if spec.matches(m.astimezone(other.zone))), None)
+    if isinstance(spec, Every) and not spec.whole_days:
+        step = timedelta(seconds=spec.seconds)
+        for m in minutes:
+            k = max(0, -((spec.anchor - m) // step))  # the first run at or after m
+            if spec.anchor + k * step < m + timedelta(minutes=1):
+                return m
+        return None
+    end = minutes[-1] + timedelta(minutes=1) if minutes else now
+    theirs = run_minutes(other, now, runs_done=runs_done, end=end)
+    return next((m for m in minutes if m in theirs), None)
 
 
 def describe(job: JobView) -> str:

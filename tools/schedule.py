@@ -207,6 +207,14 @@ class Cron:
         if not any(self._day_matches(d) for d in _probe_days()):
             raise ScheduleError(f"Cron `{self.expr}` never matches a real date.")
 
+    def matches(self, wall: datetime) -> bool:
+        """Whether the expression names this wall-clock minute (seconds are ignored)."""
+        return (
+            wall.minute in self.minutes
+            and wall.hour in self.hours
+            and self._day_matches(wall.date())
+        )
+
     def _day_matches(self, d: date) -> bool:
         if d.month not in self.months:
             return False
@@ -571,8 +579,10 @@ class Schedule:
     def kind(self) -> str:
         return spec_to_json(self.spec)["type"]
 
-    def next_runs(self, after: datetime, n: int, *, runs_done: int = 0) -> list[datetime]:
-        """Up to `n` run times strictly after `after`, in the schedule's zone."""
+    def next_runs(
+        self, after: datetime, n: int, *, runs_done: int = 0, end: datetime | None = None
+    ) -> list[datetime]:
+        """Up to `n` run times strictly after `after` (and not after `end`), in the zone."""
         if after.tzinfo is None:
             raise ValueError("after must be timezone-aware")
         limit = n
@@ -584,6 +594,8 @@ class Schedule:
         try:
             for at in self._occurrences(after):
                 if self.until is not None and at > self.until:
+                    break
+                if end is not None and at > end:
                     break
                 out.append(at)
                 if len(out) >= limit:

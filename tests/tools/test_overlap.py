@@ -196,3 +196,41 @@ async def test_approval_proposal_mentions_same_minute(runtime: Runtime, deps: Ho
         TextPart("Done."),
     )
     assert r.approval is not None and f"Heads-up: #{other}" in r.approval.message()
+
+
+def test_neighbours_find_dense_and_sparse_jobs_in_the_same_minute() -> None:
+    from types import SimpleNamespace
+
+    from tools.schedule import RRule, spec_to_json
+
+    now = FIXED_NOW  # Monday 16:00 in Berlin
+
+    def job(i: int, spec: object, until: object = None) -> object:
+        return SimpleNamespace(
+            id=i,
+            command=f"j{i}",
+            schedule=spec_to_json(spec),  # type: ignore[arg-type]
+            tz=TZ,
+            until=until,
+            max_runs=None,
+            run_count=0,
+            next_run_at=now,
+            status="active",
+            kind="recurring",
+        )
+
+    rows = [
+        job(1, Every(60, now + timedelta(seconds=30))),  # every minute, off the minute
+        job(2, Cron("0 9 * * 1-5")),
+        job(3, Cron("30 8 1 * *")),  # never at 09:00
+        job(4, RRule("FREQ=WEEKLY;BYDAY=WE;BYHOUR=9;BYMINUTE=0", now.replace(tzinfo=None))),
+        job(5, Every(7200, now + timedelta(minutes=7))),  # :07 past even hours
+        job(6, Cron("0 9 * * *"), until=now + timedelta(hours=1)),  # ends before 09:00
+    ]
+    found = overlap.neighbours(rows, Schedule(Cron("0 9 * * *"), TZ), now)  # type: ignore[arg-type]
+    tomorrow_nine = FIXED_NOW.replace(hour=8) + timedelta(days=1)  # 09:00 Berlin, UTC
+    assert [(n.job.id, n.at) for n in found] == [
+        (1, tomorrow_nine),
+        (2, tomorrow_nine),
+        (4, tomorrow_nine + timedelta(days=1)),
+    ]
