@@ -203,3 +203,24 @@ async def test_reminder_escalate_argument(runtime: Runtime, deps: HomarDeps) -> 
         call("schedule_reminder", reminder_time="19:00", message="water plants"),
     )
     assert (await deps.engine.get(r.job_ids[0])).follow_up is None  # off by default
+
+
+async def test_update_takes_at_forms(runtime: Runtime, deps: HomarDeps) -> None:
+    r = await ask(runtime, deps, "x", call("send_delayed_message", message="stretch", minutes=5))
+    (job_id,) = r.job_ids
+    r = await ask(
+        runtime,
+        deps,
+        "x",
+        call("update_scheduled_action", task_id=job_id, new_time="weekly@fri@17:30"),
+    )
+    job = await deps.engine.get(job_id)
+    assert job.schedule == {"type": "cron", "expr": "30 17 * * 5"} and job.kind == "recurring"
+    r = await ask(
+        runtime,
+        deps,
+        "x",
+        call("update_scheduled_action", task_id=job_id, new_time="monthly@32@09:00"),
+    )
+    assert "Day 32 is out of range" in r.text
+    assert (await deps.engine.get(job_id)).schedule == {"type": "cron", "expr": "30 17 * * 5"}
