@@ -101,6 +101,14 @@ def history(job: JobView, runs: Sequence[JobRun]) -> discord.Embed:
             line += f"\n  ↳ {mark} `{short(str(call.get('tool', '?')), 40)}`"
         if details.get("skipped"):
             line += f"\n  ↳ skipped {details['skipped']} missed run(s) while offline"
+        if details.get("escalation"):
+            line += "\n  ↳ escalated: no answer to the follow-ups, so I sent one DM"
+        todos = details.get("todos")
+        if isinstance(todos, dict) and (todos.get("finished") or todos.get("open")):
+            done = ", ".join(f"#{i}" for i in todos.get("finished", [])) or "none"
+            line += f"\n  ↳ to-dos finished: {done}"
+            if todos.get("open"):
+                line += f"; started, not done: {', '.join(f'#{i}' for i in todos['open'])}"
         lines.append(line)
     embed.description = "\n".join(lines) or "It hasn't run yet."
     embed.set_footer(text=short(f"“{job.command}” · {repeat_words(job)}", 200))

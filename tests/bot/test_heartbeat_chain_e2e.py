@@ -166,3 +166,31 @@ def test_a_chained_todo_gets_its_own_time_budget() -> None:
     copy = _started_at(run, later)
     assert (copy.id, copy.nonce, copy.scheduled_for, copy.lateness_ms) == (7, "r3.1", later, 0)
     assert run.scheduled_for == slot  # the beat's own run is untouched
+
+
+def test_history_shows_the_beats_todos_and_an_escalation() -> None:
+    from datetime import UTC, datetime
+
+    from bot.slash.render import history
+    from storage.models import Job, JobRun
+
+    at = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
+    job = Job(
+        id=3,
+        command="heartbeat",
+        schedule={"type": "every", "seconds": 300, "anchor": at.isoformat()},
+        tz="UTC",
+        kind="heartbeat",
+    )
+    runs = [
+        JobRun(
+            id=1,
+            scheduled_for=at,
+            outcome="delivered",
+            details={"todos": {"finished": [4, 5], "open": [6]}},
+        ),
+        JobRun(id=2, scheduled_for=at, outcome="delivered", details={"escalation": "dm"}),
+    ]
+    text = history(job, runs).description or ""
+    assert "to-dos finished: #4, #5; started, not done: #6" in text
+    assert "escalated: no answer to the follow-ups, so I sent one DM" in text
