@@ -29,7 +29,8 @@ from pydantic_ai.messages import (
 )
 
 from storage.jobs import JobView
-from tools.engine import normalize_command, schedule_of
+from storage.models import JobKind
+from tools.engine import Engine, normalize_command, schedule_of
 from tools.schedule import Cron, Every, Schedule
 
 # How far ahead runs are compared, and how many runs of each job at most. Duplicates (few:
@@ -48,6 +49,12 @@ class Neighbour:
 
     job: JobView
     at: datetime
+
+
+async def thread_jobs(engine: Engine, owner_id: int, channel_id: int) -> list[JobView]:
+    """The owner's open jobs in this thread (heartbeats aside: they only wake the thread)."""
+    jobs = await engine.list_jobs(owner_id=owner_id, channel_id=channel_id, limit=SAMPLE)
+    return [j for j in jobs if j.kind != JobKind.HEARTBEAT]
 
 
 def run_minutes(
@@ -150,7 +157,8 @@ def describe(job: JobView) -> str:
         when = f"at <t:{int(job.next_run_at.timestamp())}:F>"
     else:
         when = f"({job.status})"
-    return f"#{job.id} “{job.command}” {when}"
+    command = job.command if len(job.command) <= 80 else job.command[:79] + "…"
+    return f"#{job.id} “{command}” {when}"
 
 
 def question(found: Sequence[JobView]) -> str:

@@ -264,14 +264,6 @@ async def _propose(
     )
 
 
-async def _thread_jobs(deps: HomarDeps) -> list[JobView]:
-    """The owner's open jobs in this thread (heartbeats aside: they only wake the thread)."""
-    jobs = await deps.engine.list_jobs(
-        owner_id=deps.user_id, channel_id=deps.channel_id, limit=overlap.SAMPLE
-    )
-    return [j for j in jobs if j.kind != JobKind.HEARTBEAT]
-
-
 def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[JobView]) -> str:
     text = overlap.question(found)
     tool = ctx.tool_name or "the same tool"
@@ -300,7 +292,7 @@ async def _create(
     # Seed 004: the same command on an overlapping schedule is asked about first; jobs in
     # the same minute are mentioned. Neither blocks: the user's answer decides.
     now = deps.engine.clock()
-    thread_jobs = await _thread_jobs(deps)
+    thread_jobs = await overlap.thread_jobs(deps.engine, deps.user_id, deps.channel_id)
     same = overlap.duplicates(thread_jobs, command, schedule, now)
     if same and on_duplicate == "ask" and not approved:
         return _ask_duplicate(ctx, same)

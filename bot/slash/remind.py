@@ -12,6 +12,7 @@ from bot.slash.render import confirmation
 from bot.slash.transform import WhenOption
 from bot.slash.when import Instant, plan
 from bot.views import cancel_view
+from tools import overlap
 
 FOLLOW_UP = {"interval_s": 1800, "max": 2}
 
@@ -48,8 +49,10 @@ async def remind(
     zone = await zone_of(interaction)
     at: Instant = when
     chosen = plan(at, now=runtime.clock.now(), repeat=repeat, until=until)
+    target = target_of(interaction)
+    around = await overlap.thread_jobs(runtime.engine, target.owner_id, target.channel_id)
     job = await runtime.engine.create(
-        target=target_of(interaction),
+        target=target,
         command=what,
         schedule=chosen.schedule,
         kind=chosen.kind,
@@ -63,4 +66,17 @@ async def remind(
         embed.add_field(
             name="Escalation", value="If you answer none of the nudges, I'll DM you once."
         )
+    # Seed 004, without a next turn to answer in: say so, and how to drop one of them.
+    now = runtime.clock.now()
+    same = overlap.duplicates(around, job.command, chosen.schedule, now)
+    if same:
+        embed.add_field(
+            name="Already scheduled",
+            value=f"You already had {overlap.describe(same[0])}; `/jobs cancel id: "
+            f"{same[0].id}` if this one replaces it.",
+            inline=False,
+        )
+    heads_up = overlap.note(overlap.neighbours(around, chosen.schedule, now)).strip()
+    if heads_up:
+        embed.add_field(name="Same minute", value=heads_up, inline=False)
     await reply_private(interaction, embed=embed, view=cancel_view(job.id))
