@@ -4,7 +4,9 @@ Run ``python -m bench.commands`` (or ``python bench/commands.py [-n 300]``). It 
 fake Discord (tests/fakediscord) and the real ``HomarBot`` on a fresh SQLite file, warms
 up with 20 commands, then fires N interactions one after another in a fixed mix:
 30 % ``/remind`` (a new job each), 25 % ``/jobs list``, 20 % ``/jobs cancel`` (one of the
-jobs just made), 25 % ``/jobs cancel`` id autocomplete.
+jobs just made), 25 % ``/jobs cancel`` id autocomplete. Then N live previews while
+typing (autocomplete of ``/remind when|repeat|until`` and ``/jobs edit when``, a mix of
+understood, past and unreadable phrases), reported apart as ``preview_*``.
 
 Method: our handling time is measured inside the bot's process, from the moment
 discord.py's ``INTERACTION_CREATE`` parser receives the gateway event (wrapped in
@@ -13,7 +15,8 @@ callback (``AsyncWebhookAdapter.create_interaction_response`` wrapped), keyed by
 interaction id. So the fake's HTTP round-trip and websocket latency are excluded, and
 everything of ours (tree dispatch, transformers, DB reads and the job's insert
 transaction, rendering) is included. Human-readable lines first, the JSON line last:
-``{"commands": N, "p50_ms": .., "p99_ms": .., "target_p99_ms": 30}``.
+``{"commands": N, "p50_ms": .., "p99_ms": .., "target_p99_ms": 30, "previews": N,
+"preview_p50_ms": .., "preview_p99_ms": .., "preview_target_p99_ms": 50}``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 TARGET_P99_MS = 30.0
+PREVIEW_TARGET_P99_MS = 50.0  # autocomplete previews of `when`/`repeat`/`until` (issue 19)
 WARMUP = 20
 
 
@@ -101,9 +105,21 @@ async def run(n: int) -> dict[str, Any]:
                             made.extend(cancel_ids(handle.response_data))
                         if i >= WARMUP:
                             timings.setdefault(kind, []).append(watch.ms(handle.id))
+                    previews: dict[str, list[float]] = {}
+                    for i in range(WARMUP + n):
+                        kind, handle = await preview(world, i)
+                        await handle.wait_response(timeout=10)
+                        if i >= WARMUP:
+                            previews.setdefault(kind, []).append(watch.ms(handle.id))
                 finally:
                     uninstall()
     every = [t for ts in timings.values() for t in ts]
+    shown = [t for ts in previews.values() for t in ts]
+    for kind, ts in sorted(previews.items()):
+        print(
+            f"{kind:<14} n={len(ts):<4} p50={percentile(ts, 0.5):6.2f} ms  "
+            f"p99={percentile(ts, 0.99):6.2f} ms  max={max(ts):6.2f} ms"
+        )
     for kind, ts in sorted(timings.items()):
         print(
             f"{kind:<14} n={len(ts):<4} p50={percentile(ts, 0.5):6.2f} ms  "
@@ -115,6 +131,10 @@ async def run(n: int) -> dict[str, Any]:
         "p50_ms": round(percentile(every, 0.5), 2),
         "p99_ms": round(percentile(every, 0.99), 2),
         "target_p99_ms": TARGET_P99_MS,
+        "previews": len(shown),
+        "preview_p50_ms": round(percentile(shown, 0.5), 2),
+        "preview_p99_ms": round(percentile(shown, 0.99), 2),
+        "preview_target_p99_ms": PREVIEW_TARGET_P99_MS,
     }
 
 
@@ -141,6 +161,54 @@ async def fire(world: Any, i: int, made: list[int]) -> tuple[str, Any]:
         )
     return "autocomplete", await fake.autocomplete(
         "jobs", {"id": "bench"}, "id", subcommand="cancel", user_id=user, channel_id=channel
+    )
+
+
+# What people type while the preview answers: understood, past, nonsense, half-typed.
+WHEN_TYPED = (
+    "tomorrow 9am",
+    "in 20 minutes",
+    "friday 17:30",
+    "next monday noon",
+    "yesterday",
+    "blah blah",
+    "feb 30",
+    "2026-12-24 18:00",
+    "in 2 h",
+    "tonight at 8",
+    "tom",
+    "at 16:",
+)
+REPEAT_TYPED = ("daily", "every weekday at 8", "every 2 hours", "weekly", "every mon", "bogus")
+UNTIL_TYPED = ("5 times", "friday", "in 2 weeks", "2026-12-31", "zz")
+
+
+async def preview(world: Any, i: int) -> tuple[str, Any]:
+    """One autocomplete while typing: `/remind when|repeat|until` or `/jobs edit when`."""
+    fake, user, channel = world.fake, world.alice.id, world.channel.id
+    when = WHEN_TYPED[i % len(WHEN_TYPED)]
+    slot = i % 10
+    if slot < 5:
+        return "preview when", await fake.autocomplete(
+            "remind", {"when": when}, "when", user_id=user, channel_id=channel
+        )
+    if slot < 7:
+        typed = REPEAT_TYPED[i % len(REPEAT_TYPED)]
+        return "preview repeat", await fake.autocomplete(
+            "remind", {"when": when, "repeat": typed}, "repeat", user_id=user, channel_id=channel
+        )
+    if slot < 9:
+        typed = UNTIL_TYPED[i % len(UNTIL_TYPED)]
+        return "preview until", await fake.autocomplete(
+            "remind", {"when": when, "until": typed}, "until", user_id=user, channel_id=channel
+        )
+    return "preview edit", await fake.autocomplete(
+        "jobs",
+        {"id": "1", "when": when},
+        "when",
+        subcommand="edit",
+        user_id=user,
+        channel_id=channel,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -14,16 +15,23 @@ from discord.ext import commands
 
 from bot import access
 from bot.approvals import DecisionButton, post_approval, sweep_forever
+from bot.audience import AudienceGate
 from bot.dispatcher import MARKER
 from bot.escalation import Escalation
 from bot.health import Health
 from bot.heartbeat import Heartbeat
+from bot.joining import install_join_buttons, join_buttons
+from bot.mentions import allowed_mentions, readdress
 from bot.reminders import install_reminder_buttons, reminder_view
 from bot.runtime import Reply, Runtime, Speaker
 from bot.settings import Settings, SettingsError
 from bot.slash import setup as slash
 from bot.thread_actions import thread_actions
 from bot.transport import DiscordTransport
+from storage.consents import ConsentStore
+from storage.guild_settings import GuildSettingsStore
+from storage.models import Job
+from tools.audience import Addressing, Audience
 
 log = logging.getLogger(__name__)
 
@@ -85,12 +93,18 @@ class HomarBot(commands.Bot):
         self.transport.escalation = Escalation(self, runtime.store, runtime.clock.now)
         runtime.engine.failure_notices.append(self.transport.failure_notice)
         self.runtime.thread_actions = thread_actions(self)  # post/read/poll for the agent
+        self.audience_gate = AudienceGate(
+            self, ConsentStore(runtime.db), GuildSettingsStore(runtime.db)
+        )
+        self.transport.gate = self.audience_gate
+        self.runtime.audience_resolver = self.audience_gate
         self._threads: set[int] = set()
 
     async def setup_hook(self) -> None:
         await self.runtime.open()
         self.add_dynamic_items(DecisionButton)
         install_reminder_buttons(self)
+        install_join_buttons(self)
         self._sweep = asyncio.create_task(sweep_forever(self, asyncio.Event()))
         slash.install(self)
         settings = self.runtime.settings
@@ -212,10 +226,37 @@ class HomarBot(commands.Bot):
                     reply = await runtime.fired(run, job)
             except discord.HTTPException:
                 reply = await runtime.fired(run, job)
-            await self.post(job.channel_id, job.guild_id, reply, fallback_user=job.owner_id)
+            where, guild_id, reply = await self._addressed(job, reply)
+            await self.post(where, guild_id, reply, fallback_user=job.owner_id)
 
         runtime.queues.submit(job.channel_id, work)
         return True
+
+    async def _addressed(self, job: Job, reply: Reply) -> tuple[int, int | None, Reply]:
+        """Where a fired job's reply goes and who it pings: its audience, checked again now.
+
+        If the owner may no longer address it, the reply stays in the job's thread, pings
+        only the owner and says why."""
+        audience = Audience.from_json(job.audience)
+        if audience.is_default:
+            return job.channel_id, job.guild_id, reply
+        where = Addressing(job.owner_id, job.guild_id, job.channel_id)
+        problem = await self.audience_gate.problem(audience, where)
+        target = job.channel_id
+        if problem is None:
+            try:
+                target = await self.audience_gate.destination(audience, where)
+            except discord.HTTPException as exc:
+                problem = f"I couldn't open the way there ({exc.status})."
+        if problem is not None:
+            note = (
+                f"\n⚠️ I didn't deliver this to {audience.describe()}: {problem} "
+                "Nobody else was pinged."
+            )
+            return job.channel_id, job.guild_id, replace(reply, text=reply.text + note)
+        guild_id = None if audience.dm else job.guild_id
+        text = readdress(reply.text, job.owner_id, audience)
+        return target, guild_id, replace(reply, text=text, audience=audience, job_id=job.id)
 
     async def _refeed_orphans(self) -> None:
         """Re-feed runs delivered but never re-fed: their echo was lost (a crash, a gateway
@@ -243,10 +284,10 @@ class HomarBot(commands.Bot):
         fallback_user: int | None = None,
     ) -> None:
         mentions = SAFE_MENTIONS
-        if reply.mention_user is not None:
-            mentions = discord.AllowedMentions(
-                everyone=False, roles=False, users=[discord.Object(reply.mention_user)]
-            )
+        if reply.audience is not None:
+            mentions = allowed_mentions(reply.audience, reply.mention_user)
+        elif reply.mention_user is not None:
+            mentions = allowed_mentions(None, reply.mention_user)
         if reply.approval is not None:
             await post_approval(self, channel_id, guild_id, reply.approval, reply.text)
             return
@@ -256,8 +297,12 @@ class HomarBot(commands.Bot):
         for i, part in enumerate(parts):
             # A fired reminder's last part carries its Done/Snooze buttons.
             extra: dict[str, Any] = {}
-            if reply.reminder is not None and i == len(parts) - 1:
-                extra["view"] = reminder_view(*reply.reminder)
+            if i == len(parts) - 1:
+                view = reminder_view(*reply.reminder) if reply.reminder is not None else None
+                if reply.audience is not None and reply.audience.broadcast and reply.job_id:
+                    view = join_buttons(reply.job_id, view)
+                if view is not None:
+                    extra["view"] = view
             try:
                 await target.send(part, allowed_mentions=mentions, **extra)
             except discord.HTTPException as exc:

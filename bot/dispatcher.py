@@ -53,6 +53,7 @@ class Delivery:
     attempt: int
     run_kind: str = "run"
     meta: dict[str, Any] = field(default_factory=dict)
+    audience: dict[str, Any] | None = None  # who the job addresses (None: its owner, here)
 
     @property
     def text(self) -> str:
@@ -404,4 +405,5 @@ class Dispatcher:
             attempt=run.attempt,
             run_kind=run.kind,
             meta=dict(job.meta or {}),
+            audience=job.audience,
         )

@@ -29,6 +29,7 @@ from tools.actions.thread import ThreadActions
 from tools.agent import AgentReply, acknowledges, build_runtime, resume_approval, run_agent
 from tools.agent import Runtime as AgentRuntime
 from tools.approval import Approvals, PendingApproval
+from tools.audience import Audience, AudienceResolver
 from tools.engine import Engine
 from tools.memory import Memory
 from tools.scheduling import HomarDeps
@@ -57,6 +58,8 @@ class Reply:
     mention_user: int | None = None
     approval: PendingApproval | None = None  # post with Approve/Deny buttons
     reminder: tuple[int, int] | None = None  # (job id, run id): post with Done/Snooze buttons
+    audience: Audience | None = None  # a fired job's stored audience: the only ones pinged
+    job_id: int | None = None  # the fired job (for its "Notify me too" button)
 
 
 class Runtime:
@@ -95,6 +98,8 @@ class Runtime:
         self.queues = ThreadQueues()
         self.metrics = Metrics()
         self.dispatcher: Dispatcher | None = None
+        # Set by the chat surface: reads and checks audiences the agent names ("@bob and me").
+        self.audience_resolver: AudienceResolver | None = None
 
     async def open(self) -> None:
         await self.db.upgrade()
@@ -147,6 +152,7 @@ class Runtime:
             now=self.clock.now(),
             user_name=who.user_name or None,
             thread=self._thread(who.channel_id, who.guild_id),
+            audience=self.audience_resolver,
         )
         capped = await self.usage.over_cap(who.user_id, self.clock.now())
         result = await run_agent(self._agent_for(capped), text, deps)
@@ -214,6 +220,7 @@ class Runtime:
             fired_kind=ctx.get("fired_kind"),
             user_name=ctx.get("user_name"),
             thread=self._thread(pending.channel_id, ctx.get("guild_id")),
+            audience=self.audience_resolver,
         )
         capped = await self.usage.over_cap(pending.user_id, self.clock.now())
         result = await resume_approval(self._agent_for(capped), pending, approved, deps)

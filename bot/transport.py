@@ -12,9 +12,11 @@ import discord
 from bot.dispatcher import Delivered, Delivery, DeliveryError
 from storage.jobs import JobSnapshot
 from storage.models import JobKind, JobStatus
+from tools.audience import Addressing, Audience
 from tools.followups import ESCALATE_RUN
 
 if TYPE_CHECKING:
+    from bot.audience import AudienceGate
     from bot.escalation import Escalation
     from bot.heartbeat import Heartbeat
 
@@ -38,6 +40,7 @@ class DiscordTransport:
         self.client = client
         self.heartbeat: Heartbeat | None = None  # set by the bot
         self.escalation: Escalation | None = None  # set by the bot
+        self.gate: AudienceGate | None = None  # set by the bot: checks jobs' audiences
         self._notices: set[asyncio.Task[None]] = set()
 
     def failure_notice(self, job: JobSnapshot, error: str) -> None:
@@ -91,8 +94,19 @@ class DiscordTransport:
             retryable = exc.status >= 500 or exc.status == 429
             raise DeliveryError(_describe(exc), retryable=retryable) from exc
 
+    async def _where(self, d: Delivery) -> int:
+        """The job's thread, or its audience's channel or DM if the owner may still address
+        it (checked again now); if not, the thread, where the owner is told why."""
+        if self.gate is None or not d.audience:
+            return d.channel_id
+        audience = Audience.from_json(d.audience)
+        where = Addressing(d.owner_id, d.guild_id, d.channel_id)
+        if audience.is_default or await self.gate.problem(audience, where) is not None:
+            return d.channel_id
+        return await self.gate.destination(audience, where)
+
     async def _deliver(self, d: Delivery) -> Delivered:
-        channel, problem = await self._target(d.channel_id)
+        channel, problem = await self._target(await self._where(d))
         if channel is not None:
             try:
                 msg = await self._send(channel, d.text, d.nonce)

@@ -56,6 +56,7 @@ class JobSnapshot:
     max_runs: int | None
     follow_up: dict[str, Any] | None
     meta: dict[str, Any] | None
+    audience: dict[str, Any] | None = None
 
 
 # A job as code outside storage reads it: a loaded row or a snapshot of its values.

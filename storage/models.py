@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     ForeignKey,
     Index,
@@ -139,6 +140,8 @@ class Job(Base):
     max_runs: Mapped[int | None] = mapped_column(Integer)
     follow_up: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     meta: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # Who the delivered message is addressed to and may ping (None: its owner, in its thread).
+    audience: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
     __table_args__ = (
         Index("ix_jobs_status_next_run_at", "status", "next_run_at"),
@@ -219,3 +222,44 @@ class Todo(Base):
     created_by: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime]
     completed_at: Mapped[datetime | None]
+
+
+class DmConsent(Base):
+    """Whether `user_id` lets `from_user_id` (0: anyone sharing a server) remind them by DM."""
+
+    __tablename__ = "dm_consents"
+
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    from_user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    allowed: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime]
+
+
+class GuildSettings(Base):
+    """What a server's admins allow Homar to do there."""
+
+    __tablename__ = "guild_settings"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    # Reminders may ping @everyone/@here (still only for members with Mention Everyone).
+    everyone_pings: Mapped[bool] = mapped_column(Boolean, default=False)
+    updated_at: Mapped[datetime]
+
+
+class Template(Base):
+    """A reminder saved under a name in one server, to make again with `/remind template:`."""
+
+    __tablename__ = "templates"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    name: Mapped[str] = mapped_column(String(100))
+    owner_id: Mapped[int] = mapped_column(BigInteger)
+    command: Mapped[str] = mapped_column(Text)
+    repeat: Mapped[str | None] = mapped_column(String(200))
+    until: Mapped[str | None] = mapped_column(String(200))
+    follow_up: Mapped[bool] = mapped_column(Boolean, default=False)
+    audience: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    created_at: Mapped[datetime]
+
+    __table_args__ = (UniqueConstraint("guild_id", "name", name="uq_templates_guild_name"),)

@@ -23,8 +23,17 @@ from sqlalchemy.orm import Session
 from storage.jobs import Claim, JobKey, JobSnapshot, JobStore, JobView, Outcome, open_job_keys
 from storage.models import Job, JobKind, JobRun, JobStatus, RunOutcome
 from tools import followups
+from tools.audience import MAX_JOINED, Audience
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
-from tools.schedule import Every, Once, Schedule, ScheduleError, spec_from_json, spec_to_json
+from tools.schedule import (
+    Every,
+    Once,
+    Schedule,
+    ScheduleError,
+    spec_from_json,
+    spec_to_json,
+    zone,
+)
 
 Clock = Callable[[], datetime]
 
@@ -207,6 +216,7 @@ class Engine:
         meta: dict[str, Any] | None = None,
         check_limits: bool = True,
         allow_duplicate: bool = False,
+        audience: Audience | None = None,
     ) -> JobSnapshot:
         """Validate and store a new active job, then wake the dispatcher.
 
@@ -241,6 +251,7 @@ class Engine:
             "max_runs": schedule.max_runs,
             "follow_up": follow_up,
             "meta": meta,
+            "audience": audience.to_json() if audience is not None else None,
         }
 
         def limits_hold(session: Connection) -> None:
@@ -417,6 +428,70 @@ class Engine:
         job = await self._set(job_id, status=JobStatus.ACTIVE, next_run_at=now, meta=meta)
         self._wake(now)
         return job
+
+    async def follow_zone(self, owner_id: int, old_tz: str, new_tz: str) -> tuple[int, int]:
+        """Move the owner's open jobs read in `old_tz` to `new_tz`, keeping their wall-clock
+        times ("09:00 Berlin" → "09:00 Tokyo"). Returns (moved, kept): a one-off whose new
+        time would already be past, or a job being delivered right now, keeps its zone."""
+        now = self.clock()
+
+        def work(s: Session) -> tuple[int, int, list[datetime]]:
+            rows = s.scalars(
+                select(Job).where(
+                    Job.owner_id == owner_id, Job.tz == old_tz, Job.status.in_(JobStatus.OPEN)
+                )
+            ).all()
+            moved, kept, wakes = 0, 0, []
+            for job in rows:
+                schedule = _in_zone(schedule_of(job), new_tz)
+                if job.claimed_slot is not None:
+                    kept += 1
+                    continue
+                nxt = schedule.next_after(now, runs_done=job.run_count)
+                if isinstance(schedule.spec, Once):
+                    nxt = schedule.spec.at if schedule.spec.at > now else None
+                if nxt is None:
+                    kept += 1
+                    continue
+                job.schedule = spec_to_json(schedule.spec)
+                job.tz = new_tz
+                if job.status == JobStatus.ACTIVE and not followups.pending(job):
+                    job.next_run_at = nxt.astimezone(UTC)
+                    wakes.append(nxt)
+                job.updated_at = now
+                moved += 1
+            return moved, kept, wakes
+
+        moved, kept, wakes = await self.store.transact(work)
+        if wakes:
+            self._wake(min(wakes))
+        return moved, kept
+
+    async def join_audience(self, job_id: int, user_id: int, *, present: bool) -> bool:
+        """Add or remove someone who asked to be pinged on a job's next runs ("Notify me too").
+
+        Only a job addressed to a channel or a role can be joined. Returns whether anything
+        changed (False: already in, or already out)."""
+
+        def work(s: Session) -> bool:
+            job = s.get(Job, job_id, with_for_update=self.store.db.is_postgres)
+            if job is None or job.status not in JobStatus.OPEN:
+                raise JobNotFound("That reminder has no more runs to join.")
+            audience = Audience.from_json(job.audience)
+            if not audience.broadcast:
+                raise UserError("Only reminders for a channel or a role can be joined.")
+            if (user_id in audience.joined) == present:
+                return False
+            if present and len(audience.joined) >= MAX_JOINED:
+                raise LimitReached(
+                    f"{MAX_JOINED} people already asked to be notified; the owner can "
+                    "address a role instead."
+                )
+            job.audience = audience.with_joined(user_id, present=present).to_json()
+            job.updated_at = self.clock()
+            return True
+
+        return await self.store.transact(work)
 
     # ------------------------------------------------------------ reminder follow-ups
 
@@ -725,6 +800,22 @@ class Engine:
 
 _ZERO = timedelta(0)
 _ONE_OFF_KINDS = (JobKind.DELAYED, JobKind.SCHEDULED, JobKind.REMINDER, JobKind.CALLBACK)
+
+
+def _in_zone(schedule: Schedule, tz: str) -> Schedule:
+    """The same wall-clock schedule read in another zone."""
+    here, there = zone(schedule.tz), zone(tz)
+
+    def wall(at: datetime) -> datetime:
+        return at.astimezone(here).replace(tzinfo=there)
+
+    spec = schedule.spec
+    if isinstance(spec, Once):
+        spec = Once(wall(spec.at))
+    elif isinstance(spec, Every) and spec.whole_days:
+        spec = Every(spec.seconds, wall(spec.anchor))
+    # RRule and Cron are already wall-clock patterns; a sub-daily interval is zone-free.
+    return Schedule(spec, tz, schedule.until, schedule.max_runs)
 
 
 def _kind_for(schedule: Schedule, current: str) -> str:

@@ -24,6 +24,7 @@ from tools.actions.fit import capability_note
 from tools.actions.recording import ToolCallRecord
 from tools.actions.thread import ThreadActions
 from tools.approval import needs_approval, render_proposal
+from tools.audience import Addressing, Audience, AudienceResolver
 from tools.engine import Actor, Engine, Target, schedule_of
 from tools.errors import LimitReached, NotAllowed, UserError
 from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, parse_at_form, zone
@@ -71,6 +72,7 @@ class HomarDeps:
     state: RunState = field(default_factory=RunState)
     thread: ThreadActions | None = None  # post/read/poll in this thread (None: no Discord)
     action_tools: dict[str, str] = field(default_factory=dict)  # tool → description, if any
+    audience: AudienceResolver | None = None  # checks who a job may address (None: no Discord)
 
     def reference_now(self) -> datetime:
         if self.now is None:
@@ -243,11 +245,13 @@ async def _propose(
     *,
     note: str = "",
     duplicate_chosen: bool = False,
+    audience: Audience | None = None,
 ) -> None:
     """Check every guardrail now (so a proposal that can't work is never shown), then defer.
 
     `note`: what else the approver should know (a job it replaces, same-minute jobs).
     `duplicate_chosen`: the user already answered "replace" or "keep both".
+    `audience`: who it will reach, shown so the approver sees who it pings.
     """
     deps = ctx.deps
     engine = deps.engine
@@ -259,9 +263,10 @@ async def _propose(
     if not duplicate_chosen:
         await engine.check_duplicate(deps.user_id, text, schedule)
     deps.state.proposed += 1
-    raise ApprovalRequired(
-        metadata={"proposal": render_proposal(text, schedule, now) + note, "command": text}
-    )
+    proposal = render_proposal(text, schedule, now) + note
+    if audience is not None:  # the approver sees who it will ping before approving
+        proposal = f"**For:** {audience.describe()}\n{proposal}"
+    raise ApprovalRequired(metadata={"proposal": proposal, "command": text})
 
 
 def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[JobView]) -> str:
@@ -285,9 +290,13 @@ async def _create(
     follow_up: dict[str, Any] | None = None,
     extra: str = "",
     on_duplicate: overlap.DuplicateChoice = "ask",
+    audience: str | None = None,
 ) -> str:
     deps = ctx.deps
     _check_create(deps)
+    addressed = await _audience(deps, audience)
+    if addressed is not None:
+        extra = f" — for {addressed.describe()}{extra}"
     approved = ctx.tool_call_approved
     # Seed 004: the same command on an overlapping schedule is asked about first; jobs in
     # the same minute are mentioned. Neither blocks: the user's answer decides.
@@ -303,7 +312,12 @@ async def _create(
         heads_up = f"\nReplaces {', '.join(overlap.describe(j) for j in replaced)}.{heads_up}"
     if needs_approval(schedule, fired=deps.fired) and not approved:
         await _propose(
-            ctx, command, schedule, note=heads_up, duplicate_chosen=on_duplicate != "ask"
+            ctx,
+            command,
+            schedule,
+            note=heads_up,
+            duplicate_chosen=on_duplicate != "ask",
+            audience=addressed,
         )
     meta: dict[str, Any] = {"via": "agent"}
     if deps.fired:
@@ -319,6 +333,7 @@ async def _create(
         follow_up=follow_up,
         meta=meta,
         allow_duplicate=on_duplicate != "ask",
+        audience=addressed,
     )
     for old in replaced:  # only once the new one exists: a failed creation keeps the old
         await deps.engine.cancel(old.id, deps.actor)
@@ -327,12 +342,30 @@ async def _create(
     return _confirm(ctx, job, extra + heads_up)
 
 
+async def _audience(deps: HomarDeps, text: str | None) -> Audience | None:
+    """The audience the model named, checked for this owner here; None means just the owner."""
+    if text is None or not text.strip():
+        return None
+    if deps.fired:
+        # A fired job's text is data: it may not make jobs that reach other people.
+        raise NotAllowed("A job started by another job can only remind its owner.")
+    if deps.audience is None:
+        raise UserError(
+            "Here I can only remind you; other people, roles and channels work in Discord."
+        )
+    found = await deps.audience.resolve(
+        text, Addressing(deps.user_id, deps.guild_id, deps.channel_id)
+    )
+    return None if found.is_default else found
+
+
 async def _once(
     ctx: RunContext[HomarDeps],
     command: str,
     when: str,
     kind: str,
     on_duplicate: overlap.DuplicateChoice = "ask",
+    audience: str | None = None,
 ) -> str:
     got = _time(ctx, when)
     now = ctx.deps.reference_now()
@@ -340,7 +373,7 @@ async def _once(
         return _past_question(ctx, got.at, got.rolled)
     at = max(got.at, now + timedelta(seconds=1))
     schedule = Schedule(Once(at), ctx.deps.tz)
-    return await _create(ctx, command, schedule, kind, on_duplicate=on_duplicate)
+    return await _create(ctx, command, schedule, kind, on_duplicate=on_duplicate, audience=audience)
 
 
 def _guarded(fn: Any) -> Any:
@@ -373,6 +406,7 @@ async def send_delayed_message(
     minutes: int = 0,
     seconds: int = 0,
     on_duplicate: overlap.DuplicateChoice = "ask",
+    audience: str | None = None,
 ) -> str:
     """Run a command in this thread after a delay (1 s to 5 years).
 
@@ -380,6 +414,8 @@ async def send_delayed_message(
         message: the command to run later, in the user's words
         hours: hours to wait (0 or more); hours, minutes and seconds add up, so
             minutes=90 means 1 h 30 min
+        audience: only if the user names others or a place: "<@123> and me", "<@&456>",
+            "<#789>", "dm me", "@everyone" (mentions exactly as written); omit for just them
     """
     fields = {"hours": hours, "minutes": minutes, "seconds": seconds}
     negative = [f"{name}={value}" for name, value in fields.items() if value < 0]
@@ -399,7 +435,13 @@ async def send_delayed_message(
     extra = f" — in {duration_words(delay)}"
     schedule = Schedule(Once(at), ctx.deps.tz)
     return await _create(
-        ctx, message, schedule, JobKind.DELAYED, extra=extra, on_duplicate=on_duplicate
+        ctx,
+        message,
+        schedule,
+        JobKind.DELAYED,
+        extra=extra,
+        on_duplicate=on_duplicate,
+        audience=audience,
     )
 
 
@@ -409,14 +451,17 @@ async def send_scheduled_message(
     message: str,
     scheduled_datetime: str,
     on_duplicate: overlap.DuplicateChoice = "ask",
+    audience: str | None = None,
 ) -> str:
     """Run a command in this thread at a date/time.
 
     Args:
         message: the command to run then
         scheduled_datetime: ISO 8601 (naive = user's zone) or a phrase like 'tomorrow at 9'
+        audience: only if the user names others or a place: "<@123> and me", "<@&456>",
+            "<#789>", "dm me", "@everyone" (mentions exactly as written); omit for just them
     """
-    return await _once(ctx, message, scheduled_datetime, JobKind.SCHEDULED, on_duplicate)
+    return await _once(ctx, message, scheduled_datetime, JobKind.SCHEDULED, on_duplicate, audience)
 
 
 @_guarded
@@ -430,6 +475,7 @@ async def schedule_reminder(
     minutes_before: int = 0,
     escalate: Literal["dm"] | None = None,
     on_duplicate: overlap.DuplicateChoice = "ask",
+    audience: str | None = None,
 ) -> str:
     """Remind the user of something at a time.
 
@@ -439,6 +485,8 @@ async def schedule_reminder(
         follow_up: nag until answered ("don't let me forget")
         minutes_before: remind this long before reminder_time (meetings/calls: 5)
         escalate: "dm" only if the user asks to be DMed when they ignore the follow-ups
+        audience: only if the user names others or a place: "<@123> and me", "<@&456>",
+            "<#789>", "dm me", "@everyone" (mentions exactly as written); omit for just them
     """
     got = _time(ctx, reminder_time)
     now = ctx.deps.reference_now()
@@ -447,7 +495,9 @@ async def schedule_reminder(
     at = got.at - timedelta(minutes=max(0, minutes_before))
     # "Now", or a lead time that leaves under a minute: remind at once. A reminder the
     # user timed themselves ("in 2 seconds") is still scheduled and fired normally.
-    if at - now < timedelta(seconds=1) or (minutes_before > 0 and at - now < NOW_WINDOW):
+    if not audience and (
+        at - now < timedelta(seconds=1) or (minutes_before > 0 and at - now < NOW_WINDOW)
+    ):
         ctx.deps.state.remind_now = message
         return _record(ctx, f"⏰ Reminder: {message}")
     config: dict[str, Any] | None = None
@@ -464,9 +514,17 @@ async def schedule_reminder(
         extra = f"; I'll follow up every {_span(config['interval_s'])}, up to {config['max']} times"
         if escalate:
             extra += ", then DM you once if you still haven't answered"
+    at = max(at, now + timedelta(seconds=1))
     schedule = Schedule(Once(at), ctx.deps.tz)
     return await _create(
-        ctx, message, schedule, JobKind.REMINDER, config, extra, on_duplicate=on_duplicate
+        ctx,
+        message,
+        schedule,
+        JobKind.REMINDER,
+        config,
+        extra,
+        on_duplicate=on_duplicate,
+        audience=audience,
     )
 
 
@@ -498,6 +556,7 @@ async def schedule_action(
     until: str | None = None,
     max_runs: int | None = None,
     on_duplicate: overlap.DuplicateChoice = "ask",
+    audience: str | None = None,
 ) -> str:
     """Schedule a command once, on a recurrence, or every interval.
 
@@ -507,11 +566,13 @@ async def schedule_action(
             weekdays@HH:MM, weekly@MON@HH:MM, monthly@1@HH:MM; interval: '30 minutes'
         until: optional end time
         max_runs: optional number of runs
+        audience: only if the user names others or a place: "<@123> and me", "<@&456>",
+            "<#789>", "dm me", "@everyone" (mentions exactly as written); omit for just them
     """
     deps = ctx.deps
     now, tz = deps.reference_now(), deps.tz
     if type == "once":
-        return await _once(ctx, description, schedule, JobKind.SCHEDULED, on_duplicate)
+        return await _once(ctx, description, schedule, JobKind.SCHEDULED, on_duplicate, audience)
     _check_create(deps)
     end = _time(ctx, until, "end time").at if until else None
     if type == "interval" and "@" in schedule:
@@ -535,7 +596,7 @@ async def schedule_action(
             )
         spec = Schedule(rec.spec, tz, end or rec.until, max_runs or rec.max_runs)
         kind = JobKind.INTERVAL if isinstance(rec.spec, Every) else JobKind.RECURRING
-    return await _create(ctx, description, spec, kind, on_duplicate=on_duplicate)
+    return await _create(ctx, description, spec, kind, on_duplicate=on_duplicate, audience=audience)
 
 
 @_guarded

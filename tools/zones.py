@@ -10,6 +10,8 @@ import re
 from functools import lru_cache
 from zoneinfo import available_timezones
 
+from tools.city_zones import cities_starting, city_zone
+
 # Abbreviations and words people use all year → the zone they usually mean.
 ALIASES: dict[str, str] = {
     "utc": "UTC",
@@ -166,7 +168,24 @@ def resolve_zone(text: str) -> str | None:
     city = key.replace("_", " ")
     if city in _by_city():
         return _by_city()[city]
-    return None
+    # Any city of >= 15,000 people ("Springfield", "Cologne", "Paris, US").
+    found = city_zone(t)
+    return found.zone if found is not None else None
+
+
+def suggest_places(text: str, limit: int = 25) -> list[tuple[str, str]]:
+    """(label, zone) pairs for an autocomplete box: the zone `text` means, then cities by
+    size ("Paris, FR — Europe/Paris"), then zone names that match."""
+    zones = suggest_zones(text, limit)
+    resolved = resolve_zone(text) if text.strip() else None
+    first = [(resolved, resolved)] if resolved is not None else []
+    cities = cities_starting(text, limit) if len(text.strip()) >= 2 else []
+    places = [(c.label[:100], c.zone) for c in cities]
+    out: list[tuple[str, str]] = []
+    for pair in [*first, *places, *((z, z) for z in zones)]:
+        if pair not in out:
+            out.append(pair)
+    return out[:limit]
 
 
 def suggest_zones(text: str, limit: int = 25) -> list[str]:

@@ -9,6 +9,8 @@ import discord
 
 from storage.user_settings import UserSettingsStore
 from tools.engine import Actor, Target
+from tools.errors import UserError
+from tools.zones import resolve_zone
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -76,3 +78,18 @@ async def reply_private(
         await interaction.followup.send(content or "", **kwargs)
     else:
         await interaction.response.send_message(content, **kwargs)
+
+
+async def reading_zone(interaction: discord.Interaction[Any]) -> Zone:
+    """The zone a command's times are read in: its own `zone:` option if it has one (a
+    per-job override), else the caller's zone."""
+    typed = getattr(interaction.namespace, "zone", None)
+    if isinstance(typed, str) and typed.strip():
+        name = resolve_zone(typed)
+        if name is None:
+            raise UserError(
+                f"I don't know the zone {typed!r}. Try a city (`Berlin`), an IANA name "
+                "(`America/New_York`), an abbreviation (`PST`) or an offset (`UTC+2`)."
+            )
+        return Zone(name, assumed=False)
+    return await zone_of(interaction)

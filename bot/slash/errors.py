@@ -26,6 +26,11 @@ def friendly(error: BaseException) -> str | None:
             return current.message
         if isinstance(current, app_commands.CheckFailure):
             return str(current) or "You can't use that command here."
+        if isinstance(current, app_commands.TransformerError) and current.__cause__ is None:
+            # A crafted or stale option (a channel of another server, a deleted role).
+            if current.type == discord.AppCommandOptionType.channel:
+                return "That isn't a channel of this server I can use; pick one from the list."
+            return "I couldn't use one of the options you picked; pick it again from the list."
         if isinstance(current, app_commands.CommandOnCooldown):
             return f"Slow down a little; try again in {current.retry_after:.0f} seconds."
         original = getattr(current, "original", None)

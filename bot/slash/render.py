@@ -9,6 +9,7 @@ import discord
 
 from storage.jobs import JobView
 from storage.models import Job, JobRun
+from tools.audience import Audience
 from tools.engine import schedule_of
 
 COLOUR = discord.Colour.from_rgb(230, 90, 60)
@@ -50,9 +51,11 @@ def confirmation(
 
 def job_line(job: JobView) -> str:
     nxt = ts(job.next_run_at, "R") if job.next_run_at else "no next run"
+    audience = Audience.from_json(job.audience)
+    who = "" if audience.is_default else f" · for {audience.describe()}"
     return (
         f"**#{job.id}** {job.kind} · {nxt} · {repeat_words(job)} · "
-        f"“{short(job.command, 80)}” · {job.status}"
+        f"“{short(job.command, 80)}” · {job.status}{who}"
     )
 
 

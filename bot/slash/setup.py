@@ -7,12 +7,15 @@ import logging
 import discord
 from discord.ext import commands
 
+from bot.slash.dm import DmGroup
 from bot.slash.errors import on_app_command_error
 from bot.slash.heartbeat import HeartbeatGroup
 from bot.slash.help import help_
 from bot.slash.jobs import JobsGroup
 from bot.slash.remind import remind
-from bot.slash.timezone import TimezoneGroup
+from bot.slash.server import ServerGroup
+from bot.slash.templates import install_template_buttons
+from bot.slash.timezone import FollowZoneButton, TimezoneGroup
 from bot.slash.todo import TodoGroup
 from bot.views import DYNAMIC_ITEMS
 
@@ -27,8 +30,11 @@ def install(bot: commands.Bot) -> None:
     tree.add_command(TodoGroup())
     tree.add_command(HeartbeatGroup())
     tree.add_command(help_)
+    tree.add_command(DmGroup())
+    tree.add_command(ServerGroup())
     tree.on_error = on_app_command_error  # type: ignore[method-assign]
-    bot.add_dynamic_items(*DYNAMIC_ITEMS)
+    bot.add_dynamic_items(*DYNAMIC_ITEMS, FollowZoneButton)
+    install_template_buttons(bot)
 
 
 async def sync(bot: commands.Bot, dev_guild_id: int | None) -> None:

@@ -14,6 +14,7 @@ from tools import timeparse
 from tools.errors import UserError
 from tools.schedule import Every, Once, RRule, Schedule, zone
 from tools.scheduling import parse_recurrence, parse_time
+from tools.zone_phrases import split_zone
 
 WHEN_EXAMPLES = (
     "`in 20 minutes`, `tomorrow 9am`, `friday at 17:30`, `next monday noon`, "
@@ -79,6 +80,12 @@ def read_instant(text: str, *, now: datetime, tz: str) -> Instant:
     """`when` → an instant in the future, or a UserError with examples."""
     _short_enough(text, "when")
     got = parse_time(text, now.astimezone(zone(tz)), tz)
+    if got is None:
+        # "3pm Tokyo time", "9am in Berlin": read in that zone, and the job keeps it.
+        named = split_zone(text)
+        if named is not None:
+            got = parse_time(named.text, now.astimezone(zone(named.tz)), named.tz)
+            tz = named.tz if got is not None else tz
     if got is None:
         hint = timeparse.explain_invalid_date(text)
         lead = hint or f"I couldn't read {text.strip()!r} as a time."

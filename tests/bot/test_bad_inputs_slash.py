@@ -17,7 +17,7 @@ from sqlalchemy import select
 from bot.app import HomarBot
 from storage.models import Job, JobKind, JobRun, UserSettings
 from tests.bot.harness import World, make_world, running_bot
-from tests.fakediscord import InteractionHandle, running_fake
+from tests.fakediscord import SEND_MESSAGES, InteractionHandle, running_fake
 from tools.engine import Target
 from tools.schedule import Once, Schedule
 
@@ -42,6 +42,7 @@ JOB_COLUMNS = (
     "run_count",
     "meta",
     "follow_up",
+    "audience",
 )
 # Words that mean the bot failed instead of answering: Discord's own timeout text, a traceback.
 BROKEN = ("did not respond", "traceback", "exception", "error:")
@@ -80,15 +81,36 @@ def text_of(data: dict[str, Any]) -> str:
     return "\n".join(p for p in parts if p).strip()
 
 
+# Options Discord sends with their own types (mentionable, channel, user), not as text.
+TYPED = {"to": 9, "channel": 7, "user": 6}
+
+
 def options_of(case: dict[str, Any], ids: dict[str, int]) -> dict[str, Any]:
-    return {k: ids.get(v, v) if isinstance(v, str) else v for k, v in case["options"].items()}
+    def fill(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        if value in ids:
+            return ids[value]
+        for name, id_ in ids.items():  # ids written inside text, e.g. "<@&ROLE_MODS_ID>"
+            value = value.replace(f"{name}_ID", str(id_))
+        return value
+
+    return {k: fill(v) for k, v in case["options"].items()}
 
 
 async def invoke(world: World, command: str, options: dict[str, Any]) -> InteractionHandle:
     name, _, sub = command.partition(" ")
+    typed: Any = options
+    if TYPED.keys() & options.keys():
+        typed = [
+            {"name": k, "type": TYPED[k], "value": str(v)}
+            if k in TYPED
+            else {"name": k, "type": 5 if isinstance(v, bool) else 3, "value": v}
+            for k, v in options.items()
+        ]
     return await world.fake.slash(
         name,
-        options,
+        typed,
         subcommand=sub or None,
         user_id=world.alice.id,
         channel_id=world.channel.id,
@@ -124,11 +146,38 @@ async def run_case(world: World, case: dict[str, Any], ids: dict[str, int]) -> s
     return None
 
 
+async def audience_places(world: World) -> dict[str, int]:
+    """Roles, channels and people the audience-abuse cases name."""
+    fake = world.fake
+    other = fake.add_guild("Elsewhere")
+    carol = fake.add_user("carol")
+    fake.add_member(other.id, carol.id)
+    denied = fake.add_channel(world.guild.id, "read-only")
+    await fake.set_overwrite(denied.id, world.alice.id, deny=SEND_MESSAGES)
+    bot_denied = fake.add_channel(world.guild.id, "no-bots")
+    await fake.set_overwrite(bot_denied.id, world.bot_id, deny=SEND_MESSAGES)
+    places = {
+        "EVERYONE": world.guild.id,
+        "ROLE_MODS": fake.add_role(world.guild.id, "mods", mentionable=False).id,
+        "ROLE_TEAM": fake.add_role(world.guild.id, "team", mentionable=True).id,
+        "ROLE_FOREIGN": fake.add_role(other.id, "strangers").id,
+        "CHANNEL_FOREIGN": fake.add_channel(other.id, "elsewhere").id,
+        "CHANNEL_OK": fake.add_channel(world.guild.id, "announcements").id,
+        "CHANNEL_DENIED": denied.id,
+        "CHANNEL_BOT_DENIED": bot_denied.id,
+        "BOB_USER": world.bob.id,
+        "CAROL": carol.id,
+        "NOBODY": 4242,
+    }
+    await fake.wait_for(lambda: True)
+    return places
+
+
 async def check_cases(world: World, bot: HomarBot, cases: list[dict[str, Any]]) -> None:
     """Run every case as alice; bob's job and alice's own job must come through untouched."""
     bobs = await add_job(bot, world, world.bob.id, "bob's standup")
     alices = await add_job(bot, world, world.alice.id, "alice's tea")
-    ids = {"BOB": bobs.id, "ALICE": alices.id}
+    ids = {"BOB": bobs.id, "ALICE": alices.id} | await audience_places(world)
     before = await snapshot(bot)
     problems: dict[str, str] = {}
     for case in cases:

@@ -95,7 +95,7 @@ async def test_remind_confirms_privately_with_timestamps_and_cancel(world: World
     assert "call the dentist" in text and f"#{job.id}" in text
     assert "does not repeat" in text
     assert "assumed" in text and "/timezone set" in text
-    assert custom_ids(data) == [f"homar:cancel:{job.id}"]
+    assert custom_ids(data) == [f"homar:cancel:{job.id}", f"homar:tplsave:{job.id}"]
     assert job.kind == "reminder" and job.created_by == "user"
     assert job.channel_id == world.channel.id and job.guild_id == world.guild.id
     assert job.next_run_at is not None and job.next_run_at.hour == 9
@@ -152,7 +152,7 @@ async def test_cancel_button_refuses_others_and_cancels_for_owner(world: World) 
     async with running_bot(world) as bot:
         h = await slash(world, "remind", when="in 2 hours", what="cake")
         data = await answer(h)
-        (cid,) = custom_ids(data)
+        (cid, _save) = custom_ids(data)
         message = await h.wait_original()
 
         other = await world.fake.click_button(message.id, cid, world.bob.id)
@@ -331,7 +331,7 @@ async def test_timezone_set_show_and_autocomplete(world: World) -> None:
             assert h.ephemeral and stored in data["content"]
             assert await UserSettingsStore(bot.runtime.db).tz(world.alice.id) == stored
 
-        h = await slash(world, "timezone", sub="set", zone="Atlantis")
+        h = await slash(world, "timezone", sub="set", zone="Narnia")
         assert "don't know" in (await answer(h))["content"]
         h = await slash(world, "timezone", sub="show")
         shown = (await answer(h))["content"]

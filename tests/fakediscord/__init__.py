@@ -43,6 +43,9 @@ from typing import TYPE_CHECKING, Any
 from .models import (
     EPHEMERAL,
     MANAGE_MESSAGES,
+    MENTION_EVERYONE,
+    SEND_MESSAGES,
+    VIEW_CHANNEL,
     FakeChannel,
     FakeGuild,
     FakeMember,
@@ -51,6 +54,7 @@ from .models import (
     FakeUser,
     Fault,
     InteractionHandle,
+    Pings,
     RecordedRequest,
 )
 from .server import DiscordError, FakeDiscord, GatewaySession
@@ -61,6 +65,9 @@ if TYPE_CHECKING:
 __all__ = [
     "EPHEMERAL",
     "MANAGE_MESSAGES",
+    "MENTION_EVERYONE",
+    "SEND_MESSAGES",
+    "VIEW_CHANNEL",
     "DiscordError",
     "FakeChannel",
     "FakeDiscord",
@@ -72,6 +79,7 @@ __all__ = [
     "Fault",
     "GatewaySession",
     "InteractionHandle",
+    "Pings",
     "RecordedRequest",
     "patched_discord",
     "running_client",

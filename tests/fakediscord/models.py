@@ -105,6 +105,7 @@ class FakeRole:
     permissions: int = 0
     position: int = 0
     managed: bool = False
+    mentionable: bool = True
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -118,7 +119,7 @@ class FakeRole:
             "position": self.position,
             "permissions": str(self.permissions),
             "managed": self.managed,
-            "mentionable": True,
+            "mentionable": self.mentionable,
             "flags": 0,
         }
 
@@ -178,6 +179,8 @@ class FakeChannel:
     bot_has_access: bool = True
     last_message_id: int | None = None
     message_count: int = 0
+    # Permission overwrites by role or member id: (type 0 role / 1 member, allow, deny).
+    overwrites: dict[int, tuple[int, int, int]] = field(default_factory=dict)
 
     @property
     def is_thread(self) -> bool:
@@ -225,7 +228,14 @@ class FakeChannel:
             )
         else:
             data.update(
-                {"position": self.position, "permission_overwrites": [], "topic": self.topic}
+                {
+                    "position": self.position,
+                    "permission_overwrites": [
+                        {"id": str(k), "type": t, "allow": str(a), "deny": str(d)}
+                        for k, (t, a, d) in self.overwrites.items()
+                    ],
+                    "topic": self.topic,
+                }
             )
         return data
 
@@ -252,6 +262,53 @@ class FakeGuild:
         if perms & ADMINISTRATOR:
             return (1 << 53) - 1
         return perms
+
+    def channel_permissions(self, user_id: int, channel: FakeChannel) -> int:
+        """Discord's order: base, then @everyone's overwrite, roles' overwrites, the member's."""
+        perms = self.permissions_for(user_id)
+        if perms == (1 << 53) - 1:
+            return perms
+        ow = channel.overwrites
+        if self.id in ow:
+            perms = (perms & ~ow[self.id][2]) | ow[self.id][1]
+        member = self.members.get(user_id)
+        roles = member.roles if member is not None else []
+        deny = allow = 0
+        for role_id in roles:
+            if role_id in ow:
+                allow |= ow[role_id][1]
+                deny |= ow[role_id][2]
+        perms = (perms & ~deny) | allow
+        if user_id in ow:
+            perms = (perms & ~ow[user_id][2]) | ow[user_id][1]
+        return perms
+
+
+@dataclass(frozen=True)
+class Pings:
+    """Who a message really notified: mentioned in its text AND allowed by `allowed_mentions`."""
+
+    users: frozenset[int]
+    roles: frozenset[int]
+    everyone: bool
+
+
+def pings_of(content: str, allowed: dict[str, Any] | None) -> Pings:
+    """Discord's rule: with no `allowed_mentions` everything mentioned pings; otherwise a
+    mention pings only if its kind is in `parse` or its id is listed."""
+    users = {int(u) for u in USER_MENTION_RE.findall(content)}
+    roles = {int(r) for r in ROLE_MENTION_RE.findall(content)}
+    everyone = "@everyone" in content or "@here" in content
+    if allowed is None:
+        return Pings(frozenset(users), frozenset(roles), everyone)
+    parse = set(allowed.get("parse") or [])
+    ok_users = {int(u) for u in allowed.get("users") or []}
+    ok_roles = {int(r) for r in allowed.get("roles") or []}
+    return Pings(
+        frozenset(u for u in users if "users" in parse or u in ok_users),
+        frozenset(r for r in roles if "roles" in parse or r in ok_roles),
+        everyone and "everyone" in parse,
+    )
 
 
 @dataclass

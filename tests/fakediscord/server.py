@@ -27,7 +27,9 @@ from .models import (
     MANAGE_MESSAGES,
     PUBLIC_THREAD,
     ROLE_MENTION_RE,
+    SEND_MESSAGES,
     USER_MENTION_RE,
+    VIEW_CHANNEL,
     FakeChannel,
     FakeGuild,
     FakeMember,
@@ -36,9 +38,11 @@ from .models import (
     FakeUser,
     Fault,
     InteractionHandle,
+    Pings,
     RecordedRequest,
     SnowflakeGenerator,
     iso_now,
+    pings_of,
 )
 
 log = logging.getLogger(__name__)
@@ -240,7 +244,13 @@ class FakeDiscord:
         return guild
 
     def add_role(
-        self, guild_id: int, name: str, *, permissions: int = 0, manage_messages: bool = False
+        self,
+        guild_id: int,
+        name: str,
+        *,
+        permissions: int = 0,
+        manage_messages: bool = False,
+        mentionable: bool = True,
     ) -> FakeRole:
         guild = self.guilds[guild_id]
         perms = permissions | (MANAGE_MESSAGES if manage_messages else 0)
@@ -250,9 +260,61 @@ class FakeDiscord:
             name=name,
             permissions=perms,
             position=len(guild.roles),
+            mentionable=mentionable,
         )
         guild.roles[role.id] = role
+        created = {"guild_id": str(guild_id), "role": role.payload()}
+        self._dispatch_soon("GUILD_ROLE_CREATE", lambda: created, guild_id)
         return role
+
+    async def update_role(
+        self,
+        guild_id: int,
+        role_id: int,
+        *,
+        mentionable: bool | None = None,
+        permissions: int | None = None,
+    ) -> FakeRole:
+        """Change a role as an admin would; GUILD_ROLE_UPDATE tells the bots."""
+        role = self.guilds[guild_id].roles[role_id]
+        if mentionable is not None:
+            role.mentionable = mentionable
+        if permissions is not None:
+            role.permissions = permissions
+        await self._flush_soon()
+        await self.dispatch(
+            "GUILD_ROLE_UPDATE", {"guild_id": str(guild_id), "role": role.payload()}, guild_id
+        )
+        return role
+
+    async def set_overwrite(
+        self,
+        channel_id: int,
+        target_id: int,
+        *,
+        allow: int = 0,
+        deny: int = 0,
+        member: bool = True,
+    ) -> None:
+        """A channel permission overwrite for a member (or a role); CHANNEL_UPDATE tells bots."""
+        channel = self.channels[channel_id]
+        channel.overwrites[target_id] = (1 if member else 0, allow, deny)
+        await self._flush_soon()  # a CHANNEL_CREATE still queued must arrive first
+        await self.dispatch("CHANNEL_UPDATE", channel.payload(), channel.guild_id)
+
+    async def _flush_soon(self) -> None:
+        """Wait for events queued by `_dispatch_soon`, so later ones keep Discord's order."""
+        if self._bg_tasks:
+            await asyncio.gather(*list(self._bg_tasks), return_exceptions=True)
+
+    async def set_member_roles(self, guild_id: int, user_id: int, roles: list[int]) -> None:
+        """Give a member exactly these roles (seen by REST member fetches)."""
+        self.guilds[guild_id].members[user_id].roles = list(roles)
+        await self._notify()
+
+    def pinged(self, message: FakeMessage) -> Pings:
+        """Who `message` actually notified (see `pings_of`)."""
+        return pings_of(message.content, message.allowed_mentions)
 
     def add_member(
         self,
@@ -884,6 +946,8 @@ class FakeDiscord:
         if guild_id is None and channel is not None:
             guild_id = channel.guild_id
         opts = self._build_options(options)
+        if resolved is None:
+            resolved = self._resolve_options(opts, guild_id)
         if subcommand:
             path = [subcommand] if isinstance(subcommand, str) else list(subcommand)
             for depth, sub in enumerate(reversed(path)):
@@ -900,6 +964,31 @@ class FakeDiscord:
             data["guild_id"] = cmd["guild_id"]
         handle = self._interaction_base(2, user_id, channel_id, guild_id, data)
         return await self._send_interaction(handle)
+
+    def _resolve_options(self, opts: list[dict[str, Any]], guild_id: int | None) -> dict[str, Any]:
+        """The `resolved` block Discord sends for user/channel/role/mentionable options."""
+        out: dict[str, dict[str, Any]] = {}
+        guild = self.guilds.get(guild_id or 0)
+        for opt in opts:
+            if opt.get("type") not in (6, 7, 8, 9):
+                continue
+            oid = int(opt["value"])
+            if opt["type"] in (6, 9) and oid in self.users:
+                out.setdefault("users", {})[str(oid)] = self.users[oid].payload()
+                if guild is not None and oid in guild.members:
+                    out.setdefault("members", {})[str(oid)] = self._member_payload(
+                        guild, oid, with_user=False, with_permissions=True
+                    )
+            if opt["type"] in (8, 9):
+                for g in self.guilds.values():
+                    if oid in g.roles:
+                        out.setdefault("roles", {})[str(oid)] = g.roles[oid].payload()
+            if opt["type"] == 7 and oid in self.channels:
+                ch = self.channels[oid]
+                data = ch.payload(self.users)
+                data["permissions"] = str(BOT_ROLE_PERMISSIONS)
+                out.setdefault("channels", {})[str(oid)] = data
+        return out
 
     @staticmethod
     def _build_options(
@@ -1397,6 +1486,11 @@ class FakeDiscord:
         )
 
     async def _check_can_send(self, channel: FakeChannel) -> None:
+        guild = self.guilds.get(channel.guild_id or 0)
+        if guild is not None and not channel.is_thread:
+            perms = guild.channel_permissions(self.bot_user.id, channel)
+            if not (perms & VIEW_CHANNEL and perms & SEND_MESSAGES):
+                raise DiscordError(403, 50013, "Missing Permissions")
         if channel.type == DM:
             user = self.users.get(channel.recipient_id or 0)
             if user is None or user.dms_closed or user.bot:

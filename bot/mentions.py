@@ -1,0 +1,46 @@
+"""The mentions policy: a delivered message pings its job's stored audience and nobody else.
+
+`allowed_mentions` is built from the audience alone, never from the message text, so a
+job's text (or the agent's reply) that contains `<@&…>` or `@everyone` pings no one.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from tools.audience import Audience
+
+
+def allowed_mentions(audience: Audience | None, owner_id: int | None) -> discord.AllowedMentions:
+    """Exactly the audience's people and roles (and @everyone only if it names it)."""
+    if audience is None:
+        users = [discord.Object(owner_id)] if owner_id is not None else []
+        return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
+    people = audience.people(owner_id) if owner_id is not None else list(audience.users)
+    return discord.AllowedMentions(
+        everyone=audience.everyone or audience.here,
+        roles=[discord.Object(r) for r in audience.roles],
+        users=[discord.Object(u) for u in people],
+        replied_user=False,
+    )
+
+
+def address_line(audience: Audience, owner_id: int) -> str:
+    """The mentions that open a delivered message: `<@owner> <@bob> <@&role> @here`."""
+    parts = [f"<@{u}>" for u in audience.people(owner_id)]
+    parts += [f"<@&{r}>" for r in audience.roles]
+    if audience.everyone:
+        parts.append("@everyone")
+    if audience.here:
+        parts.append("@here")
+    return " ".join(parts)
+
+
+def readdress(text: str, owner_id: int, audience: Audience) -> str:
+    """Swap the owner-only opening mention of a fired reply for the audience's."""
+    lead = f"<@{owner_id}>"
+    body = text.strip()
+    if body.startswith(lead):
+        body = body[len(lead) :].lstrip()
+    line = address_line(audience, owner_id)
+    return f"{line} {body}".strip() if line else body
