@@ -414,8 +414,7 @@ async def send_delayed_message(
         message: the command to run later, in the user's words
         hours: hours to wait (0 or more); hours, minutes and seconds add up, so
             minutes=90 means 1 h 30 min
-        audience: only if the user names others or a place: "<@123> and me", "<@&456>",
-            "<#789>", "dm me", "@everyone" (mentions exactly as written); omit for just them
+        audience: only if others/a place are named, as written: "<@1> and me", "<#2>", "dm me"
     """
     fields = {"hours": hours, "minutes": minutes, "seconds": seconds}
     negative = [f"{name}={value}" for name, value in fields.items() if value < 0]
@@ -458,8 +457,7 @@ async def send_scheduled_message(
     Args:
         message: the command to run then
         scheduled_datetime: ISO 8601 (naive = user's zone) or a phrase like 'tomorrow at 9'
-        audience: only if the user names others or a place: "<@123> and me", "<@&456>",
-            "<#789>", "dm me", "@everyone" (mentions exactly as written); omit for just them
+        audience: only if others/a place are named, as written: "<@1> and me", "<#2>", "dm me"
     """
     return await _once(ctx, message, scheduled_datetime, JobKind.SCHEDULED, on_duplicate, audience)
 
@@ -485,8 +483,7 @@ async def schedule_reminder(
         follow_up: nag until answered ("don't let me forget")
         minutes_before: remind this long before reminder_time (meetings/calls: 5)
         escalate: "dm" only if the user asks to be DMed when they ignore the follow-ups
-        audience: only if the user names others or a place: "<@123> and me", "<@&456>",
-            "<#789>", "dm me", "@everyone" (mentions exactly as written); omit for just them
+        audience: only if others/a place are named, as written: "<@1> and me", "<#2>", "dm me"
     """
     got = _time(ctx, reminder_time)
     now = ctx.deps.reference_now()
@@ -566,8 +563,7 @@ async def schedule_action(
             weekdays@HH:MM, weekly@MON@HH:MM, monthly@1@HH:MM; interval: '30 minutes'
         until: optional end time
         max_runs: optional number of runs
-        audience: only if the user names others or a place: "<@123> and me", "<@&456>",
-            "<#789>", "dm me", "@everyone" (mentions exactly as written); omit for just them
+        audience: only if others/a place are named, as written: "<@1> and me", "<#2>", "dm me"
     """
     deps = ctx.deps
     now, tz = deps.reference_now(), deps.tz
