@@ -44,6 +44,7 @@ from .models import (
     iso_now,
     pings_of,
 )
+from .ratelimits import RateLimits
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +115,11 @@ class FakeDiscord:
         token: str | None = None,
         heartbeat_interval_ms: int = 41250,
         nonce_window: float = 300.0,
+        rate_limits: RateLimits | None = None,
     ) -> None:
         self.snowflake = SnowflakeGenerator()
+        # Discord's documented limits, enforced only when switched on (see ratelimits.py).
+        self.rate_limits = rate_limits
         self.token = token
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.nonce_window = nonce_window
@@ -495,6 +499,12 @@ class FakeDiscord:
     async def _notify(self) -> None:
         async with self._changed:
             self._changed.notify_all()
+
+    def enforce_rate_limits(self, **limits: float) -> RateLimits:
+        """Switch on Discord's limits (50 requests/s globally, 5 messages per 5 s per
+        channel by default; keywords as ``RateLimits``): headers, and 429 when over."""
+        self.rate_limits = RateLimits(**limits)  # type: ignore[arg-type]
+        return self.rate_limits
 
     # ------------------------------------------------------------------ fault injection
     def inject_fault(
@@ -1183,10 +1193,14 @@ class FakeDiscord:
             method=method, path=path, query=dict(request.query), json=body, time=time.monotonic()
         )
         self.requests.append(record)
+        verdict = None
         try:
             fault = self._take_fault(method, path)
+            verdict = self.rate_limits.check(method, path) if self.rate_limits else None
             if fault is not None:
                 response = await self._fault_response(request, fault)
+            elif verdict is not None and not verdict.allowed:
+                response = self._rate_limited(verdict)
             else:
                 response = await self._route(request, method, path, body)
         except DiscordError as err:
@@ -1194,6 +1208,8 @@ class FakeDiscord:
         except Exception:
             log.exception("fake discord handler crashed for %s %s", method, path)
             response = error_response(500, 0, "500: Internal Server Error (fake)")
+        if verdict is not None and verdict.allowed:
+            response.headers.update(verdict.headers)
         record.status = response.status
         await self._notify()
         return response
@@ -1209,6 +1225,16 @@ class FakeDiscord:
                 return await handler(request, match, body)
         self.unknown_routes.append((method, path))
         return error_response(404, 0, "404: Not Found")
+
+    @staticmethod
+    def _rate_limited(verdict: Any) -> web.Response:
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": round(verdict.retry_after, 3),
+            "global": verdict.is_global,
+            "code": 0,
+        }
+        return json_response(body, status=429, headers=verdict.headers)
 
     async def _fault_response(self, request: web.Request, fault: Fault) -> web.StreamResponse:
         if fault.drop:
