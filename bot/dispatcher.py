@@ -103,7 +103,7 @@ class Dispatcher:
         *,
         clock: Clock | None = None,
         batch: int = 500,
-        concurrency: int = 64,
+        concurrency: int | None = None,
         lease: timedelta = timedelta(seconds=90),
         lookahead: timedelta = LOOKAHEAD,
         release_claims_on_start: bool = True,
@@ -120,7 +120,9 @@ class Dispatcher:
         self.first_sleep_at: float | None = None
         self._wake = asyncio.Event()
         self._sleep_deadline: datetime | None = None
-        self.concurrency = concurrency
+        # A transport that paces its own sends (Discord's) holds more deliveries waiting.
+        held = getattr(transport, "concurrency", 64)
+        self.concurrency: int = concurrency if concurrency is not None else int(held)
         # Claims ready to deliver, worked off by at most `concurrency` worker tasks.
         self._ready: deque[Claim] = deque()
         self._workers: set[asyncio.Task[None]] = set()

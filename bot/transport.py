@@ -10,6 +10,7 @@ import aiohttp
 import discord
 
 from bot.dispatcher import Delivered, Delivery, DeliveryError
+from bot.pacing import Pacer, marker_lane
 from storage.jobs import JobSnapshot
 from storage.models import JobKind, JobStatus
 from tools.audience import Addressing, Audience
@@ -36,8 +37,15 @@ NO_MENTIONS = discord.AllowedMentions.none()
 class DiscordTransport:
     """Posts `[DELAYED_COMMAND] …` with the run's nonce; thread → owner's DM → parent channel."""
 
-    def __init__(self, client: discord.Client) -> None:
+    # Deliveries wait in the pacer, not in the dispatcher: it must see every due marker
+    # to order them fairly across threads (a batch of claims is 500).
+    concurrency = 512
+
+    def __init__(self, client: discord.Client, pacer: Pacer | None = None) -> None:
         self.client = client
+        # Every request the client makes, not just markers, shares Discord's budget.
+        self.pacer = pacer or Pacer()
+        self.pacer.install(client.http)
         self.heartbeat: Heartbeat | None = None  # set by the bot
         self.escalation: Escalation | None = None  # set by the bot
         self.gate: AudienceGate | None = None  # set by the bot: checks jobs' audiences
@@ -83,9 +91,10 @@ class DiscordTransport:
                 return Delivered(message_id=None, route="heartbeat")
             return await self.heartbeat.beat(delivery)
         try:
-            if delivery.run_kind == ESCALATE_RUN and self.escalation is not None:
-                return await self.escalation.deliver(delivery)  # a DM, never a marker
-            return await self._deliver(delivery)
+            with marker_lane(delivery.scheduled_for):
+                if delivery.run_kind == ESCALATE_RUN and self.escalation is not None:
+                    return await self.escalation.deliver(delivery)  # a DM, never a marker
+                return await self._deliver(delivery)
         except DeliveryError:
             raise
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
