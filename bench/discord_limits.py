@@ -104,6 +104,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     import pydantic_ai.models
 
     from bot.app import HomarBot
+    from bot.pacing import Policy
     from bot.runtime import Runtime
     from bot.settings import load_settings
     from tests.fakediscord import running_client, running_fake
@@ -128,6 +129,10 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         )
         runtime = Runtime(settings)
         bot = HomarBot(runtime, guild_ready_timeout=0.01)
+        budget = bot.transport.pacer.budget
+        budget.policy = Policy(args.policy)
+        if args.no_limits:  # nothing to pace against: measure the bot's own path
+            budget.per_second = 10**6
         async with running_client(bot, timeout=10.0):
             limits = fake.enforce_rate_limits() if not args.no_limits else None
             wall0 = datetime.now(UTC)
@@ -191,12 +196,8 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             global_429 = limits.global_429 if limits else 0
             typing = len(fake.requests_matching("POST", r"/channels/\d+/typing$"))
 
-    reply_ms = [
-        (min(times) - mono_due - due[job][0]) * 1000 for job, times in replies.items()
-    ]
-    marker_ms = [
-        (min(times) - mono_due - due[job][0]) * 1000 for job, times in markers.items()
-    ]
+    reply_ms = [(min(times) - mono_due - due[job][0]) * 1000 for job, times in replies.items()]
+    marker_ms = [(min(times) - mono_due - due[job][0]) * 1000 for job, times in markers.items()]
     ideal_ms = [(at - due[i][0]) * 1000 for i, at in enumerate(ideal)]
     duplicates = sum(len(t) - 1 for t in replies.values()) + sum(
         len(t) - 1 for t in markers.values()
@@ -206,6 +207,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "threads": args.threads,
         "due_over_s": args.due_over,
         "limits": not args.no_limits,
+        "policy": args.policy,
         "reply_p50_ms": round(percentile(reply_ms, 50)),
         "reply_p99_ms": round(percentile(reply_ms, 99)),
         "marker_p50_ms": round(percentile(marker_ms, 50)),
@@ -231,6 +233,9 @@ def main() -> None:
     parser.add_argument("--grace", type=float, default=30.0, help="wait past the ideal (s)")
     parser.add_argument("--settle", type=float, default=2.0)
     parser.add_argument("--no-limits", action="store_true", help="the fake without limits")
+    parser.add_argument(
+        "--policy", default="due-order", choices=["due-order", "markers-first"], help="pacing order"
+    )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     configure_logging(args.verbose)

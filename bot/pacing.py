@@ -89,6 +89,7 @@ class Ticket:
     seq: int = 0
     bucket: tuple[str, str] | None = None  # the bucket charged when granted
     charged: bool = False  # holds a place in the global window
+    granted_at: float = 0.0
     granted: asyncio.Future[None] | None = field(default=None, repr=False)
 
 
@@ -321,6 +322,7 @@ class Budget:
     def _charge(self, ticket: Ticket, key: tuple[str, str], now: float) -> None:
         ticket.bucket = key
         ticket.charged = True
+        ticket.granted_at = now
         self._out += 1
         bucket = self._buckets.get(key)
         if bucket is None:
