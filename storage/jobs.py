@@ -312,6 +312,33 @@ class JobStore:
 
         return await self.db.run_core(work)
 
+    async def create_many(
+        self,
+        rows: builtins.list[dict[str, Any]],
+        *,
+        check: Callable[[Connection], None] | None = None,
+    ) -> int:
+        """Store many new jobs (column values, as `create` takes them) in one transaction.
+
+        `check(conn)` runs first in the same transaction and may raise to refuse them all.
+        """
+        prepared = [
+            {k: values.get(k) for k in _INSERTABLE}
+            | {
+                "run_count": values.get("run_count", 0),
+                "failure_streak": values.get("failure_streak", 0),
+            }
+            for values in rows
+        ]
+
+        def work(conn: Connection) -> int:
+            if check is not None:
+                check(conn)
+            _INSERT_JOB.many(conn, prepared)
+            return len(prepared)
+
+        return await self.db.run_core(work)
+
     async def update(self, job_id: int, **values: Any) -> Job | None:
         def work(s: Session) -> Job | None:
             job = s.get(Job, job_id, with_for_update=self.db.is_postgres)

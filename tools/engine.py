@@ -88,6 +88,19 @@ class Target:
 
 
 @dataclass(frozen=True)
+class NewJob:
+    """One job to create in bulk (`Engine.create_many`), as `Engine.create` takes it."""
+
+    target: Target
+    command: str
+    schedule: Schedule
+    kind: str
+    created_by: str = "user"
+    follow_up: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class Decision:
     """What to do with a claimed run: deliver it (perhaps late) or skip missed slots."""
 
@@ -266,6 +279,75 @@ class Engine:
             self._rates[target.owner_id].stamps.append(now)
         self._wake(first)
         return JobSnapshot(id=job_id, **values)
+
+    async def create_many(self, jobs: Sequence[NewJob], *, check_limits: bool = True) -> int:
+        """Validate and store many jobs in one transaction (an import); all or none.
+
+        Each is checked as `create` checks it (kind, text, schedule; with `check_limits`,
+        each owner's quota and duplicates, counting the batch itself); the first bad one
+        is refused with its position, and nothing is stored. Returns how many were stored.
+        """
+        now = self.clock()
+        rows: list[dict[str, Any]] = []
+        earliest: datetime | None = None
+        for n, job in enumerate(jobs, 1):
+            try:
+                if job.kind not in JobKind.ALL:
+                    raise UserError(f"Unknown job kind {job.kind!r}.")
+                text = self.check_command(job.command)
+                first = self.check_schedule(job.schedule, now)
+            except UserError as exc:
+                raise type(exc)(f"Job {n} of {len(jobs)}: {exc}") from exc
+            earliest = first if earliest is None or first < earliest else earliest
+            target = job.target
+            rows.append(
+                {
+                    "owner_id": target.owner_id,
+                    "guild_id": target.guild_id,
+                    "channel_id": target.channel_id,
+                    "parent_channel_id": target.parent_channel_id,
+                    "command": text,
+                    "kind": job.kind,
+                    "schedule": spec_to_json(job.schedule.spec),
+                    "tz": job.schedule.tz,
+                    "status": JobStatus.ACTIVE,
+                    "fail_reason": None,
+                    "created_by": job.created_by,
+                    "created_at": now,
+                    "updated_at": now,
+                    "next_run_at": first,
+                    "claimed_slot": None,
+                    "run_count": 0,
+                    "failure_streak": 0,
+                    "until": job.schedule.until,
+                    "max_runs": job.schedule.max_runs,
+                    "follow_up": job.follow_up,
+                    "meta": job.meta,
+                }
+            )
+
+        def limits_hold(conn: Connection) -> None:
+            # In the insert's own transaction, like `create`; the batch counts too.
+            by_owner: dict[int, list[tuple[int, NewJob, dict[str, Any]]]] = defaultdict(list)
+            for n, (job, row) in enumerate(zip(jobs, rows, strict=True), 1):
+                by_owner[job.target.owner_id].append((n, job, row))
+            for owner, batch in by_owner.items():
+                keys = open_job_keys(conn, owner)
+                seen: dict[tuple[str, str, str], int] = {}
+                for count, (n, job, row) in enumerate(batch, len(keys)):
+                    same = (normalize_command(row["command"]), repr(row["schedule"]), row["tz"])
+                    try:
+                        self._quota_ok(count)
+                        self._not_duplicate(keys, row["command"], job.schedule)
+                        if same in seen:
+                            raise UserError(f"It repeats job {seen[same]} of this import.")
+                    except UserError as exc:
+                        raise type(exc)(f"Job {n} of {len(jobs)}: {exc}") from exc
+                    seen[same] = n
+
+        stored = await self.store.create_many(rows, check=limits_hold if check_limits else None)
+        self._wake(earliest)
+        return stored
 
     async def check_quota(self, owner_id: int) -> None:
         self._quota_ok(await self.store.count(owner_id=owner_id))
