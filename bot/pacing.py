@@ -58,6 +58,7 @@ GLOBAL_PER_SECOND = 50  # Discord's documented global limit per bot
 GLOBAL_MARGIN = 0.005
 UNKNOWN_RESET = math.inf  # a bucket whose current window's end no response has told yet
 EXEMPT_PREFIXES = ("/interactions/", "/webhooks/")
+PRUNE_AT = 4096  # route buckets kept before refilled ones are forgotten
 
 
 class Policy(StrEnum):
@@ -258,6 +259,7 @@ class Budget:
             self._limits[bucket_hash] = limit
         bucket = self._buckets.get(key)
         if bucket is None:
+            self._prune(now)
             self._buckets[key] = Bucket(limit, left, reset_at)
             return
         # Requests still in flight may not be counted in `left` yet: count them as spent.
@@ -274,6 +276,15 @@ class Budget:
                 bucket.reset_at = reset_at
             else:
                 bucket.reset_at = max(bucket.reset_at, reset_at)
+
+    def _prune(self, now: float) -> None:
+        """Forget buckets that have refilled and have nothing out: a bucket of a known hash
+        starts full anyway, so a bot that posts in many threads doesn't keep them all."""
+        if len(self._buckets) < PRUNE_AT:
+            return
+        for key, bucket in list(self._buckets.items()):
+            if not bucket.in_flight and bucket.reset_at <= now and key[0] in self._limits:
+                del self._buckets[key]
 
     def failed(self, ticket: Ticket) -> None:
         """A granted attempt got no response (connection error, cancelled): give it back."""
@@ -311,6 +322,7 @@ class Budget:
             if limit is None:  # never seen: one request at a time until Discord tells
                 return key not in self._probing
             # Same bucket hash as a channel we know: a channel not used yet is full.
+            self._prune(now)
             bucket = self._buckets[key] = Bucket(limit, limit)
         if bucket.reset_at != UNKNOWN_RESET and now >= bucket.reset_at:
             bucket.remaining = max(0, bucket.limit - bucket.in_flight)

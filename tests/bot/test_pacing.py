@@ -207,3 +207,27 @@ async def test_discord_py_requests_go_through_the_budget_and_429s_are_retried() 
             # What the fake's headers said is now the bucket's state: 4 of 5 left.
             key = (fake.rate_limits.BUCKET if fake.rate_limits else "", str(channel.id))
             assert pacer.budget._buckets[key].remaining == 4
+
+
+def test_refilled_buckets_are_forgotten_once_there_are_many(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("bot.pacing.PRUNE_AT", 3)
+    clock = Clock()
+    b = budget(clock)
+    for channel in "ABCD":
+        t = ask(b, channel)
+        assert b.grant() == [t]
+        b.done(t, 200, headers(4))
+    busy = ask(b, "E")
+    b.grant()
+    clock.now += 5.0  # every bucket so far has refilled; E's request is still out
+    b.done(ask_and_grant(b, "F"), 200, headers(4))
+    assert set(k[1] for k in b._buckets) == {"E", "F"}
+    b.done(busy, 200, headers(4))
+
+
+def ask_and_grant(b: Budget, channel: str) -> Ticket:
+    t = ask(b, channel)
+    assert b.grant() == [t]
+    return t
