@@ -7,16 +7,18 @@ request, and the global limit only after a 429: a burst of due jobs over many th
 runs into the global wall, thousands of 429s, and retries that give up.
 
 Here every HTTP attempt (discord.py's own retries included) waits for a grant from one
-`Budget`: a sliding one-second window for the global limit, and route buckets learned
-from the headers (their hash per route, their limit, what remains, when they refill).
-Who goes next is decided by order, not by who asked first:
+`Budget`: a one-second window for the global limit (see `GLOBAL_MARGIN`), and route
+buckets learned from the headers (their hash per route, their limit, what remains, when
+they refill). Who goes next is decided by order, not by who asked first:
 
-- a request is ordered by its *order time*: a marker by its job's due time, anything
-  else (a reply, a conversation) by the moment it asked. So every marker due in a burst
-  goes before any reply of that burst, and a reply goes before markers due after it was
-  ready (the policy `bench/discord_limits.py --due-over` chose: it keeps replies from
-  starving behind a stream of later markers, and the earliest-due work first keeps the
-  worst lateness lowest);
+- a request is ordered by its *order time*: a delivery (marker) by its job's due time,
+  anything else (a reply, a conversation) by the moment it asked. So every marker due
+  in a burst goes before any reply of that burst, and a reply goes before markers due
+  after it was ready. Why not every waiting marker first (`Policy.MARKERS_FIRST`)?
+  Under a sustained stream of due jobs that starves every reply until the stream
+  stops, while serving the earliest-due work first keeps the worst lateness lowest.
+  `bench/discord_limits.py --due-over S --policy …` compares the two; on a loaded
+  2-core machine their figures were within the run-to-run noise;
 - within one order time, round-robin across channels: a thread's n-th request waits
   for every other thread's (n-1)-th, so one busy thread cannot starve the others;
 - a request whose route bucket is exhausted waits for its refill without holding up
