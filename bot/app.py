@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
+import signal
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -121,6 +123,18 @@ class HomarBot(commands.Bot):
         if getattr(self, "_orphans", None) is None:
             await self.runtime.start()
             self._orphans = asyncio.create_task(self._refeed_orphans())
+
+    async def shutdown(self, grace: float) -> None:
+        """Stop gracefully: report not ready, claim nothing more, let deliveries and agent
+        runs under way finish (up to `grace` seconds), hand back unstarted claims, close."""
+        health = getattr(self, "health", None)
+        if health is not None:
+            health.stopping = True
+        try:
+            await self.runtime.drain(grace)
+        except Exception:  # a failed drain must still end in a closed bot
+            log.exception("graceful stop failed; closing now")
+        await self.close()
 
     async def close(self) -> None:
         for name in ("_sweep", "_orphans"):
@@ -336,11 +350,30 @@ def make_bot(runtime: Runtime, **kwargs: Any) -> HomarBot:
     return ShardedHomarBot(runtime, shard_count=count, shard_ids=shards, **kwargs)
 
 
+def stop_on_signals(bot: HomarBot, grace: float) -> None:
+    """SIGTERM or Ctrl-C: a graceful stop (`HomarBot.shutdown`); a second one: at once."""
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[None]] = []
+
+    def on_signal(sig: signal.Signals) -> None:
+        if stopping:
+            log.warning("%s again: stopping now", sig.name)
+            stopping.append(asyncio.create_task(bot.close()))
+            return
+        log.info("%s: finishing what is under way (up to %.0f s), then stopping", sig.name, grace)
+        stopping.append(asyncio.create_task(bot.shutdown(grace)))
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on this platform
+            loop.add_signal_handler(sig, on_signal, sig)
+
+
 async def run_discord(settings: Settings) -> int:
     point_at(settings)
     runtime = Runtime(settings)
     bot = make_bot(runtime)
     assert settings.token is not None
+    stop_on_signals(bot, settings.shutdown_grace.total_seconds())
     try:
         await bot.start(settings.token)
     except discord.LoginFailure:

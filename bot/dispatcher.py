@@ -180,6 +180,47 @@ class Dispatcher:
         self._ready.clear()
         self._quiet.set()
 
+    async def drain(self, grace: float) -> int:
+        """A graceful stop: claim nothing more, let deliveries under way finish and be
+        recorded (for at most `grace` seconds), and hand back the claims not started yet,
+        so they fire at once elsewhere or at the next start instead of after their lease.
+
+        Returns how many claims were handed back; `stop()` then cancels what remains.
+        """
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        timers = list(self._timers)
+        for t in timers:
+            t.cancel()
+        for t in timers:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        # Claimed ahead and waiting for their moment, or queued for a worker: not started.
+        unstarted = [claim.job.id for claim in self._ready] + list(self._waiting)
+        self._ready.clear()
+        self._waiting.clear()
+        self._in_flight.difference_update(unstarted)
+        handed = 0
+        try:
+            handed = await self.engine.store.hand_back(unstarted)
+        except Exception:  # their leases still bring them back, only later
+            log.exception("could not hand back %d claims at shutdown", len(unstarted))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        self._settled.set()  # record what finished without waiting for a burst to settle
+        while self._in_flight and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        if self._in_flight:
+            log.warning(
+                "%d deliveries did not finish within %.0f s; their leases will resume them",
+                len(self._in_flight),
+                grace,
+            )
+        return handed
+
     @property
     def busy(self) -> bool:
         """Claimed runs not yet recorded, including those waiting for their moment."""

@@ -118,6 +118,21 @@ class Runtime:
             await self.wakeups.start()
             await self.dispatcher.start()
 
+    async def drain(self, grace: float) -> None:
+        """Finish what is under way before a stop: deliveries in flight, then the agent
+        runs queued in threads (their replies), all within `grace` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        if self.dispatcher is not None:
+            await self.wakeups.stop()
+            handed = await self.dispatcher.drain(grace)
+            if handed:
+                log.info("handed back %d claimed jobs that had not started", handed)
+        try:
+            await asyncio.wait_for(self.queues.join(), max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            log.warning("stopping with agent runs still going after %.0f s", grace)
+
     async def close(self) -> None:
         if self.dispatcher is not None:
             await self.wakeups.stop()

@@ -91,6 +91,7 @@ class Settings(BaseSettings):
     shard_ids: IdList = Field(default_factory=list)
 
     health_port: int | None = Field(default=None, ge=1, le=65535)
+    shutdown_grace: timedelta = timedelta(seconds=20)
     mcp_config: str | None = None
     homar_plugins: str | None = None
     log_level: str = "INFO"
@@ -101,6 +102,7 @@ class Settings(BaseSettings):
         "delivery_retry_window",
         "reminder_max_follow_up_window",
         "approval_timeout",
+        "shutdown_grace",
         mode="before",
     )
     @classmethod

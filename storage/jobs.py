@@ -483,6 +483,41 @@ class JobStore:
 
         return await self.db.run(work)
 
+    async def hand_back(self, job_ids: Sequence[int]) -> int:
+        """Give up claims this process took but never started delivering (a graceful stop).
+
+        Each job is due again at its claimed slot rather than at its lease's expiry, so
+        another process (or the next start) fires it at once, with the same run and nonce.
+        """
+        if not job_ids:
+            return 0
+        ids = list(job_ids)
+
+        def work(s: Session) -> int:
+            result = s.execute(
+                update(Job)
+                .where(
+                    Job.id.in_(ids),
+                    Job.claimed_slot.is_not(None),
+                    Job.status == JobStatus.ACTIVE,
+                )
+                .values(next_run_at=Job.claimed_slot)
+                .execution_options(synchronize_session=False)
+            )
+            s.execute(
+                update(JobRun)
+                .where(
+                    JobRun.job_id.in_(ids),
+                    JobRun.outcome == RunOutcome.PENDING,
+                    JobRun.delivered_at.is_(None),
+                )
+                .values(lease_until=None)
+                .execution_options(synchronize_session=False)
+            )
+            return int(getattr(result, "rowcount", 0) or 0)
+
+        return await self.db.run(work)
+
     async def mark_executed(self, nonce: str, now: datetime) -> JobRun | None:
         """Claim a delivered run for re-feeding; None if unknown or already executed."""
         stmt = (
