@@ -299,10 +299,10 @@ def main() -> int:
         f"{result['heldout']['negatives_parsed']:>9}"
     )
     le = result["latency_english"]
-    print(f"latency (English) p50 / p99 / max: {le['p50_ms']} / {le['p99_ms']} / {le['max_ms']} ms")
+    print(f"latency (English) p50/p99/max: {le['p50_ms']} / {le['p99_ms']} / {le['max_ms']} ms")
     if result["latency_multilingual"]:
         lm = result["latency_multilingual"]
-        print(f"latency (fallback) p50 / p99 / max: {lm['p50_ms']} / {lm['p99_ms']} / {lm['max_ms']}")
+        print(f"latency (fallback) p50/p99/max: {lm['p50_ms']}/{lm['p99_ms']}/{lm['max_ms']} ms")
     if args.verbose:
         split = args.split
         print(f"\n-- instant failures ({split}) --")

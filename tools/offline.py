@@ -150,7 +150,7 @@ def plan(text: str, now: datetime, tz: str) -> Call | str:
     found = split_when(body, now, tz) if body else None
     if found is None:
         if remind:
-            return ASK_WHEN
+            return timeparse.explain_invalid_date(body) or ASK_WHEN
         return (
             "I'm running without my AI model, so I only understand scheduling phrases right "
             "now, like `remind me tomorrow at 9 to call mom` or `in 30 minutes check the oven`. "

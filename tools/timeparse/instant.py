@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from .duration import Duration, match_duration
-from .lexicon import MONTH_RE, WEEKDAY_RE, ZONE_ABBR_RE, month_of, weekday_of, zone_for
+from .holidays import HOLIDAY_RE, holiday_before, holiday_on_or_after, holiday_rule, ides_day
+from .lexicon import (
+    MONTH_NAMES_LOWER,
+    MONTH_RE,
+    WEEKDAY_RE,
+    ZONE_ABBR_RE,
+    month_of,
+    weekday_of,
+    zone_for,
+)
 from .resolve import (
     add_months,
     days_in_month,
@@ -49,6 +58,9 @@ PODS: dict[str, tuple[int, bool]] = {
 }
 
 
+HolidayRule = Callable[[int], date | None]
+
+
 class Conflict(Exception):
     """Two pieces of one phrase fill the same slot differently."""
 
@@ -79,6 +91,7 @@ class Frame:
     at_ctx: bool = False
     pieces: int = 0
     weak: bool = True
+    holiday: HolidayRule | None = None
     extra: dict[str, int] = field(default_factory=dict)
 
     def set(self, **kw: object) -> None:
@@ -137,11 +150,13 @@ def piece(pattern: str) -> Callable[[Handler], Handler]:
 
 
 @piece(
-    r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:[t ](?P<H>\d{1,2}):(?P<M>\d{2})"
-    r"(?::(?P<S>\d{2})(?:\.\d+)?)?)?(?P<z>z|[+-]\d{2}:?\d{2})?"
+    r"(?P<y>\d{4})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
+    r"(?:[t ](?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.\d+)?)?)?(?P<z>z|[+-]\d{2}:?\d{2})?"
 )
 def _iso(m: re.Match[str], f: Frame, c: Ctx) -> None:
     y, mo, d = int(m["y"]), int(m["m"]), int(m["d"])
+    if not valid_date(y, mo, d) and m["sep"] != "-" and valid_date(y, d, mo):
+        mo, d = d, mo  # "2022/30/11": only one reading is a date
     if not valid_date(y, mo, d):
         raise Conflict("date")
     f.set(date=date(y, mo, d), grain="day")
@@ -164,6 +179,8 @@ def _mdy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if y < 100:
         y += 1900 if y >= 50 else 2000
     mo, d = int(m["m"]), int(m["d"])
+    if mo > 12 and valid_date(y, d, mo):
+        mo, d = d, mo  # "20/10/2017": day first is the only reading
     if not valid_date(y, mo, d):
         raise Conflict("date")
     f.set(date=date(y, mo, d), grain="day")
@@ -188,9 +205,31 @@ def _dmy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+@piece(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})(?:\.(?P<y>\d{4}|\d{2}(?!\d))?)?")
+def _dm_dot(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "16.12", "11.9.", "24.11.17": a dotted date is day first. After "at" (or with a
+    date already read) "9.30" is a clock time instead — `_hm` takes it."""
+    d, mo = int(m["d"]), int(m["m"])
+    if f.at_ctx and not m.group(0).endswith(".") and m["y"] is None:
+        raise Conflict("date")
+    if m["y"]:
+        y = int(m["y"])
+        y = y + 2000 if y < 100 else y
+        if not valid_date(y, mo, d):
+            raise Conflict("date")
+        f.set(date=date(y, mo, d), grain="day")
+    else:
+        if not (1 <= mo <= 12 and 1 <= d <= days_in_month(2000, mo)):
+            raise Conflict("date")
+        f.set(month=mo, day=d)
+    f.weak = False
+
+
 @piece(r"(?P<m>\d{1,2})\s?[/-]\s?(?P<d>\d{1,2})(?![\d/:-])")
 def _md(m: re.Match[str], f: Frame, c: Ctx) -> None:
     mo, d = int(m["m"]), int(m["d"])
+    if 12 < mo <= 31 and 1 <= d <= 12:
+        mo, d = d, mo  # "21/09": day first is the only reading
     if not (1 <= mo <= 12 and 1 <= d <= 31):
         raise Conflict("date")
     f.set(month=mo, day=d)
@@ -212,19 +251,30 @@ _NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'|o'?clock|ish))"
 def _month_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(month=month_of(m["mon"]), day=int(m["d"]))
     if m["y"]:
-        f.set(year=int(m["y"]))
+        _year_or_clock(m["y"], f, c)
     f.weak = False
 
 
+def _year_or_clock(text: str, f: Frame, c: Ctx) -> None:
+    """Four digits after a date: a year, or a 24-hour clock time ("12 Nov 1115") when no
+    reminder would name that year (more than 30 years ahead or before 1900)."""
+    y = int(text)
+    hh, mm = divmod(y, 100)
+    if (y < 1900 or y > c.today.year + 30) and hh < 24 and mm < 60:
+        _set_time(f, hh, mm, 0, None, h24=True)
+    else:
+        f.set(year=y)
+
+
 @piece(
-    r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*(?:day\s+)?(?:of\s+)?(?P<mon>"
+    r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th|\.)?\s*(?:day\s+)?(?:of\s+)?(?P<mon>"
     + MONTH_RE
     + r")(?:,?\s*(?P<y>\d{4}))?"
 )
 def _day_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(month=month_of(m["mon"]), day=int(m["d"]))
     if m["y"]:
-        f.set(year=int(m["y"]))
+        _year_or_clock(m["y"], f, c)
     f.weak = False
 
 
@@ -280,12 +330,17 @@ def _month_year(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+_FULL_MONTHS = frozenset(MONTH_NAMES_LOWER)
+
+
 @piece(r"(?P<mon>" + MONTH_RE + r")")
 def _month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     # A bare month name ("may", "march") is only a time after "in"/"during"/"of"... or
     # next to other date material; the check happens when the frame is complete.
     f.set(month=month_of(m["mon"]))
     f.extra["bare_month"] = 1
+    if m["mon"] in _FULL_MONTHS:
+        f.extra["full_month"] = 1
 
 
 @piece(r"(?:on\s+)?(?:the\s+)?" + r"(?P<ord>\d{1,2}(?:st|nd|rd|th))")
@@ -447,6 +502,8 @@ def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
     def pick(year: int) -> tuple[date, str, int | None] | None:
         what = m["what"]
+        if m["yy"]:
+            return _nth_in_year(year, what, n)
         if what == "day":
             last = days_in_month(year, mo)
             d = n if n > 0 else last + 1 + n
@@ -478,12 +535,83 @@ def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+def _nth_in_year(year: int, what: str, n: int) -> tuple[date, str, int | None] | None:
+    """The n-th (negative: from the end) day, week or weekday of a whole year.
+
+    Weeks are those lying wholly inside the year, as for months ("the third last week of
+    2018" is the Monday three whole weeks before its end).
+    """
+    first, last = date(year, 1, 1), date(year, 12, 31)
+    span = [first + timedelta(days=k) for k in range((last - first).days + 1)]
+    if what == "day":
+        days, grain, hour = span, "day", None
+    elif what == "week":
+        days = [d for d in span if d.weekday() == 0 and d + timedelta(days=6) <= last]
+        grain, hour = "week", None
+    elif what in ("weekend", "wkend"):
+        days = [d for d in span if d.weekday() == 4 and d + timedelta(days=2) <= last]
+        grain, hour = "day", 18
+    else:
+        wd = weekday_of(what)
+        days, grain, hour = [d for d in span if d.weekday() == wd], "day", None
+    idx = n - 1 if n > 0 else n
+    return (days[idx], grain, hour) if -len(days) <= idx < len(days) else None
+
+
 @piece(r"(?P<n>\d+|an?)\s+(?P<wd>" + WEEKDAY_RE + r")\s+from\s+(?:now|today)")
 def _n_weekdays_from_now(m: re.Match[str], f: Frame, c: Ctx) -> None:
     n = 1 if m["n"] in ("a", "an") else int(m["n"])
     wd = weekday_of(m["wd"])
     ahead = (wd - c.today.weekday() - 1) % 7 + 1
     f.set(date=c.today + timedelta(days=ahead + 7 * (n - 1)), grain="day")
+    f.weak = False
+
+
+@piece(
+    r"(?:the\s+)?(?:(?P<mod>" + _REL_WORDS + r")\s+)?(?P<h>" + HOLIDAY_RE + r")"
+    r"(?:,?\s+(?:of\s+)?(?P<y>\d{4}))?"
+)
+def _holiday(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    # The day is placed in `resolve`: a year or a relative offset elsewhere in the phrase
+    # ("thanksgiving of next year", "christmas in 2 years") picks which occurrence.
+    rule = holiday_rule(m["h"])
+    if rule is None or f.holiday is not None:
+        raise Conflict("holiday")
+    f.holiday = rule
+    if m["y"]:
+        f.set(year=int(m["y"]))
+    f.extra["holiday_shift"] = _rel_shift(m["mod"] or "this")
+    f.weak = False
+
+
+@piece(r"(?:the\s+)?ides\s+of\s+(?P<mon>" + MONTH_RE + r")(?:,?\s*(?P<y>\d{4}))?")
+def _ides(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    mo = month_of(m["mon"])
+    f.set(month=mo, day=ides_day(mo))
+    if m["y"]:
+        f.set(year=int(m["y"]))
+    f.weak = False
+
+
+@piece(
+    r"(?:the\s+|at\s+the\s+)?(?P<edge>end|start|beginning|begin|middle)\s+of\s+(?:the\s+)?"
+    r"(?:(?P<mod>" + _REL_WORDS + r")\s+)?(?P<u>week|month|year)|(?P<abbr>eom|eoy|eow)"
+)
+def _period_edge(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "end of the month" → its last day, "beginning of next year" → its first day."""
+    if m["abbr"]:
+        edge, u, shift = "end", {"eom": "month", "eoy": "year", "eow": "week"}[m["abbr"]], 0
+    else:
+        edge, u, shift = m["edge"], m["u"], _rel_shift(m["mod"] or "this")
+    first, _ = _period_start(u, c.today, shift)
+    nxt, _ = _period_start(u, first, 1)
+    if edge == "end":
+        day = nxt - timedelta(days=1 if u != "week" else 3)  # a week "ends" on Friday
+    elif edge == "middle":
+        day = first + (nxt - first) // 2
+    else:
+        day = first
+    f.set(date=day, grain="day")
     f.weak = False
 
 
@@ -508,7 +636,7 @@ def _rel_piece(f: Frame, c: Ctx, dur: Duration, sign: int) -> None:
 
 def match_relative(s: str, pos: int, f: Frame, c: Ctx) -> int | None:
     """ "in 2 hours", "2 hours from now", "3 days ago", "a week hence" at `pos`."""
-    m = re.compile(r"(?:in|within|after)\s+").match(s, pos)
+    m = _REL_HEAD.match(s, pos)
     if m:
         got = match_duration(s, m.end())
         if got and _ended(s, got[1]):
@@ -525,6 +653,10 @@ def match_relative(s: str, pos: int, f: Frame, c: Ctx) -> int | None:
     return tail.end()
 
 
+_REL_HEAD = re.compile(
+    r"(?:in|within|after)\s+(?:(?:about|around|roughly|approximately|approx\.?|like|just|"
+    r"another|only|maybe|some)\s+)?"
+)
 _REL_TAIL = re.compile(
     r"\s*(?:(?P<ago>ago|before now|back)|from\s+(?:right\s+)?(?:now|today)|hence|later|"
     r"after\s+now|from\s+this\s+moment)"
@@ -539,6 +671,8 @@ def _ended(s: str, pos: int) -> bool:
 
 
 def _set_time(f: Frame, h: int, mi: int, sec: int, ap: str | None, *, h24: bool = False) -> None:
+    if ap == "pm" and 13 <= h <= 23:
+        ap, h24 = None, True  # "20pm": a 24-hour clock with a redundant meridiem
     if ap and not 1 <= h <= 12:
         if h == 0 and ap == "am":
             ap = None
@@ -554,10 +688,11 @@ def _set_time(f: Frame, h: int, mi: int, sec: int, ap: str | None, *, h24: bool 
     f.weak = False
 
 
-@piece(r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?::(?P<s>\d{2}))?\s*" + AMPM + "?")
+@piece(r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?::(?P<s>\d{2}))?(?:\s*" + AMPM + r"|(?P<hs>\s*h))?")
 def _hm(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    if "." in m.group(0)[:3] and not m["ap"]:
-        raise Conflict("hour")  # "3.15" alone is more likely a number
+    dated = f.date is not None or f.day is not None or f.weekday is not None
+    if "." in m.group(0)[:3] and not (m["ap"] or m["hs"] or f.at_ctx or dated or f.pod):
+        raise Conflict("hour")  # "3.15" alone is more likely a number (or a date)
     _set_time(
         f,
         int(m["h"]),
@@ -601,11 +736,11 @@ def _hhmm(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 
 @piece(
-    r"(?P<h>\d{1,2})\s*o'?\s?clock(?:\s+(?P<ap>in the morning|in the afternoon|in the evening|"
-    r"at night))?"
+    r"(?P<h>\d{1,2})\s*o'?\s?clock(?:\s*(?P<mer>a\.?m\.?|p\.?m\.?)(?![a-z])|"
+    r"\s+(?P<ap>in the morning|in the afternoon|in the evening|at night))?"
 )
 def _oclock(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    _set_time(f, int(m["h"]), 0, 0, None)
+    _set_time(f, int(m["h"]), 0, 0, _ampm(m["mer"]))
     if m["ap"]:
         f.set(pod=m["ap"].split()[-1])
 
@@ -614,6 +749,7 @@ def _oclock(m: re.Match[str], f: Frame, c: Ctx) -> None:
 def _noon(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if m["w"] == "midnight":
         _set_time(f, 0, 0, 0, None, h24=True)
+        f.extra["midnight"] = 1
     else:
         _set_time(f, 12, 0, 0, None, h24=True)
 
@@ -921,12 +1057,59 @@ def _weekday_date(f: Frame, today: date, strictly_after: bool) -> date:
     return today + timedelta(days=ahead)
 
 
+def _place_holiday(f: Frame, c: Ctx) -> bool:
+    """Turn a holiday into the frame's day: the occurrence in a named year, in the year a
+    relative offset lands in, else the next one (or the previous, after "last")."""
+    rule = f.holiday
+    assert rule is not None
+    shift = f.extra.get("holiday_shift", 0)
+    if f.year is not None:
+        day = rule(f.year)
+        f.year = None
+    elif f.date is not None and f.grain == "year":
+        day = rule(f.date.year)
+        f.date = None
+    elif f.instant is not None and f.rel is not None:
+        day = rule(f.instant.astimezone(c.tz).year)
+        f.instant, f.rel = None, None
+    elif shift < 0:
+        day = holiday_before(rule, c.today)
+    elif shift > 0:
+        day = holiday_on_or_after(rule, c.today + timedelta(days=1))
+    else:
+        day = holiday_on_or_after(rule, c.today)
+    if day is None or f.date is not None:
+        return False
+    f.holiday = None
+    f.date, f.grain = day, "day"
+    return True
+
+
+def _is_whole_phrase_date(f: Frame) -> bool:
+    """A frame made of one date piece and nothing else ("march", "the 25th")."""
+    return f.pieces == 1 and f.hour is None and f.pod is None and f.instant is None
+
+
 def resolve(f: Frame, c: Ctx) -> datetime | None:
     """The instant a frame means, in the frame's zone (or the user's)."""
-    if f.bare_hour and not f.pod:
+    if f.holiday is not None:
+        f = _copy(f)
+        if not _place_holiday(f, c):
+            return None
+    # "9 tomorrow", "friday 7": a lone number beside a named day is its hour.
+    if (
+        f.bare_hour
+        and not f.pod
+        and ((f.date is None and f.weekday is None) or f.month is not None or f.day is not None)
+    ):
         return None
     if f.extra.get("bare_month") and not (
-        f.extra.get("month_ok") or f.day is not None or f.year is not None or f.rel or f.month_mode
+        f.extra.get("month_ok")
+        or f.day is not None
+        or f.year is not None
+        or f.rel
+        or f.month_mode
+        or (f.extra.get("full_month") and _is_whole_phrase_date(f))
     ):
         return None
     if f.extra.get("bare_year") and f.month is None and f.day is None and f.date is None:
@@ -938,10 +1121,18 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         and f.date is None
         and not f.extra.get("month_ok")
         and f.hour is None
+        and not _is_whole_phrase_date(f)
     ):
         return None
     if f.date is not None and (f.month is not None or f.day is not None or f.year is not None):
-        return None
+        # "tomorrow 16 Nov": both name the day; they must agree.
+        if f.grain not in ("", "day") or any(
+            v is not None and v != w
+            for v, w in ((f.year, f.date.year), (f.month, f.date.month), (f.day, f.date.day))
+        ):
+            return None
+        f = _copy(f)
+        f.year = f.month = f.day = None
     if f.zone is not None:
         inner = Ctx(c.now.astimezone(f.zone), f.zone)
         g = _copy(f)
@@ -978,9 +1169,16 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
             and (day - c.today).days > 366
         ):
             return None
+    if day is not None and f.extra.get("midnight") and f.hour == 0 and not f.minute:
+        # "today at midnight", "friday midnight": the midnight that ends that day.
+        day = day + timedelta(days=1)
     hours: list[int] | None = None
     if f.hour is not None:
         hours = _hours(f)
+        if f.bare_hour and not f.pod and len(hours) == 2:
+            # A bare hour beside a day is read as a waking hour: "9 tomorrow" is 09:00,
+            # "friday 5" is 17:00 (hours before 8 are afternoon ones).
+            hours = [f.hour + 12 if f.hour < 8 else f.hour]
     elif f.pod is not None:
         hours = [PODS[f.pod][0]]
         f.minute = f.second = 0
@@ -1064,17 +1262,162 @@ def _single(s: str, c: Ctx) -> datetime | None:
         return None
 
 
+# ---------------------------------------------------------------- phrases built on a time
+
+_ANCHOR_DIR = r"(?P<dir>after|from|before|past|prior\s+to|following|preceding|later\s+than)"
+_OFFSET = re.compile(r"(?:the\s+)?(?P<d>.{1,60}?)\s+" + _ANCHOR_DIR + r"\s+(?P<t>.{1,200})")
+_NTH_WD_FROM = re.compile(
+    r"(?:the\s+)?(?:(?P<n>\d{1,2}(?:st|nd|rd|th)|second)\s+)?(?P<wd>"
+    + WEEKDAY_RE
+    + r")\s+"
+    + _ANCHOR_DIR
+    + r"\s+(?P<t>.{1,200})"
+)
+_CLOSEST = re.compile(
+    r"(?:the\s+)?(?:(?P<n>\d{1,2}(?:st|nd|rd|th)|second)\s+)?(?:closest|nearest)\s+"
+    r"(?:(?P<wd>" + WEEKDAY_RE + r")|(?P<h>" + HOLIDAY_RE + r"))\s+to\s+(?P<t>.{1,200})"
+)
+_WEEK_OF = re.compile(r"(?:the\s+)?week\s+of\s+(?P<t>.{1,200})")
+_BOUNDED = re.compile(
+    r"(?:(?:at\s+the\s+)?earliest\s+|not\s+(?:earlier|sooner)\s+than\s+|no\s+(?:earlier|sooner)"
+    r"\s+than\s+|later\s+than\s+|after\s+|not\s+before\s+|from\s+)(?P<a>.{1,120}?),?\s+"
+    r"(?:but|and)\s+(?:(?:still|also)\s+)?(?:before|not\s+later\s+than|no\s+later\s+than|"
+    r"by|earlier\s+than|not\s+after|sooner\s+than)\s+(?P<b>.{1,120})"
+)
+_UNIT_ONE = re.compile(r"(?:an?\s+|the\s+)?(?P<u>day|week|month|year|fortnight|hour|minute)")
+
+
+def _anchor(text: str, c: Ctx) -> tuple[datetime, Frame] | None:
+    f = read_frame(text, c)
+    if f is None:
+        return None
+    try:
+        got = resolve(f, c)
+    except (ValueError, OverflowError):
+        return None
+    return (got, f) if got is not None else None
+
+
+def _offset_duration(text: str) -> Duration | None:
+    """A duration before "after"/"before": "3 days", "a year", "the day"."""
+    got = match_duration(text, 0)
+    if got is not None and got[1] == len(text):
+        return got[0]
+    m = _UNIT_ONE.fullmatch(text)
+    if m:
+        got = match_duration("1 " + m["u"], 0)
+        return got[0] if got else None
+    return None
+
+
+def _composite(s: str, c: Ctx) -> datetime | None:
+    """Times defined from another time: "3 days after easter", "20 minutes from 3pm",
+    "the third tuesday after christmas", "the closest monday to oct 5", "the week of
+    march 3", "later than 3 but before 5" (→ its earliest moment)."""
+    m = _BOUNDED.fullmatch(s)
+    if m:
+        a, b = _anchor(m["a"], c), _anchor(m["b"], c)
+        if a is not None and b is not None:
+            return a[0]
+    m = _WEEK_OF.fullmatch(s)
+    if m:
+        a = _anchor(m["t"], c)
+        if a is not None:
+            return wall(week_start(a[0].astimezone(c.tz).date()), DEFAULT_HOUR, 0, 0, c.tz)
+    m = _CLOSEST.fullmatch(s)
+    if m:
+        return _closest(m, c)
+    m = _NTH_WD_FROM.fullmatch(s)
+    if m and m["dir"] not in ("past", "later than"):
+        a = _anchor(m["t"], c)
+        if a is None:
+            return None
+        n = _ord(m["n"]) if m["n"] else 1
+        base = a[0].astimezone(c.tz).date()
+        wd = weekday_of(m["wd"])
+        if m["dir"] in ("before", "prior to", "preceding"):
+            back = (base.weekday() - wd - 1) % 7 + 1
+            day = base - timedelta(days=back + 7 * (n - 1))
+        else:
+            ahead = (wd - base.weekday() - 1) % 7 + 1
+            day = base + timedelta(days=ahead + 7 * (n - 1))
+        return wall(day, DEFAULT_HOUR, 0, 0, c.tz)
+    m = _OFFSET.fullmatch(s)
+    if m and m["t"] not in ("now", "today", "right now", "this moment"):
+        dur = _offset_duration(m["d"])
+        if dur is None:
+            return None
+        a = _anchor(m["t"], c)
+        if a is None:
+            return None
+        at = a[0]
+        if m["dir"] in ("before", "prior to", "preceding"):
+            dur = Duration(-dur.years, -dur.months, -dur.days, -dur.seconds)
+        local = at.astimezone(c.tz).replace(tzinfo=None)
+        try:
+            moved = dur.add_to(local)
+        except (OverflowError, ValueError):
+            return None
+        if dur.years or dur.months or dur.days:
+            return wall(moved.date(), moved.hour, moved.minute, moved.second, c.tz)
+        return (at + timedelta(seconds=dur.seconds)).astimezone(c.tz)
+    return None
+
+
+def _closest(m: re.Match[str], c: Ctx) -> datetime | None:
+    a = _anchor(m["t"], c)
+    if a is None:
+        return None
+    base = a[0].astimezone(c.tz).date()
+    n = _ord(m["n"]) if m["n"] else 1
+    if not 1 <= n <= 10:
+        return None
+    if m["wd"]:
+        wd = weekday_of(m["wd"])
+        cands = [base + timedelta(days=k) for k in range(-7 * n - 7, 7 * n + 8)]
+        days = [d for d in cands if d.weekday() == wd]
+    else:
+        rule = holiday_rule(m["h"])
+        if rule is None:
+            return None
+        days = [d for y in range(base.year - n - 1, base.year + n + 2) if (d := rule(y))]
+    days.sort(key=lambda d: (abs((d - base).days), d))
+    return wall(days[n - 1], DEFAULT_HOUR, 0, 0, c.tz) if len(days) >= n else None
+
+
 def parse_normalized(s: str, c: Ctx) -> datetime | None:
     """Parse a preprocessed, normalised phrase: a single time or the start of an interval."""
     got = _single(s, c)
     if got is not None:
         return got
+    if " " in s and any(w in s for w in _COMPOSITE_WORDS):
+        got = _composite(s, c)
+        if got is not None:
+            return got
     # "for 2 hours starting at 3" / "at 3 for 2 hours": the length must be all duration,
     # or any words after it would be silently dropped.
     for m in (_DUR_START.match(s), _FOR_DUR.match(s)):
         if m and _is_duration(m["d"]):
             return _single(m["a"], c)
     return _interval(s, c)
+
+
+_COMPOSITE_WORDS = (
+    "after",
+    "from",
+    "before",
+    "past",
+    "prior",
+    "follow",
+    "preced",
+    "later",
+    "closest",
+    "nearest",
+    "week of",
+    "earliest",
+    "earlier",
+    "sooner",
+)
 
 
 def _is_duration(text: str) -> bool:

@@ -86,6 +86,9 @@ for _i, _names in enumerate(
     for _n in _names:
         MONTHS[_n] = _i
 
+# Full month names (a bare abbreviation such as "mar" or "sep" is too often another word).
+MONTH_NAMES_LOWER = tuple(n for n in MONTHS if len(n) > 4 or n in ("may", "june", "july"))
+
 # Monday = 0, as datetime.weekday().
 WEEKDAYS: dict[str, int] = {}
 for _i, _names in enumerate(

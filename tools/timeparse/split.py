@@ -12,6 +12,7 @@ from datetime import datetime
 from tools.schedule import Schedule
 
 from .instant import parse_instant
+from .invalid import explain_invalid_date
 from .recurrence import _KEYWORD, parse_recurrence
 
 MAX_TOKENS = 40
@@ -109,6 +110,8 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     words = text.split()
     if len(words) > MAX_TOKENS:
         return None
+    if explain_invalid_date(text) is not None:
+        return None  # "on Feb 30": no part of it is the time meant; the caller explains
     n = len(words)
     bare = [_bare(w) for w in words]
     adjectives = {k for k in range(1, n) if bare[k] in _ADVERBS and bare[k - 1] in _DETERMINERS}
