@@ -21,7 +21,8 @@ from .lexicon import MONTH_RE, WEEKDAY_RE, month_of, normalize, weekday_of
 
 _RR = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
 _KEYWORD = re.compile(
-    r"\b(?:every|each|everyday|daily|weekly|monthly|yearly|annually|hourly|nightly|"
+    r"\b(?:every|each|everyday|daily|weekly|monthly|yearly|annually|hourly|nightly|minutely|"
+    r"fortnightly|bi-?weekly|quarterly|birthdays?|bdays?|anniversary|anniversaries|"
     r"weekdays|weekends|twice|thrice|once a|per (?:day|week|month|year)|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
 )
@@ -110,13 +111,18 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
 # ---------------------------------------------------------------- end conditions
 
 _COUNT = re.compile(
-    r"(?:\s*,)?\s*(?:for\s+)?(?:up\s+to\s+)?(?P<n>\d+)\s*(?:x|times|occurrences)(?!\w)"
+    r"(?:\s*,)?\s*(?:for\s+)?(?:up\s+to\s+)?(?:(?P<n>\d+)\s*(?:x|times|occurrences|runs)(?!\w)"
+    r"|(?P<w>once|twice|thrice)(?!\s+(?:a|an|per|every|each|daily|weekly|monthly|yearly)\b))"
+    r"(?!\s+(?:a|an|per|every|each)\s)"
 )
+_COUNT_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 _FOR = re.compile(r"(?:\s*,)?\s+for\s+(?:up\s+to\s+)?(?:the\s+next\s+|next\s+)?(?P<d>.+)$")
+_BARE_UNIT = re.compile(r"(?:day|week|fortnight|month|year)")
 _UNTIL = re.compile(r"(?:\s*,)?\s+(?:until|till|til|up to|ending)\s+(?P<x>.+)$")
 _START = re.compile(
     r"(?:^|\s+|,\s*)(?:starting|beginning(?!\s+of)|from|effective)\s+"
-    r"(?:on\s+|from\s+)?(?P<x>.+?)(?=,|\s+(?:for|until|till|to|except|excluding|skipping|but)\b|$)"
+    r"(?:on\s+|from\s+)?(?P<x>.+?)(?=,|\s+(?:for|until|till|to|except|excluding|skipping|but|"
+    r"every|each|daily|weekly|monthly|yearly|annually|hourly|fortnightly|once|twice)\b|$)"
 )
 _EXCEPT_WORD = (
     r"(?:except|excluding|but\s+not|other\s+than|apart\s+from|skipping|"
@@ -200,12 +206,36 @@ _UNIT_FREQ = {
 _UNITS = r"(?P<u>sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?)"
 # After a count the unit may be glued or abbreviated to "h": "every 2h", "every 3 h".
 _COUNTED_UNITS = _UNITS.replace("hrs?|", "hrs?|h|")
-_EDGE = r"(?:start|beginning|end|1st\s+day|last\s+day|first\s+day)"
+_EDGE = r"(?:start|beginning|begin|end|1st\s+day|last\s+day|first\s+day)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(
+            r"(?:every|each)\s+(?:(?P<other>other)|(?P<n>\d+)(?:st|nd|rd|th)?)\s+week-?ends?"
+        ),
+        "n_weekends",
+    ),
+    (
+        # "the 2nd to last day of the month", "the first and last day of each month"
+        re.compile(
+            r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<o>"
+            + _ORD
+            + r"(?:\s*(?:,\s*and|,|and|&)\s*"
+            + _ORD
+            + r")*)(?:\s+(?P<last>to\s+the\s+last|to\s+last|last))?\s+(?:calendar\s+)?days?"
+            r"(?=\s+(?:of|in)\s+(?:the|each|every|a)\s+month|\s+of\s+every\b|\s+monthly\b)"
+        ),
+        "nth_monthday",
+    ),
     (re.compile(r"(?:every|each)\s+other\s+" + _UNITS), "other"),
     (re.compile(r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)?\s*" + _COUNTED_UNITS), "n_units"),
     (re.compile(r"(?:every|each|once\s+(?:a|per|every)|per|a)\s+" + _UNITS), "unit"),
-    (re.compile(r"(?P<w>everyday|daily|nightly|weekly|monthly|yearly|annually|hourly)"), "adverb"),
+    (
+        re.compile(
+            r"(?P<w>everyday|daily|nightly|weekly|monthly|yearly|annually|hourly|minutely|"
+            r"fortnightly|bi-?weekly|quarterly)"
+        ),
+        "adverb",
+    ),
     (re.compile(r"(?P<k>twice|thrice|(?P<n>\d+)\s+times)\s+(?:a|per|every)\s+day"), "times_a_day"),
     (
         re.compile(
@@ -219,7 +249,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(
             r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<o>"
             + _ORD
-            + r"(?:\s*(?:,|and)\s*"
+            + r"(?:\s*(?:,\s*and|,|and|&)\s*"
             + _ORD
             + r")*)(?:\s+(?P<last>to\s+the\s+last|to\s+last|last))?(?:\s+instance\s+of)?"
             r"\s+(?P<wds>" + _WD_LIST.pattern.replace("?P<a>", "").replace("?P<b>", "") + r")"
@@ -322,7 +352,14 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         p.freq, p.interval = freq, max(n, p.interval if p.freq == freq else 1)
         return n > 0
     if kind == "adverb":
+        if g["w"] in ("fortnightly", "biweekly", "bi-weekly", "quarterly"):
+            freq, n = ("MONTHLY", 3) if g["w"] == "quarterly" else ("WEEKLY", 2)
+            if p.freq and p.freq != freq:
+                return False
+            p.freq, p.interval = freq, n
+            return True
         freq = {
+            "minutely": "MINUTELY",
             "everyday": "DAILY",
             "daily": "DAILY",
             "nightly": "DAILY",
@@ -337,6 +374,21 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         if p.freq and p.freq != freq:
             return False
         p.freq = freq
+        return True
+    if kind == "n_weekends":
+        n = 2 if g["other"] else int(g["n"])
+        if n < 1 or (p.freq and p.freq != "WEEKLY"):
+            return False
+        p.freq, p.interval = "WEEKLY", n
+        p.byday.extend(["SA", "SU"])
+        return True
+    if kind == "nth_monthday":
+        ords = [_ord_value(o) for o in re.findall(_ORD, g["o"])]
+        if g["last"]:
+            ords = [-o for o in ords]
+        if not all(1 <= abs(o) <= 31 for o in ords):
+            return False
+        p.monthdays.extend(ords)
         return True
     if kind == "times_a_day":
         k = g["k"]
@@ -787,11 +839,41 @@ def parse_recurrence(text: str, *, now: datetime, tz: str) -> Schedule | None:
         return None
 
 
+# "Ana's birthday is on March 3rd", "our anniversary: june 12": a yearly day.
+_OCCASION = re.compile(
+    r"^(?P<who>(?:(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?|[a-z][\w.-]{0,30})\s+){0,3})"
+    r"(?P<what>(?:wedding\s+|work\s+|dating\s+)?(?:birthday|bday|anniversary)s?)"
+    r"(?:\s+(?:is|was|falls|will\s+be))?(?:\s*(?:on|:|,|-))?\s+(?P<rest>.{1,80})$"
+)
+
+
+def occasion_of(text: str) -> str | None:
+    """The occasion words ("Ana's birthday") of a yearly occasion phrase, else None."""
+    m = _OCCASION.match(normalize(text).strip())
+    return (m["who"] + m["what"]).strip() if m else None
+
+
+def _occasion(s: str, c: Ctx) -> str | None:
+    """ "ana's birthday is on march 3rd" → "every year on march 3rd" when the rest is a
+    calendar day (a month and a day, nothing else)."""
+    m = _OCCASION.match(s)
+    if m is None:
+        return None
+    rest = m["rest"]
+    f = read_frame(preprocess(rest), c)
+    if f is None or f.month is None or f.day is None or f.weekday is not None:
+        return None
+    return "every year on " + rest
+
+
 def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = re.sub(r"[.!?]+$", "", s).strip()
     s = re.sub(r"^(?:run|repeat|remind me)\s+", "", s)
     if not _KEYWORD.search(s):
         return None
+    yearly = _occasion(s, c)
+    if yearly is not None:
+        s = yearly
     p = Pattern()
     except_text = ""
     m = _EXCEPT.search(s)
@@ -812,7 +894,7 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
             except_text = got_t[1].strip(" ,")
     m = _COUNT.search(s)
     if m:
-        p.count = int(m["n"])
+        p.count = int(m["n"]) if m["n"] else _COUNT_WORDS[m["w"]]
         s = (s[: m.start()] + s[m.end() :]).strip()
     m = _START.search(s)
     if m:
@@ -833,8 +915,10 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
             s = (s[: m.start()] + s[m.end() :]).strip()
     m = _FOR.search(s)
     if m:
-        d = match_duration(m["d"], 0)
-        if d and d[1] == len(m["d"]):
+        # "for the next month": a bare unit is one of it.
+        span = m["d"] if not _BARE_UNIT.fullmatch(m["d"]) else "1 " + m["d"]
+        d = match_duration(span, 0)
+        if d and d[1] == len(span):
             base = datetime.combine(p.start, c.now.timetz()) if p.start else c.now
             p.until = d[0].add_to(base)
             s = s[: m.start()]

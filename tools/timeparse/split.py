@@ -13,7 +13,7 @@ from tools.schedule import Schedule
 
 from .instant import parse_instant
 from .invalid import explain_invalid_date
-from .recurrence import _KEYWORD, parse_recurrence
+from .recurrence import _KEYWORD, occasion_of, parse_recurrence
 
 MAX_TOKENS = 40
 MAX_LEN = 1000
@@ -133,5 +133,8 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
             if sched is None:
                 sched = parse_instant(span, now=now, tz=tz)
             if sched is not None:
-                return When(sched, _clean(words[:i] + words[j:]))
+                # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
+                occasion = occasion_of(span) if isinstance(sched, Schedule) else None
+                kept = span.split()[: len(occasion.split())] if occasion else []
+                return When(sched, _clean(words[:i] + kept + words[j:]))
     return None
