@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from .duration import Duration, match_duration
+from .foreign import looks_foreign, parse_foreign
 from .holidays import HOLIDAY_RE, holiday_before, holiday_on_or_after, holiday_rule, ides_day
 from .lexicon import (
     MONTH_NAMES_LOWER,
@@ -1555,12 +1556,16 @@ def zone_named(tz: str) -> tzinfo:
 MAX_LEN = 300
 
 
-def parse_instant(text: str, *, now: datetime, tz: str) -> datetime | None:
-    """The instant an English time phrase means, aware in zone `tz`, or None.
+def parse_instant(text: str, *, now: datetime, tz: str, foreign: bool = True) -> datetime | None:
+    """The instant a time phrase means, aware in zone `tz`, or None.
 
     The whole text must be a time phrase ("tomorrow at 9", "in 2 hours", "next Monday
     3pm"); use `split_when` to find a time inside a longer message. Intervals give
-    their start. Never raises for bad text; `now` must be aware.
+    their start. English is read by this grammar; when it reads nothing and `foreign`
+    is true, a German/Spanish/French/Portuguese/Polish phrase is read by the fallback
+    (`foreign.parse_foreign`), whose result is an `Understood` saying how it was read.
+    "next friday" is the Friday of next week (on a Monday: 11 days ahead), "this
+    friday"/"friday" the coming one. Never raises for bad text; `now` must be aware.
     """
     if not isinstance(text, str) or not text.strip() or len(text) > MAX_LEN:
         return None
@@ -1574,6 +1579,9 @@ def parse_instant(text: str, *, now: datetime, tz: str) -> datetime | None:
     if not s:
         return None
     try:
-        return parse_normalized(s, Ctx(now.astimezone(zone), zone))
+        got = parse_normalized(s, Ctx(now.astimezone(zone), zone))
     except (ValueError, OverflowError, Conflict, IndexError):
-        return None
+        got = None
+    if got is None and foreign and looks_foreign(text):
+        return parse_foreign(text, now=now, zone=zone)
+    return got

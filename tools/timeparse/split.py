@@ -11,7 +11,8 @@ from datetime import datetime
 
 from tools.schedule import Schedule
 
-from .instant import parse_instant
+from .foreign import split_foreign
+from .instant import parse_instant, zone_named
 from .invalid import explain_invalid_date
 from .recurrence import _KEYWORD, occasion_of, parse_recurrence
 
@@ -131,10 +132,12 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
             if has_keyword and _KEYWORD.search(span.lower()):
                 sched = parse_recurrence(span, now=now, tz=tz)
             if sched is None:
-                sched = parse_instant(span, now=now, tz=tz)
+                sched = parse_instant(span, now=now, tz=tz, foreign=False)
             if sched is not None:
                 # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
                 occasion = occasion_of(span) if isinstance(sched, Schedule) else None
                 kept = span.split()[: len(occasion.split())] if occasion else []
                 return When(sched, _clean(words[:i] + kept + words[j:]))
-    return None
+    # No English time: a German/Spanish/French/Portuguese/Polish one ("morgen um 9").
+    got = split_foreign(text, now=now, zone=zone_named(tz))
+    return When(got[0], _clean(got[1].split())) if got else None
