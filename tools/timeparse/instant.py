@@ -629,7 +629,9 @@ def _rel_piece(f: Frame, c: Ctx, dur: Duration, sign: int) -> None:
     # Calendar units step the wall clock; then place it back in the zone.
     base = wall(naive.date(), naive.hour, naive.minute, naive.second, c.tz)
     if not (dur.years or dur.months or dur.days):
-        base = (c.now + timedelta(seconds=dur.seconds)).astimezone(c.tz)
+        # Elapsed time: add in UTC (aware arithmetic in one ZoneInfo is wall-clock
+        # arithmetic and would be an hour off across a DST change).
+        base = (c.now.astimezone(UTC) + timedelta(seconds=dur.seconds)).astimezone(c.tz)
     f.set(instant=base)
     f.rel = dur
     f.weak = False
@@ -1331,8 +1333,8 @@ def _composite(s: str, c: Ctx) -> datetime | None:
     m = _NTH_WD_FROM.fullmatch(s)
     if m and m["dir"] not in ("past", "later than"):
         a = _anchor(m["t"], c)
-        if a is None:
-            return None
+        if a is None or a[1].hour is not None or a[1].pod is not None:
+            return None  # "monday after 3pm" is Monday at 3pm, read as a single time
         n = _ord(m["n"]) if m["n"] else 1
         base = a[0].astimezone(c.tz).date()
         wd = weekday_of(m["wd"])
@@ -1361,7 +1363,7 @@ def _composite(s: str, c: Ctx) -> datetime | None:
             return None
         if dur.years or dur.months or dur.days:
             return wall(moved.date(), moved.hour, moved.minute, moved.second, c.tz)
-        return (at + timedelta(seconds=dur.seconds)).astimezone(c.tz)
+        return (at.astimezone(UTC) + timedelta(seconds=dur.seconds)).astimezone(c.tz)
     return None
 
 
@@ -1388,13 +1390,14 @@ def _closest(m: re.Match[str], c: Ctx) -> datetime | None:
 
 def parse_normalized(s: str, c: Ctx) -> datetime | None:
     """Parse a preprocessed, normalised phrase: a single time or the start of an interval."""
-    got = _single(s, c)
-    if got is not None:
-        return got
+    # Built-on phrases first: in "the friday before christmas" the "before" is no filler.
     if " " in s and any(w in s for w in _COMPOSITE_WORDS):
         got = _composite(s, c)
         if got is not None:
             return got
+    got = _single(s, c)
+    if got is not None:
+        return got
     # "for 2 hours starting at 3" / "at 3 for 2 hours": the length must be all duration,
     # or any words after it would be silently dropped.
     for m in (_DUR_START.match(s), _FOR_DUR.match(s)):

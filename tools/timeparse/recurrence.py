@@ -909,7 +909,7 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
                 return None
             s = s[: m.start()]
         else:
-            p.start = _start_of(rest, c)
+            p.start = _start_of(m["x"], c)
             if p.start is None:
                 return None
             s = (s[: m.start()] + s[m.end() :]).strip()

@@ -1,0 +1,426 @@
+"""The time language, kind by kind: several phrasings per rule (issue 16).
+
+Reference: Monday 23 Nov 2026, 10:00 in Europe/Berlin unless a test says otherwise.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tools.timeparse import (
+    explain_invalid_date,
+    parse_instant,
+    parse_recurrence,
+    split_when,
+)
+from tools.timeparse.foreign import Understood
+from tools.timeparse.holidays import easter
+
+TZ = "Europe/Berlin"
+Z = ZoneInfo(TZ)
+NOW = datetime(2026, 11, 23, 10, 0, tzinfo=Z)  # a Monday
+
+
+def at(text: str, now: datetime = NOW) -> datetime | None:
+    got = parse_instant(text, now=now, tz=TZ)
+    return got.astimezone(Z).replace(tzinfo=None) if got else None
+
+
+def dt(y: int, mo: int, d: int, h: int = 9, mi: int = 0) -> datetime:
+    return datetime(y, mo, d, h, mi)
+
+
+def runs(text: str, n: int = 4, now: datetime = NOW) -> list[datetime]:
+    sched = parse_recurrence(text, now=now, tz=TZ)
+    assert sched is not None, text
+    return [r.astimezone(Z).replace(tzinfo=None) for r in sched.next_runs(now, n)]
+
+
+# ---------------------------------------------------------------- quantities
+
+
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [
+        ("in about 2 hours", timedelta(hours=2)),
+        ("in around 20 minutes", timedelta(minutes=20)),
+        ("in roughly an hour and a half", timedelta(minutes=90)),
+        ("in a couple of hours", timedelta(hours=2)),
+        ("in another 10 minutes", timedelta(minutes=10)),
+        ("in 2 and a half hours", timedelta(minutes=150)),
+    ],
+)
+def test_approximate_quantities(text: str, delta: timedelta) -> None:
+    assert at(text) == (NOW + delta).replace(tzinfo=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("9 tomorrow", dt(2026, 11, 24, 9)),
+        ("tomorrow 9", dt(2026, 11, 24, 9)),
+        ("friday 5", dt(2026, 11, 27, 17)),
+        ("wednesday 11", dt(2026, 11, 25, 11)),
+    ],
+)
+def test_bare_hour_beside_a_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("3 o'clock pm", dt(2026, 11, 23, 15)),
+        ("3 oclock p.m.", dt(2026, 11, 23, 15)),
+        ("8 o clock am tomorrow", dt(2026, 11, 24, 8)),
+        ("7 o'clock in the evening", dt(2026, 11, 23, 19)),
+    ],
+)
+def test_oclock_with_meridiem(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("20 minutes from 3pm", dt(2026, 11, 23, 15, 20)),
+        ("an hour after noon tomorrow", dt(2026, 11, 24, 13)),
+        ("2 days before friday", dt(2026, 11, 25, 9)),
+        ("the day after tomorrow at 6pm", dt(2026, 11, 25, 18)),
+        ("3 weeks after dec 1", dt(2026, 12, 22, 9)),
+    ],
+)
+def test_offsets_from_a_time(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("later than 3pm but before 5pm", dt(2026, 11, 23, 15)),
+        ("after 2pm but before 4pm tomorrow", dt(2026, 11, 23, 14)),
+        ("not earlier than 6pm and before 8pm", dt(2026, 11, 23, 18)),
+    ],
+)
+def test_bounded_window_gives_its_start(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+# ---------------------------------------------------------------- partial dates
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("march", dt(2027, 3, 1)),
+        ("in march", dt(2027, 3, 1)),
+        ("2027-03", None),  # a year-month with a dash is not read as a day (no day given)
+        ("03/2027", dt(2027, 3, 1)),
+        ("march 2027", dt(2027, 3, 1)),
+        ("the 20th of next month", dt(2026, 12, 20)),
+        ("the 5th", dt(2026, 12, 5)),
+        ("25th", dt(2026, 11, 25)),
+        ("3/15/27", dt(2027, 3, 15)),
+        ("16.12", dt(2026, 12, 16)),
+        ("24.11.27", dt(2027, 11, 24)),
+        ("2027/01/05", dt(2027, 1, 5)),
+        ("21/12", dt(2026, 12, 21)),
+        ("7. april", dt(2027, 4, 7)),
+    ],
+)
+def test_partial_dates(text: str, want: datetime | None) -> None:
+    assert at(text) == want
+
+
+def test_four_digits_after_a_date_is_a_clock_when_no_year_fits() -> None:
+    assert at("12 nov 1115") == dt(2027, 11, 12, 11, 15)
+    assert at("dec 3 2125") == dt(2026, 12, 3, 21, 25)
+    assert at("dec 3 2027") == dt(2027, 12, 3, 9)
+
+
+# ---------------------------------------------------------------- named days
+
+
+def test_easter_computus_known_years() -> None:
+    assert [easter(y) for y in (2013, 2019, 2024, 2025, 2027, 2038)] == [
+        date(2013, 3, 31),
+        date(2019, 4, 21),
+        date(2024, 3, 31),
+        date(2025, 4, 20),
+        date(2027, 3, 28),
+        date(2038, 4, 25),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("christmas", dt(2026, 12, 25)),
+        ("on christmas", dt(2026, 12, 25)),
+        ("xmas eve at 6pm", dt(2026, 12, 24, 18)),
+        ("last christmas", dt(2025, 12, 25)),
+        ("christmas 2030", dt(2030, 12, 25)),
+        ("a year after christmas", dt(2027, 12, 25)),
+        ("thanksgiving", dt(2026, 11, 26)),
+        ("thanksgiving 2027", dt(2027, 11, 25)),
+        ("black friday", dt(2026, 11, 27)),
+        ("easter monday", dt(2027, 3, 29)),
+        ("good friday 2025", dt(2025, 4, 18)),
+        ("3 days after easter", dt(2027, 3, 31)),
+        ("the ides of march", dt(2027, 3, 15)),
+        ("the ides of june", dt(2027, 6, 13)),
+        ("mother's day", dt(2027, 5, 9)),
+        ("memorial day 2027", dt(2027, 5, 31)),
+        ("new year's eve", dt(2026, 12, 31)),
+        ("halloween", dt(2027, 10, 31)),
+    ],
+)
+def test_holidays_and_offsets(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("the week of dec 9", dt(2026, 12, 7)),
+        ("week of christmas", dt(2026, 12, 21)),
+        ("the closest monday to dec 25", dt(2026, 12, 28)),
+        ("the second closest monday to dec 25", dt(2026, 12, 21)),
+        ("the nearest friday to new year's day", dt(2027, 1, 1)),
+        ("the third last week of 2018", dt(2018, 12, 10)),
+        ("the first week of 2019", dt(2019, 1, 7)),
+        ("the last day of 2027", dt(2027, 12, 31)),
+        ("third tuesday after christmas 2014", dt(2015, 1, 13)),
+        ("the friday before christmas", dt(2026, 12, 18)),
+        ("end of the month", dt(2026, 11, 30)),
+        ("beginning of next month", dt(2026, 12, 1)),
+        ("eoy", dt(2026, 12, 31)),
+    ],
+)
+def test_weeks_and_days_defined_from_others(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+# ---------------------------------------------------------------- people's messages
+
+
+def test_midnight_today_is_tonights_midnight() -> None:
+    tonight = dt(2026, 11, 24, 0)
+    assert at("at midnight") == tonight
+    assert at("today at midnight") == tonight
+    assert at("tonight at midnight") == tonight
+    assert at("friday at midnight") == dt(2026, 11, 28, 0)
+
+
+def test_next_weekday_is_in_next_week() -> None:
+    # Documented: "next friday" on a Monday is the Friday of next week; "friday" and
+    # "this friday" are the coming one.
+    assert at("next friday") == dt(2026, 12, 4)
+    assert at("this friday") == dt(2026, 11, 27)
+    assert at("friday") == dt(2026, 11, 27)
+
+
+def test_feb_30_is_explained_not_guessed() -> None:
+    for text in ("on Feb 30", "remind me on february 30th to pay rent", "30 feb"):
+        assert parse_instant(text, now=NOW, tz=TZ) is None
+        assert split_when(text, now=NOW, tz=TZ) is None
+        assert explain_invalid_date(text) == "February has no 30th — did you mean March 2nd?"
+    assert explain_invalid_date("april 31") == "April has no 31st — did you mean May 1st?"
+
+
+def test_offline_reply_explains_an_impossible_date() -> None:
+    from tools.offline import plan
+
+    got = plan("remind me on Feb 30 to pay rent", NOW, TZ)
+    assert isinstance(got, str) and "February has no 30th" in got
+
+
+@pytest.mark.parametrize(
+    ("text", "month", "day", "rest"),
+    [
+        ("Ana's birthday is on March 3rd", 3, 3, "Ana's birthday"),
+        ("my anniversary is june 12", 6, 12, "my anniversary"),
+        ("Mom's birthday: 3 May", 5, 3, "Mom's birthday"),
+        ("our wedding anniversary on the 4th of july", 7, 4, "our wedding anniversary"),
+    ],
+)
+def test_birthdays_and_anniversaries_are_yearly(text: str, month: int, day: int, rest: str) -> None:
+    got = runs(text, 3)
+    assert [(r.month, r.day) for r in got] == [(month, day)] * 3
+    assert [r.year for r in got] == [got[0].year, got[0].year + 1, got[0].year + 2]
+    found = split_when(text, now=NOW, tz=TZ)
+    assert found is not None and found.rest == rest
+
+
+def test_birthday_without_a_date_is_not_yearly() -> None:
+    assert parse_recurrence("birthday party tomorrow", now=NOW, tz=TZ) is None
+
+
+# ---------------------------------------------------------------- recurrences
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("last day of every month", [30, 31, 31, 28]),
+        ("the 2nd to last day of every month", [29, 30, 30, 27]),
+        ("the first and last day of each month", [30, 1, 31, 1]),
+        ("begin of each month", [1, 1, 1, 1]),
+        ("at the start of every month", [1, 1, 1, 1]),
+    ],
+)
+def test_days_of_the_month(text: str, days: list[int]) -> None:
+    assert [r.day for r in runs(text)] == days
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("the first friday of every month", [4, 1, 5, 5]),
+        ("last weekday of every month", [30, 31, 29, 26]),
+        ("every 2nd to last friday of the month", [18, 22, 19, 19]),
+        ("1st, 2nd, and 3rd friday of every month", [4, 11, 18, 1]),
+        ("first, second and third friday of every month", [4, 11, 18, 1]),
+    ],
+)
+def test_nth_weekdays(text: str, want: list[int]) -> None:
+    assert [r.day for r in runs(text)] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "gap_weeks"),
+    [("every other weekend", 2), ("every 4 weekends", 4), ("each 3rd weekend", 3)],
+)
+def test_weekends_with_intervals(text: str, gap_weeks: int) -> None:
+    got = runs(text, 4)
+    assert [r.weekday() for r in got] == [5, 6, 5, 6]
+    assert got[2] - got[0] == timedelta(weeks=gap_weeks)
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("every friday twice", 2),
+        ("fridays twice", 2),
+        ("every day for 3 occurrences", 3),
+        ("daily at 8am 4 times", 4),
+        ("every monday once", 1),
+        ("every day thrice", 3),
+    ],
+)
+def test_counts(text: str, count: int) -> None:
+    assert len(runs(text, 10)) == count
+
+
+def test_twice_a_day_is_two_times_not_a_count() -> None:
+    assert len(runs("twice a day", 10)) == 10
+
+
+@pytest.mark.parametrize(
+    ("text", "last"),
+    [
+        ("every day for the next month", date(2026, 12, 23)),
+        ("every day for a week", date(2026, 11, 30)),
+        ("every monday for the next year", date(2027, 11, 22)),
+        ("every day until dec 5", date(2026, 12, 5)),
+    ],
+)
+def test_spans_end_the_recurrence(text: str, last: date) -> None:
+    got = runs(text, 500)
+    assert got[-1].date() <= last
+    assert got[-1].date() > last - timedelta(days=7)
+
+
+def test_from_month_until_month() -> None:
+    got = runs("every monday from november until february", 100)
+    assert got[0] == dt(2026, 11, 30)
+    assert got[-1] < dt(2027, 2, 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["starting next monday every day at 9", "starting dec 1, every day at 9", "from dec 1 daily"],
+)
+def test_starting_a_date(text: str) -> None:
+    first = runs(text, 1)[0]
+    assert first.date() in (date(2026, 11, 30), date(2026, 12, 1))
+    assert first.hour == 9
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("on the 1st and 15th of every month", [1, 15, 1, 15]),
+        ("every month on the 1st and 15th", [1, 15, 1, 15]),
+        ("monthly on the 10th, 20th and 30th", [30, 10, 20, 30]),
+    ],
+)
+def test_lists_of_month_days(text: str, days: list[int]) -> None:
+    assert [r.day for r in runs(text)] == days
+
+
+@pytest.mark.parametrize(
+    ("text", "step"),
+    [
+        ("minutely", timedelta(minutes=1)),
+        ("hourly", timedelta(hours=1)),
+        ("every hour", timedelta(hours=1)),
+        ("fortnightly", timedelta(weeks=2)),
+        ("biweekly", timedelta(weeks=2)),
+    ],
+)
+def test_frequency_words(text: str, step: timedelta) -> None:
+    got = runs(text, 3)
+    assert got[1] - got[0] == step and got[2] - got[1] == step
+
+
+def test_week_numbers() -> None:
+    got = runs("every year in week 5 on monday", 2)
+    assert [r.isocalendar()[1] for r in got] == [5, 5]
+    assert got[0].weekday() == 0
+
+
+# ---------------------------------------------------------------- other languages
+
+
+@pytest.mark.parametrize(
+    ("text", "want", "language"),
+    [
+        ("morgen um 9 Uhr", dt(2026, 11, 24, 9), "German"),
+        ("in 2 Stunden", dt(2026, 11, 23, 12), "German"),
+        ("mañana a las 9", dt(2026, 11, 24, 9), "Spanish"),
+        ("el próximo lunes a las 10", dt(2026, 11, 30, 10), "Spanish"),
+        ("demain à 9h", dt(2026, 11, 24, 9), "French"),
+        ("dans 3 jours", dt(2026, 11, 26, 10), "French"),
+        ("amanhã às 9", dt(2026, 11, 24, 9), "Portuguese"),
+        ("jutro o 9", dt(2026, 11, 24, 9), "Polish"),
+        ("za 2 godziny", dt(2026, 11, 23, 12), "Polish"),
+    ],
+)
+def test_other_languages_fall_back_and_say_so(text: str, want: datetime, language: str) -> None:
+    got = parse_instant(text, now=NOW, tz=TZ)
+    assert isinstance(got, Understood)
+    assert got.astimezone(Z).replace(tzinfo=None) == want
+    assert got.language == language
+    assert got.understood.startswith(f"read as {language}: ")
+
+
+def test_other_language_inside_a_message() -> None:
+    found = split_when("erinnere mich morgen um 9 Uhr an den Arzttermin", now=NOW, tz=TZ)
+    assert found is not None
+    assert isinstance(found.schedule, Understood)
+    assert found.schedule.astimezone(Z).replace(tzinfo=None) == dt(2026, 11, 24, 9)
+    assert found.rest == "erinnere mich an den Arzttermin"
+
+
+@pytest.mark.parametrize("text", ["A4 A5", "1 adult", "rat 6", "hello there", "two three"])
+def test_fallback_reads_no_noise(text: str) -> None:
+    assert parse_instant(text, now=NOW, tz=TZ) is None
+
+
+def test_english_result_is_plain() -> None:
+    got = parse_instant("tomorrow at 9", now=NOW, tz=TZ)
+    assert got is not None and not isinstance(got, Understood)
