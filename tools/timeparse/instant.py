@@ -1429,6 +1429,10 @@ def _is_duration(text: str) -> bool:
     return d is not None and d[1] == len(text)
 
 
+_MAX_SEPARATORS = 4
+_MAX_END_WORDS = 8
+
+
 def _interval(s: str, c: Ctx) -> datetime | None:
     """The start of "from 3 to 5pm", "Dec 3-5", "between the 3rd and 5th of March".
 
@@ -1438,15 +1442,19 @@ def _interval(s: str, c: Ctx) -> datetime | None:
     a time at all.
     """
     body = _INTERVAL_HEAD.sub("", s, count=1)
-    for sep in _SEP.finditer(body):
+    # Bounded work: a range's ends are short ("the 3rd of march at 3pm"), so only the
+    # first few separators and far-end splits are tried, whatever the input's length.
+    for n_sep, sep in enumerate(_SEP.finditer(body)):
+        if n_sep >= _MAX_SEPARATORS:
+            break
         left, right = body[: sep.start()].strip(), body[sep.end() :].strip()
-        if not left or not right:
+        if not left or not right or left.count(" ") >= _MAX_END_WORDS:
             continue
         rtoks = right.split(" ")
-        whole = _end_point(right, c)
+        whole = len(rtoks) <= 2 * _MAX_END_WORDS and _end_point(right, c)
         if not (whole or _end_point(rtoks[0], c) or _DAYNUM.match(" ".join(rtoks[:2]))):
             continue  # the far end does not even start like a time (cheap, most messages)
-        for k in range(1, len(rtoks)):
+        for k in range(1, min(len(rtoks), _MAX_END_WORDS)):
             end, shared = " ".join(rtoks[:k]), " ".join(rtoks[k:])
             if _end_point(end, c):
                 got = _range_start(left, end, shared, c)

@@ -17,6 +17,7 @@ from .invalid import explain_invalid_date
 from .recurrence import _KEYWORD, occasion_of, parse_recurrence
 
 MAX_TOKENS = 40
+MAX_SPAN = 16
 MAX_LEN = 1000
 
 _LEAD = re.compile(
@@ -117,7 +118,9 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     bare = [_bare(w) for w in words]
     adjectives = {k for k in range(1, n) if bare[k] in _ADVERBS and bare[k - 1] in _DETERMINERS}
     has_keyword = bool(_KEYWORD.search(text.lower()))
-    for length in range(n, 0, -1):
+    # The longest time phrase people write is well under MAX_SPAN words ("every first and
+    # third friday of the month at 9am until december 31"); longer runs are never tried.
+    for length in range(min(n, MAX_SPAN), 0, -1):
         for i in range(0, n - length + 1):
             j = i + length
             if bare[j - 1] in _EDGE_FILLER or (length > 1 and bare[i] in ("to", "and")):
