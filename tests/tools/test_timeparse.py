@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -123,7 +123,14 @@ def test_dst_fall_back_takes_first_occurrence() -> None:
     assert got is not None
     assert (got.hour, got.minute, got.utcoffset()) == (2, 30, timedelta(hours=2))
     relative = parse_instant("in 24 hours", now=now, tz=BERLIN)
-    assert relative == now + timedelta(hours=24)
+    assert relative is not None
+    # Hours are elapsed time: across the fall-back night 24 hours later is 11:00 on the
+    # wall clock (aware arithmetic inside one ZoneInfo would say 12:00, 25 hours later).
+    assert relative.astimezone(UTC) - now.astimezone(UTC) == timedelta(hours=24)
+    assert (relative.hour, relative.minute) == (11, 0)
+    # Days are calendar days: the wall clock is kept.
+    day_later = parse_instant("in 1 day", now=now, tz=BERLIN)
+    assert day_later is not None and (day_later.day, day_later.hour) == (25, 12)
 
 
 def test_new_york_and_sydney() -> None:
