@@ -424,3 +424,55 @@ def test_fallback_reads_no_noise(text: str) -> None:
 def test_english_result_is_plain() -> None:
     got = parse_instant("tomorrow at 9", now=NOW, tz=TZ)
     assert got is not None and not isinstance(got, Understood)
+
+
+# ---------------------------------------------------------------- periods
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("this summer", dt(2027, 6, 21)),
+        ("next spring", dt(2027, 3, 20)),
+        ("this winter", dt(2026, 12, 21)),
+        ("autumn 2027", dt(2027, 9, 23)),
+        ("Q3 2027", dt(2027, 7, 1)),
+        ("the 2nd quarter", dt(2026, 4, 1)),
+        ("4th quarter of next year", dt(2027, 10, 1)),
+        ("early march", dt(2027, 3, 1)),
+        ("mid-march", dt(2027, 3, 11)),
+        ("late march 2028", dt(2028, 3, 21)),
+        ("the end of february", dt(2027, 2, 28)),
+        ("the past 2 days", dt(2026, 11, 21, 0)),
+        ("the next 3 weeks", dt(2026, 11, 30, 0)),
+        ("next month on the 15th", dt(2026, 12, 15)),
+        ("on the 3rd of next month", dt(2026, 12, 3)),
+        ("march 3 next year", dt(2027, 3, 3)),
+    ],
+)
+def test_seasons_quarters_and_parts_of_months(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("this time tomorrow", dt(2026, 11, 24, 10)),
+        ("tomorrow same time", dt(2026, 11, 24, 10)),
+        ("same time next week", dt(2026, 11, 30, 10)),
+        ("at the same time on friday", dt(2026, 11, 27, 10)),
+        ("same time next month", dt(2026, 12, 23, 10)),
+    ],
+)
+def test_same_time_on_another_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_seasons_need_a_modifier() -> None:
+    assert at("spring") is None and at("fall") is None
+
+
+def test_clock_after_a_date() -> None:
+    assert at("19/12 1510") == dt(2026, 12, 19, 15, 10)
+    assert at("8/may") == dt(2027, 5, 8)
+    assert at("may/8") == dt(2027, 5, 8)

@@ -245,7 +245,7 @@ _NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'|o'?clock|ish))"
 @piece(
     r"(?P<mon>"
     + MONTH_RE
-    + r")\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?"
+    + r")(?:\s*/\s*|\s*)(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?"
     + _NOT_TIME
     + r"(?:,?\s*(?P<y>\d{4}))?"
 )
@@ -268,7 +268,7 @@ def _year_or_clock(text: str, f: Frame, c: Ctx) -> None:
 
 
 @piece(
-    r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th|\.)?\s*(?:day\s+)?(?:of\s+)?(?P<mon>"
+    r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th|\.)?(?:\s*/\s*|\s*)(?:day\s+)?(?:of\s+)?(?P<mon>"
     + MONTH_RE
     + r")(?:,?\s*(?P<y>\d{4}))?"
 )
@@ -427,6 +427,13 @@ def _now(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+@piece(r"last\s+night")
+def _last_night(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(date=c.today - timedelta(days=1), grain="day")
+    f.set(pod="night")
+    f.weak = False
+
+
 @piece(r"(?P<late>late\s+)?(?P<w>tonight|tonite)")
 def _tonight(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(date=c.today, grain="day")
@@ -450,6 +457,93 @@ def _rel_period(m: re.Match[str], f: Frame, c: Ctx) -> None:
     u = "quarter" if m["u"] == "qtr" else m["u"]
     d, grain = _period_start(u, c.today, _rel_shift(m["mod"]))
     f.set(date=d, grain=grain)
+    f.weak = False
+
+
+# Astronomical seasons (northern hemisphere), as calendars print them.
+_SEASONS = {"spring": (3, 20), "summer": (6, 21), "fall": (9, 23), "autumn": (9, 23)}
+
+
+@piece(
+    r"(?:(?:the\s+)?(?P<mod>" + _REL_WORDS + r")\s+)?(?P<s>spring|summer|fall|autumn|winter)"
+    r"(?:\s+(?:of\s+)?(?P<y>\d{4}))?"
+)
+def _season(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "this summer", "next winter", "spring 2027": the season's first day."""
+    if not (m["mod"] or m["y"]):
+        raise Conflict("season")  # a bare "fall" or "spring" is too often another word
+    mo, d = _SEASONS.get(m["s"], (12, 21))
+
+    def start(year: int) -> date:
+        return date(year, mo, d)
+
+    if m["y"]:
+        day = start(int(m["y"]))
+    else:
+        # The season we are in (winter spans new year) or, after "next", the following one.
+        cur = start(c.today.year)
+        if cur > c.today:
+            cur = start(c.today.year - 1)
+        shift = _rel_shift(m["mod"])
+        if shift == 0 and (c.today - cur).days >= 92:
+            shift = 1  # "this summer" in February: the coming one
+        day = start(cur.year + shift)
+    f.set(date=day, grain="day")
+    f.weak = False
+
+
+@piece(
+    r"(?:the\s+)?(?:(?P<q>[1-4])(?:st|nd|rd|th)\s+(?:quarter|qtr)|q(?P<q2>[1-4]))"
+    r"(?:\s+(?:of\s+)?(?P<y>\d{4})|\s+(?:of\s+)?(?P<mod>" + _REL_WORDS + r")\s+year)?"
+)
+def _quarter(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "Q3 2013", "the third quarter", "4th quarter of next year"."""
+    q = int(m["q"] or m["q2"])
+    year = int(m["y"]) if m["y"] else c.today.year + _rel_shift(m["mod"] or "this")
+    f.set(date=date(year, 3 * q - 2, 1), grain="quarter")
+    f.weak = False
+
+
+@piece(
+    r"(?:the\s+|at\s+the\s+)?(?P<edge>early|mid|late|middle\s+of|end\s+of|beginning\s+of|"
+    r"start\s+of)(?:\s*-\s*|\s+)(?P<mon>" + MONTH_RE + r")(?:,?\s*(?P<y>\d{4}))?"
+)
+def _month_part(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "early march" (from the 1st), "mid march" (11th), "late march" (21st), "the end
+    of march" (its last day), as calendar thirds of the month."""
+    edge = m["edge"].split()[0]
+    mo = month_of(m["mon"])
+    year = int(m["y"]) if m["y"] else None
+    day = {"early": 1, "beginning": 1, "start": 1, "mid": 11, "middle": 11, "late": 21}.get(edge)
+    f.set(month=mo)
+    if year is not None:
+        f.set(year=year)
+    if day is None:  # "end of": the last day of that month
+        y = (
+            year
+            if year is not None
+            else (c.today.year if mo >= c.today.month else c.today.year + 1)
+        )
+        day = days_in_month(y, mo)
+    f.set(day=day)
+    f.weak = False
+
+
+@piece(
+    r"(?P<dir>next|coming|following|last|past|previous)\s+(?P<n>\d{1,3})\s+(?P<u>days|weeks|months|years)"
+)
+def _next_n_periods(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "the next 3 weeks" starts with the next week; "the past 2 days" two days ago."""
+    n, unit = int(m["n"]), m["u"][:-1]
+    forward = m["dir"] in ("next", "coming", "following")
+    if unit == "day":
+        day = c.today + timedelta(days=1 if forward else -n)
+        f.set(date=day, grain="day")
+    else:
+        day, grain = _period_start(unit, c.today, 1 if forward else -n)
+        f.set(date=day, grain=grain)
+    f.set(hour=0)
+    f.h24 = True
     f.weak = False
 
 
@@ -733,7 +827,9 @@ def _h_h(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 @piece(r"(?P<h>[01]?\d|2[0-4])(?P<m>[0-5]\d)(?![\d-])")
 def _hhmm(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    if not (f.at_ctx or f.pod):
+    # "1115" is a clock time after "at", beside a part of day or after a date ("19/12 1510").
+    dated = f.date is not None or f.day is not None
+    if not (f.at_ctx or f.pod or dated):
         raise Conflict("hour")
     _set_time(f, int(m["h"]), int(m["m"]), 0, None)
 
@@ -1127,6 +1223,22 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         and not _is_whole_phrase_date(f)
     ):
         return None
+    if (
+        f.date is not None
+        and f.grain in ("month", "year")
+        and f.year is None
+        and (f.day is not None or (f.month is not None and f.grain == "year"))
+    ):
+        # "the 3rd of next month", "march 3 next year": a day inside that period.
+        mo = f.month if f.month is not None else f.date.month
+        d = f.day if f.day is not None else 1
+        if f.grain == "month" and f.month is not None and f.month != f.date.month:
+            return None
+        if not valid_date(f.date.year, mo, d):
+            return None
+        f = _copy(f)
+        f.date, f.grain = date(f.date.year, mo, d), "day"
+        f.month = f.day = None
     if f.date is not None and (f.month is not None or f.day is not None or f.year is not None):
         # "tomorrow 16 Nov": both name the day; they must agree.
         if f.grain not in ("", "day") or any(
@@ -1280,6 +1392,10 @@ _CLOSEST = re.compile(
     r"(?:the\s+)?(?:(?P<n>\d{1,2}(?:st|nd|rd|th)|second)\s+)?(?:closest|nearest)\s+"
     r"(?:(?P<wd>" + WEEKDAY_RE + r")|(?P<h>" + HOLIDAY_RE + r"))\s+to\s+(?P<t>.{1,200})"
 )
+_SAME_TIME = re.compile(
+    r"(?:at\s+)?(?:this|the\s+same|same)\s+time\s+(?P<t>.{1,100})|(?P<t2>.{1,100}?)\s+"
+    r"(?:at\s+)?(?:this|the\s+same|same)\s+time"
+)
 _WEEK_OF = re.compile(r"(?:the\s+)?week\s+of\s+(?P<t>.{1,200})")
 _BOUNDED = re.compile(
     r"(?:(?:at\s+the\s+)?earliest\s+|not\s+(?:earlier|sooner)\s+than\s+|no\s+(?:earlier|sooner)"
@@ -1322,6 +1438,9 @@ def _composite(s: str, c: Ctx) -> datetime | None:
         a, b = _anchor(m["a"], c), _anchor(m["b"], c)
         if a is not None and b is not None:
             return a[0]
+    m = _SAME_TIME.fullmatch(s)
+    if m:
+        return _same_time(m["t"] or m["t2"], c)
     m = _WEEK_OF.fullmatch(s)
     if m:
         a = _anchor(m["t"], c)
@@ -1367,6 +1486,24 @@ def _composite(s: str, c: Ctx) -> datetime | None:
     return None
 
 
+def _same_time(text: str, c: Ctx) -> datetime | None:
+    """ "this time tomorrow", "same time next week": now's clock time on that day (a week,
+    month or year later for "next week/month/year")."""
+    a = _anchor(text, c)
+    if a is None or a[1].hour is not None:
+        return None
+    f = a[1]
+    day = a[0].astimezone(c.tz).date()
+    if f.grain in ("week", "month", "year") and f.date is not None:
+        shift = (f.date - _period_start(f.grain, c.today, 0)[0]).days
+        if f.grain == "week":
+            day = c.today + timedelta(days=shift)
+        else:
+            months = 12 if f.grain == "year" else 1
+            day = add_months(c.today, months if shift > 0 else -months)
+    return wall(day, c.now.hour, c.now.minute, 0, c.tz)
+
+
 def _closest(m: re.Match[str], c: Ctx) -> datetime | None:
     a = _anchor(m["t"], c)
     if a is None:
@@ -1407,6 +1544,7 @@ def parse_normalized(s: str, c: Ctx) -> datetime | None:
 
 
 _COMPOSITE_WORDS = (
+    "time",
     "after",
     "from",
     "before",
