@@ -1230,14 +1230,15 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         and (f.day is not None or (f.month is not None and f.grain == "year"))
     ):
         # "the 3rd of next month", "march 3 next year": a day inside that period.
-        mo = f.month if f.month is not None else f.date.month
-        d = f.day if f.day is not None else 1
-        if f.grain == "month" and f.month is not None and f.month != f.date.month:
+        base = f.date
+        mo = f.month if f.month is not None else base.month
+        dd = f.day if f.day is not None else 1
+        if f.grain == "month" and f.month is not None and f.month != base.month:
             return None
-        if not valid_date(f.date.year, mo, d):
+        if not valid_date(base.year, mo, dd):
             return None
         f = _copy(f)
-        f.date, f.grain = date(f.date.year, mo, d), "day"
+        f.date, f.grain = date(base.year, mo, dd), "day"
         f.month = f.day = None
     if f.date is not None and (f.month is not None or f.day is not None or f.year is not None):
         # "tomorrow 16 Nov": both name the day; they must agree.
