@@ -476,3 +476,43 @@ def test_clock_after_a_date() -> None:
     assert at("19/12 1510") == dt(2026, 12, 19, 15, 10)
     assert at("8/may") == dt(2027, 5, 8)
     assert at("may/8") == dt(2027, 5, 8)
+
+
+# ---------------------------------------------------------------- sub-daily rhythms
+
+
+def _clock(r: datetime) -> str:
+    return r.strftime("%a %H:%M")
+
+
+def test_window_of_minutes_stops_at_its_end() -> None:
+    got = runs("every 15 minutes between 9am and 5pm on weekdays", 30)
+    assert _clock(got[0]) == "Mon 10:15"
+    assert "Mon 17:00" in map(_clock, got) and "Mon 17:15" not in map(_clock, got)
+    assert _clock(got[got.index(next(r for r in got if _clock(r) == "Mon 17:00")) + 1]) == (
+        "Tue 09:00"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("every 30 minutes from 9:30am to 5:30pm", ["10:30", "11:00", "11:30"]),
+        ("every 2 hours from 9 to 17", ["11:00", "13:00", "15:00", "17:00", "09:00"]),
+        ("every hour from 9 to 5", ["11:00", "12:00", "13:00"]),
+        ("every hour at minute 30", ["10:30", "11:30", "12:30"]),
+        ("each hour on the half hour", ["10:30", "11:30", "12:30"]),
+        ("hourly at :45", ["10:45", "11:45", "12:45"]),
+        ("every half hour", ["10:30", "11:00", "11:30"]),
+        ("every quarter hour", ["10:15", "10:30", "10:45"]),
+    ],
+)
+def test_sub_daily_windows_and_marks(text: str, want: list[str]) -> None:
+    assert [r.strftime("%H:%M") for r in runs(text, len(want))] == want
+
+
+def test_ordinal_day_of_the_month_versus_every_nth_day() -> None:
+    assert [r.day for r in runs("every 2nd day of the month", 3)] == [2, 2, 2]
+    got = runs("every 2nd day", 3)
+    assert got[1] - got[0] == timedelta(days=2)
+    assert [r.day for r in runs("every month on the 1st and last day", 4)] == [30, 1, 31, 1]

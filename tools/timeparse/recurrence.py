@@ -55,6 +55,9 @@ class Pattern:
     nth_day_of_week: int | None = None
     setpos: list[int] = field(default_factory=list)  # "first and last instance of tue and fri"
     exclude: list[str] = field(default_factory=list)  # RRule exceptions: EXDATE:…, EXRULE:…
+    minute_mark: int | None = None  # "every hour at minute 30", "on the half hour"
+    # "every 15 minutes between 9am and 5pm": first and last minute of the day, inclusive
+    window: tuple[int, int] | None = None
 
 
 # ---------------------------------------------------------------- times of day
@@ -117,6 +120,21 @@ _COUNT = re.compile(
 )
 _COUNT_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 _FOR = re.compile(r"(?:\s*,)?\s+for\s+(?:up\s+to\s+)?(?:the\s+next\s+|next\s+)?(?P<d>.+)$")
+# A daily window for a sub-daily rhythm: "between 9am and 5pm", "from 9 to 17".
+_WINDOW = re.compile(
+    r"(?:\s*,)?\s+(?:between|from)\s+(?P<a>(?:\d{1,2}(?::\d{2})?\s*(?:am|pm)?|noon|midnight))"
+    r"\s+(?:and|to|until|till|-)\s+(?P<b>(?:\d{1,2}(?::\d{2})?\s*(?:am|pm)?|noon|midnight))"
+    r"(?![\w:])"
+)
+_SUB_DAILY = re.compile(
+    r"\b(?:every|each)\s+(?:\d+\s*|other\s+|half\s+(?:an\s+)?|quarter\s+(?:of\s+an\s+)?)?"
+    r"(?:min(?:ute)?s?|hours?|hrs?|h)\b|\b(?:hourly|minutely)\b"
+)
+_MINUTE_MARK = re.compile(
+    r"(?:\s*,)?\s+(?:at|on)\s+(?:the\s+)?(?:minute\s+(?P<mm>\d{1,2})|half\s+hour|"
+    r"quarter\s+(?:past|after)(?:\s+the\s+hour)?|(?P<mm2>\d{1,2})\s+(?:minutes?\s+)?"
+    r"(?:past|after)(?:\s+the\s+hour)?|:(?P<mm3>\d{2}))(?!\w)"
+)
 _BARE_UNIT = re.compile(r"(?:day|week|fortnight|month|year)")
 _UNTIL = re.compile(r"(?:\s*,)?\s+(?:until|till|til|up to|ending)\s+(?P<x>.+)$")
 _START = re.compile(
@@ -209,12 +227,6 @@ _COUNTED_UNITS = _UNITS.replace("hrs?|", "hrs?|h|")
 _EDGE = r"(?:start|beginning|begin|end|1st\s+day|last\s+day|first\s+day)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (
-        re.compile(
-            r"(?:every|each)\s+(?:(?P<other>other)|(?P<n>\d+)(?:st|nd|rd|th)?)\s+week-?ends?"
-        ),
-        "n_weekends",
-    ),
-    (
         # "the 2nd to last day of the month", "the first and last day of each month"
         re.compile(
             r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<o>"
@@ -222,11 +234,22 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
             + r"(?:\s*(?:,\s*and|,|and|&)\s*"
             + _ORD
             + r")*)(?:\s+(?P<last>to\s+the\s+last|to\s+last|last))?\s+(?:calendar\s+)?days?"
-            r"(?=\s+(?:of|in)\s+(?:the|each|every|a)\s+month|\s+of\s+every\b|\s+monthly\b)"
+            r"(?=\s+(?:of|in)\s+(?:the|each|every|a)\s+month|\s+of\s+every\b|\s+monthly\b"
+            r"|(?P<bare>$|\s+(?:at|from|until|till|for|starting)\b|,))"
         ),
         "nth_monthday",
     ),
+    (
+        re.compile(
+            r"(?:every|each)\s+(?:(?P<other>other)|(?P<n>\d+)(?:st|nd|rd|th)?)\s+week-?ends?"
+        ),
+        "n_weekends",
+    ),
     (re.compile(r"(?:every|each)\s+other\s+" + _UNITS), "other"),
+    (
+        re.compile(r"(?:every|each)\s+(?P<f>half|quarter)\s+(?:of\s+)?(?:an?\s+)?hour"),
+        "part_hour",
+    ),
     (re.compile(r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)?\s*" + _COUNTED_UNITS), "n_units"),
     (re.compile(r"(?:every|each|once\s+(?:a|per|every)|per|a)\s+" + _UNITS), "unit"),
     (
@@ -375,6 +398,11 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
             return False
         p.freq = freq
         return True
+    if kind == "part_hour":
+        if p.freq and p.freq != "MINUTELY":
+            return False
+        p.freq, p.interval = "MINUTELY", 30 if g["f"] == "half" else 15
+        return True
     if kind == "n_weekends":
         n = 2 if g["other"] else int(g["n"])
         if n < 1 or (p.freq and p.freq != "WEEKLY"):
@@ -383,6 +411,8 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         p.byday.extend(["SA", "SU"])
         return True
     if kind == "nth_monthday":
+        if g["bare"] is not None and p.freq != "MONTHLY":
+            return False  # "the last day" means a day of the month only inside "every month"
         ords = [_ord_value(o) for o in re.findall(_ORD, g["o"])]
         if g["last"]:
             ords = [-o for o in ords]
@@ -478,18 +508,19 @@ def _read_pattern(s: str, p: Pattern) -> bool:
         if sp:
             pos = sp.end()
             continue
-        best: tuple[int, str, re.Match[str]] | None = None
+        # The longest rule wins; among equally long ones the first that applies ("every
+        # 2nd day of the month" is a day of the month, "every 2nd day" a rhythm).
+        longest: list[tuple[str, re.Match[str]]] = []
         for pat, kind in _RULES:
             m = pat.match(s, pos)
-            if (
-                m
-                and m.end() > pos
-                and (m.end() == len(s) or not s[m.end()].isalnum())
-                and (best is None or m.end() > best[0])
-            ):
-                best = (m.end(), kind, m)
-        if best is not None and _apply(best[1], best[2], p):
-            pos = best[0]
+            if m and m.end() > pos and (m.end() == len(s) or not s[m.end()].isalnum()):
+                if longest and m.end() > longest[0][1].end():
+                    longest = []
+                if not longest or m.end() == longest[0][1].end():
+                    longest.append((kind, m))
+        applied = next((m for kind, m in longest if _apply(kind, m, p)), None)
+        if applied is not None:
+            pos = applied.end()
             continue
         f = _FILL.match(s, pos)
         if f is None or f.end() == pos:
@@ -510,6 +541,8 @@ def _cron_list(values: list[int]) -> str:
 
 def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     now = c.now
+    if p.freq in ("MINUTELY", "HOURLY") and (p.window or p.minute_mark is not None):
+        return _windowed(p, c, tz)
     if p.freq in ("SECONDLY", "MINUTELY", "HOURLY"):
         secs = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600}[p.freq] * p.interval
         if p.exclude or p.setpos:
@@ -609,6 +642,72 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     start = datetime.combine(start_day, time(0))
     try:
         return Schedule(RRule(";".join(parts), start, tuple(p.exclude)), tz, p.until, p.count)
+    except ScheduleError:
+        return None
+
+
+def _windowed(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
+    """A sub-daily rhythm inside daily hours, or at a fixed minute of the hour.
+
+    "hourly at :30" → "30 * * * *"; "every 2 hours from 9 to 17" → "0 9-17/2 * * *";
+    "every 15 minutes between 9am and 5pm on weekdays" runs 09:00, 09:15 … 17:00 and
+    no later (an RRULE picking those minutes of each day), not 17:45 as "*/15 9-17" would.
+    """
+    if p.exclude or p.setpos or p.weekno is not None or p.times:
+        return None
+    if p.window and p.freq == "MINUTELY":
+        return _minute_window(p, c, tz)
+    dow = _cron_list([(_RR.index(d[-2:]) + 1) % 7 for d in p.byday]) if p.byday else "*"
+    if any(len(d) > 2 for d in p.byday):
+        return None
+    mon = _cron_list(p.months) if p.months else "*"
+    dom = _cron_list(p.monthdays) if p.monthdays else "*"
+    if any(d < 1 for d in p.monthdays):
+        return None
+    if p.freq == "MINUTELY":
+        return None  # a minute mark means nothing to a rhythm of minutes
+    hours = "*"
+    mark = p.minute_mark or 0
+    if p.window:
+        first, last = p.window
+        mark = first % 60 if p.minute_mark is None else p.minute_mark
+        h1 = first // 60 + (1 if mark < first % 60 else 0)
+        h2 = last // 60 - (1 if mark > last % 60 else 0)
+        if h1 > h2:
+            return None
+        hours = f"{h1}-{h2}"
+    elif 24 % p.interval:
+        return None
+    minute = str(mark)
+    if p.interval > 1:
+        hours = f"{hours}/{p.interval}" if p.window else f"*/{p.interval}"
+    try:
+        return Schedule(Cron(f"{minute} {hours} {dom} {mon} {dow}"), tz, p.until, p.count)
+    except ScheduleError:
+        return None
+
+
+def _minute_window(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
+    """Every N minutes from the window's first minute to its last, each day it applies."""
+    assert p.window is not None
+    first, last = p.window
+    marks = list(range(first, last + 1, p.interval))
+    hours = sorted({m // 60 for m in marks})
+    minutes = sorted({m % 60 for m in marks})
+    grid = [h * 60 + mi for h in hours for mi in minutes]  # what BYHOUR x BYMINUTE yields
+    wanted = set(marks)
+    setpos = [i + 1 for i, m in enumerate(grid) if m in wanted]
+    q = Pattern(byday=list(p.byday), monthdays=list(p.monthdays), months=list(p.months))
+    freq = "DAILY"
+    parts = _date_parts(freq, q, q.byday)
+    parts.append("BYHOUR=" + ",".join(map(str, hours)))
+    parts.append("BYMINUTE=" + ",".join(map(str, minutes)))
+    parts.append("BYSECOND=0")
+    if len(setpos) != len(grid):
+        parts.append("BYSETPOS=" + ",".join(map(str, setpos)))
+    start = datetime.combine(c.today, time(0))
+    try:
+        return Schedule(RRule(";".join(parts), start, ()), tz, p.until, p.count)
     except ScheduleError:
         return None
 
@@ -896,6 +995,25 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     if m:
         p.count = int(m["n"]) if m["n"] else _COUNT_WORDS[m["w"]]
         s = (s[: m.start()] + s[m.end() :]).strip()
+    m = _WINDOW.search(s)
+    if m and _SUB_DAILY.search(s):
+        lo, hi = _times("at " + m["a"], None), _times("at " + m["b"], None)
+        if not (lo and hi and len(lo[0]) == 1 and len(hi[0]) == 1):
+            return None
+        (h1, m1), (h2, m2) = lo[0][0], hi[0][0]
+        if h2 < h1 and not re.search(r"[ap]m|:", m["b"]) and h2 + 12 > h1:
+            h2 += 12  # "from 9 to 5": the end is in the afternoon
+        if not h1 * 60 + m1 < h2 * 60 + m2:
+            return None  # a window ends later the same day
+        p.window = (h1 * 60 + m1, h2 * 60 + m2)
+        s = (s[: m.start()] + " " + s[m.end() :]).strip()
+    m = _MINUTE_MARK.search(s)
+    if m and _SUB_DAILY.search(s):
+        mark = m["mm"] or m["mm2"] or m["mm3"]
+        p.minute_mark = int(mark) if mark else (30 if "half" in m.group(0) else 15)
+        if not 0 <= p.minute_mark <= 59:
+            return None
+        s = (s[: m.start()] + " " + s[m.end() :]).strip()
     m = _START.search(s)
     if m:
         rest = m["x"]
