@@ -211,6 +211,7 @@ def main() -> int:
         load(data / "duckling_en_time_tz_variants.jsonl"), "duckling_tz", tally, timer, tz_fails
     )
     score_instants(load(extra / "ctparse_en.jsonl"), "ctparse", tally, timer, fails)
+    score_instants(load(extra / "chrono_en.jsonl"), "chrono", tally, timer, fails)
     neg: dict[str, list[str]] = {s: [] for s in SPLITS}
     neg_rows = load(data / "duckling_en_time_negative.jsonl") + load(extra / "negative_en.jsonl")
     for row in neg_rows:
@@ -270,6 +271,7 @@ def main() -> int:
             "core": tally.rate(split, "duckling:core"),
             "tz_variants": tally.rate(split, "duckling_tz:core"),
             "ctparse_en": tally.rate(split, "ctparse:core"),
+            "chrono_en": tally.rate(split, "chrono:core"),
             "negatives_parsed": len(neg[split]),
             "recurrence_unambiguous": tally.rate(split, "rec:recurrence"),
             "cron_descriptor": tally.rate(split, "rec:cron-descriptor"),
@@ -289,6 +291,7 @@ def main() -> int:
         "core",
         "tz_variants",
         "ctparse_en",
+        "chrono_en",
         "recurrence_unambiguous",
         "cron_descriptor",
         "multilingual_de",
