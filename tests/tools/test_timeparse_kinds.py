@@ -516,3 +516,23 @@ def test_ordinal_day_of_the_month_versus_every_nth_day() -> None:
     got = runs("every 2nd day", 3)
     assert got[1] - got[0] == timedelta(days=2)
     assert [r.day for r in runs("every month on the 1st and last day", 4)] == [30, 1, 31, 1]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("aug 9 96", dt(1996, 8, 9)),
+        ("3 aug 96", dt(1996, 8, 3)),
+        ("aug 9, 96", dt(1996, 8, 9)),
+        ("march 3 '27", dt(2027, 3, 3)),
+        ("3 march '27", dt(2027, 3, 3)),
+        ("march 3, 28", dt(2028, 3, 3)),
+    ],
+)
+def test_two_digit_years(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_two_small_digits_after_a_date_stay_an_hour() -> None:
+    assert at("march 3 at 10") == dt(2027, 3, 3, 10)
+    assert at("aug 9, 10am") == dt(2027, 8, 9, 10)

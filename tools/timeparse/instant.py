@@ -239,7 +239,13 @@ def _md(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-_NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'|o'?clock|ish))"
+# A year after a date: four digits, or two with an apostrophe, after a comma, or too big
+# for an hour ("aug 9 '96", "aug 9, 96", "3 aug 96"; "aug 9 10" keeps 10 as an hour).
+_YEAR_AFTER_DATE = (
+    r"(?:,?\s*(?P<y>\d{4}|'\d{2}|(?<=,)\s*\d{2}|(?<=\s)(?:2[5-9]|[3-9]\d))"
+    r"(?![\d:]|\s*(?:am|pm|a\.m|p\.m|h\b|o'clock)))?"
+)
+_NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'(?!\d\d)|o'?clock|ish))"
 
 
 @piece(
@@ -247,7 +253,7 @@ _NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'|o'?clock|ish))"
     + MONTH_RE
     + r")(?:\s*/\s*|\s*)(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?"
     + _NOT_TIME
-    + r"(?:,?\s*(?P<y>\d{4}))?"
+    + _YEAR_AFTER_DATE
 )
 def _month_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(month=month_of(m["mon"]), day=int(m["d"]))
@@ -259,6 +265,13 @@ def _month_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
 def _year_or_clock(text: str, f: Frame, c: Ctx) -> None:
     """Four digits after a date: a year, or a 24-hour clock time ("12 Nov 1115") when no
     reminder would name that year (more than 30 years ahead or before 1900)."""
+    text = text.strip(" '")
+    if len(text) == 2:
+        # Two-digit years: the nearest century that keeps them within 30 years ahead.
+        yy = int(text)
+        century = c.today.year // 100 * 100
+        f.set(year=century + yy if century + yy <= c.today.year + 30 else century - 100 + yy)
+        return
     y = int(text)
     hh, mm = divmod(y, 100)
     if (y < 1900 or y > c.today.year + 30) and hh < 24 and mm < 60:
@@ -270,7 +283,8 @@ def _year_or_clock(text: str, f: Frame, c: Ctx) -> None:
 @piece(
     r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th|\.)?(?:\s*/\s*|\s*)(?:day\s+)?(?:of\s+)?(?P<mon>"
     + MONTH_RE
-    + r")(?:,?\s*(?P<y>\d{4}))?"
+    + r")"
+    + _YEAR_AFTER_DATE
 )
 def _day_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(month=month_of(m["mon"]), day=int(m["d"]))
