@@ -536,3 +536,15 @@ def test_two_digit_years(text: str, want: datetime) -> None:
 def test_two_small_digits_after_a_date_stay_an_hour() -> None:
     assert at("march 3 at 10") == dt(2027, 3, 3, 10)
     assert at("aug 9, 10am") == dt(2027, 8, 9, 10)
+
+
+@pytest.mark.parametrize("text", ["6.5", "at 6.5 kilograms", "1-2-3", "20-30-12", "3.15"])
+def test_numbers_are_not_dates(text: str) -> None:
+    assert parse_instant(text, now=NOW, tz=TZ) is None
+
+
+def test_dotted_dates_need_a_sign_of_being_dates() -> None:
+    assert at("16.12") == dt(2026, 12, 16)
+    assert at("06.05") == dt(2027, 5, 6)
+    assert at("11.9.") == dt(2027, 9, 11)
+    assert at("tomorrow.") == dt(2026, 11, 24)

@@ -213,6 +213,11 @@ def _dm_dot(m: re.Match[str], f: Frame, c: Ctx) -> None:
     d, mo = int(m["d"]), int(m["m"])
     if f.at_ctx and not m.group(0).endswith(".") and m["y"] is None:
         raise Conflict("date")
+    # "6.5" is more often a number than 6 May: without a year or a closing dot a dotted
+    # date needs a day above 12, a leading zero ("06.05") or a weekday beside it.
+    looks_dated = d > 12 or m["d"].startswith("0") or m["m"].startswith("0")
+    if not (m["y"] or m.group(0).endswith(".") or looks_dated or f.weekday is not None):
+        raise Conflict("date")
     if m["y"]:
         y = int(m["y"])
         y = y + 2000 if y < 100 else y
@@ -1351,7 +1356,8 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
 
 _PRE = [
     (re.compile(r"(\d)\s*-?ish\b"), r"\1"),
-    (re.compile(r"\s*[.!?]+$"), ""),
+    # Final punctuation goes, but not the dot closing a dotted date ("11.9.").
+    (re.compile(r"(?<!\d\.\d)(?<!\d\.\d\d)\s*[.!?]+$"), ""),
     (re.compile(r"\s*\((.*)\)\s*$"), r" \1"),
     (re.compile(r"\b(?:a\.m\.|am\.)(?=\s|$)"), "am"),
     (re.compile(r"\b(?:p\.m\.|pm\.)(?=\s|$)"), "pm"),
@@ -1555,9 +1561,12 @@ def parse_normalized(s: str, c: Ctx) -> datetime | None:
     for m in (_DUR_START.match(s), _FOR_DUR.match(s)):
         if m and _is_duration(m["d"]):
             return _single(m["a"], c)
+    if _NUMBER_CHAIN.fullmatch(s):
+        return None  # "1-2-3", "20-30-12": a code or a score, not a range of times
     return _interval(s, c)
 
 
+_NUMBER_CHAIN = re.compile(r"\d{1,4}(?:\s*-\s*\d{1,4}){2,}")
 _COMPOSITE_WORDS = (
     "time",
     "after",
