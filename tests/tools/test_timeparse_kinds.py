@@ -101,7 +101,7 @@ def test_offsets_from_a_time(text: str, want: datetime) -> None:
     ("text", "want"),
     [
         ("later than 3pm but before 5pm", dt(2026, 11, 23, 15)),
-        ("after 2pm but before 4pm tomorrow", dt(2026, 11, 23, 14)),
+        ("after 2pm but before 4pm tomorrow", dt(2026, 11, 24, 14)),
         ("not earlier than 6pm and before 8pm", dt(2026, 11, 23, 18)),
     ],
 )
@@ -548,3 +548,34 @@ def test_dotted_dates_need_a_sign_of_being_dates() -> None:
     assert at("06.05") == dt(2027, 5, 6)
     assert at("11.9.") == dt(2027, 9, 11)
     assert at("tomorrow.") == dt(2026, 11, 24)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("later than 9:30 but before 11:00 on thursday", dt(2026, 11, 26, 9, 30)),
+        ("in 2 more minutes", dt(2026, 11, 23, 10, 2)),
+        ("in 3 extra days", dt(2026, 11, 26, 10)),
+        ("2027q2", dt(2027, 4, 1)),
+        ("27Q3", dt(2027, 7, 1)),
+        ("late last night", dt(2026, 11, 22, 21)),
+        ("monday early in the morning", dt(2026, 11, 30, 6)),
+        ("tuesday in the early hours", dt(2026, 11, 24, 6)),
+        ("31/oct/2027", dt(2027, 10, 31)),
+        ("31-oct-27", dt(2027, 10, 31)),
+        ("10.31.2027", dt(2027, 10, 31)),
+        ("for 10 days from dec 18", dt(2026, 12, 18)),
+        ("10 days from dec 18", dt(2026, 12, 28)),
+    ],
+)
+def test_more_phrasings(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_weekday_with_a_date() -> None:
+    # Named with its weekday, a date just past is that date; a mismatched weekday
+    # yields to the date rather than jumping years ahead.
+    assert at("saturday, nov 21") == dt(2026, 11, 21)
+    assert at("friday, nov 27") == dt(2026, 11, 27)
+    assert at("tuesday, jan 10") == dt(2027, 1, 10)
+    assert at("friday the 13th") == dt(2027, 8, 13)

@@ -42,7 +42,7 @@ QTY_RE = (
     r"3[- ]quarters of an?|3/4 of an?)"
 )
 _TERM = re.compile(
-    r"(?P<q>" + QTY_RE + r")\s*(?P<u>" + UNIT_RE + r")(?![a-z])"
+    r"(?P<q>" + QTY_RE + r")\s*(?:more\s+|extra\s+)?(?P<u>" + UNIT_RE + r")(?![a-z])"
     r"(?P<half>\s+and\s+a\s+half)?"
 )
 _TERM_HALF = re.compile(r"(?P<q>\d+)\s+and\s+a\s+half\s+(?P<u>" + UNIT_RE + r")(?![a-z])")

@@ -200,6 +200,8 @@ def _my(m: re.Match[str], f: Frame, c: Ctx) -> None:
 @piece(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})")
 def _dmy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     y, mo, d = int(m["y"]), int(m["m"]), int(m["d"])
+    if mo > 12 and valid_date(y, d, mo):
+        mo, d = d, mo  # "10.31.1974": month first is the only reading
     if not valid_date(y, mo, d):
         raise Conflict("date")
     f.set(date=date(y, mo, d), grain="day")
@@ -247,7 +249,7 @@ def _md(m: re.Match[str], f: Frame, c: Ctx) -> None:
 # A year after a date: four digits, or two with an apostrophe, after a comma, or too big
 # for an hour ("aug 9 '96", "aug 9, 96", "3 aug 96"; "aug 9 10" keeps 10 as an hour).
 _YEAR_AFTER_DATE = (
-    r"(?:,?\s*(?P<y>\d{4}|'\d{2}|(?<=,)\s*\d{2}|(?<=\s)(?:2[5-9]|[3-9]\d))"
+    r"(?:(?:,|[/-](?=\d))?\s*(?P<y>\d{4}|'\d{2}|(?<=[,/-])\s*\d{2}|(?<=\s)(?:2[5-9]|[3-9]\d))"
     r"(?![\d:]|\s*(?:am|pm|a\.m|p\.m|h\b|o'clock)))?"
 )
 _NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'(?!\d\d)|o'?clock|ish))"
@@ -286,7 +288,7 @@ def _year_or_clock(text: str, f: Frame, c: Ctx) -> None:
 
 
 @piece(
-    r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th|\.)?(?:\s*/\s*|\s*)(?:day\s+)?(?:of\s+)?(?P<mon>"
+    r"(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th|\.)?(?:\s*[/-]\s*|\s*)(?:day\s+)?(?:of\s+)?(?P<mon>"
     + MONTH_RE
     + r")"
     + _YEAR_AFTER_DATE
@@ -446,10 +448,10 @@ def _now(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"last\s+night")
+@piece(r"(?P<late>late\s+)?last\s+night")
 def _last_night(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(date=c.today - timedelta(days=1), grain="day")
-    f.set(pod="night")
+    f.set(pod="late night" if m["late"] else "night")
     f.weak = False
 
 
@@ -512,13 +514,18 @@ def _season(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 
 @piece(
-    r"(?:the\s+)?(?:(?P<q>[1-4])(?:st|nd|rd|th)\s+(?:quarter|qtr)|q(?P<q2>[1-4]))"
+    r"(?:the\s+)?(?:(?P<q>[1-4])(?:st|nd|rd|th)\s+(?:quarter|qtr)|q(?P<q2>[1-4])|"
+    r"(?P<yq>\d{4}|\d{2})\s*q(?P<q3>[1-4]))"
     r"(?:\s+(?:of\s+)?(?P<y>\d{4})|\s+(?:of\s+)?(?P<mod>" + _REL_WORDS + r")\s+year)?"
 )
 def _quarter(m: re.Match[str], f: Frame, c: Ctx) -> None:
     """ "Q3 2013", "the third quarter", "4th quarter of next year"."""
-    q = int(m["q"] or m["q2"])
-    year = int(m["y"]) if m["y"] else c.today.year + _rel_shift(m["mod"] or "this")
+    q = int(m["q"] or m["q2"] or m["q3"])
+    if m["yq"]:
+        yq = int(m["yq"])
+        year = yq if yq > 99 else c.today.year // 100 * 100 + yq  # "18q4", "2018Q4"
+    else:
+        year = int(m["y"]) if m["y"] else c.today.year + _rel_shift(m["mod"] or "this")
     f.set(date=date(year, 3 * q - 2, 1), grain="quarter")
     f.weak = False
 
@@ -951,9 +958,15 @@ def _in_the_pm(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 @piece(
     r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?P<el>early\s+|late\s+)?"
+    r"(?:in\s+the\s+|in\s+the\s+early\s+hours\s+of\s+the\s+)?"
     r"(?P<p>morning|afternoon|evening|night|lunch|lunchtime|lunch time)"
+    r"|(?P<hours>in\s+the\s+early\s+hours|the\s+early\s+hours|early\s+hours)"
 )
 def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    if m["hours"] or "early hours" in m.group(0):
+        f.set(pod="early morning")  # "in the early hours (of the morning)"
+        f.weak = False
+        return
     p = m["p"]
     p = "lunch" if p.startswith("lunch") else p
     key = (m["el"] or "") + p
@@ -1141,10 +1154,12 @@ def _solve_date(f: Frame, c: Ctx, strictly_after: bool) -> date | None:
         return got if wd is None or got.weekday() == wd else None
     start = today + timedelta(days=1) if strictly_after and wd is None and mo is None else today
     if mo is not None:
+        if wd is not None:
+            return _dated_weekday(start, mo, d, wd)
         for year in range(start.year, start.year + 29):
             if valid_date(year, mo, d):
                 got = date(year, mo, d)
-                if got >= start and (wd is None or got.weekday() == wd):
+                if got >= start:
                     return got
         return None
     cur = start.replace(day=1)
@@ -1155,6 +1170,21 @@ def _solve_date(f: Frame, c: Ctx, strictly_after: bool) -> date | None:
                 return got
         cur = add_months(cur, 1)
     return None
+
+
+def _dated_weekday(start: date, mo: int, d: int, wd: int) -> date | None:
+    """ "Sunday, Feb 10": the coming Feb 10 if it is a Sunday; this year's if that one
+    was (a date named with its weekday is that very date, even just past); else the
+    date wins over a mismatched weekday ("Tuesday, Jan 10" when Jan 10 is a Thursday)
+    rather than a Feb 10 years away."""
+    ahead = [date(y, mo, d) for y in (start.year, start.year + 1) if valid_date(y, mo, d)]
+    ahead = [x for x in ahead if x >= start]
+    for got in ahead:
+        if got.weekday() == wd:
+            return got
+    if valid_date(start.year, mo, d) and date(start.year, mo, d).weekday() == wd:
+        return date(start.year, mo, d)
+    return ahead[0] if ahead else None
 
 
 def _weekday_date(f: Frame, today: date, strictly_after: bool) -> date:
@@ -1375,7 +1405,7 @@ _SEP = re.compile(
 )
 _FOR_DUR = re.compile(r"^(?P<a>.+?)\s+for\s+(?P<d>.+)$")
 _DUR_START = re.compile(
-    r"^for\s+(?P<d>.+?)\s+(?:starting|beginning)\s+(?:from\s+|at\s+)?(?P<a>.+)$"
+    r"^for\s+(?P<d>.+?)\s+(?:starting|beginning|from)\s+(?:from\s+|at\s+|on\s+)?(?P<a>.+)$"
 )
 # "between" may follow the shared day ("tomorrow between 3 and 5").
 _INTERVAL_HEAD = re.compile(r"^(?:from|between|starting|beginning)\s+|(?<=\s)between\s+")
@@ -1456,6 +1486,10 @@ def _composite(s: str, c: Ctx) -> datetime | None:
     march 3", "later than 3 but before 5" (→ its earliest moment)."""
     m = _BOUNDED.fullmatch(s)
     if m:
+        # As a range, so words after the end belong to both ("… before 11 on thursday").
+        got = _interval(f"{m['a']} to {m['b']}", c)
+        if got is not None:
+            return got
         a, b = _anchor(m["a"], c), _anchor(m["b"], c)
         if a is not None and b is not None:
             return a[0]
