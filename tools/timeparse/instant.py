@@ -1154,12 +1154,13 @@ def _solve_date(f: Frame, c: Ctx, strictly_after: bool) -> date | None:
         return got if wd is None or got.weekday() == wd else None
     start = today + timedelta(days=1) if strictly_after and wd is None and mo is None else today
     if mo is not None:
-        if wd is not None:
+        if wd is not None and not f.extra.get("dash_date"):
             return _dated_weekday(start, mo, d, wd)
+        # "monday 9-5" must name a real Monday 5 Sept to be a date (else it is hours).
         for year in range(start.year, start.year + 29):
             if valid_date(year, mo, d):
                 got = date(year, mo, d)
-                if got >= start:
+                if got >= start and (wd is None or got.weekday() == wd):
                     return got
         return None
     cur = start.replace(day=1)
