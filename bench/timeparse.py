@@ -135,6 +135,35 @@ def instant_kind(row: dict[str, Any]) -> str:
     return "+".join([row.get("kind") or "instant", *sorted(tags)])
 
 
+# Grammar kinds, read off the phrase (a phrase can be of several): where accuracy lags.
+_KINDS = [
+    (
+        "relative",
+        r"\b(?:in|within|after)\s+(?:a|an|\d|one|two|three|few|couple)|\bago\b|\bhence\b|"
+        r"from\s+(?:now|today)|\blater\b",
+    ),
+    (
+        "clock",
+        r"\d\s*(?:am|pm|a\.m|p\.m|h\b|o.?clock)|\d:\d\d|\bnoon\b|\bmidnight\b|\bhalf\b|"
+        r"\bquarter\b",
+    ),
+    ("weekday", r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b"),
+    ("month_name", r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"),
+    ("numeric_date", r"\b\d{1,4}[/.-]\d{1,2}(?:[/.-]\d{1,4})?\b"),
+    ("part_of_day", r"\b(?:morning|afternoon|evening|night|tonight|lunch)\b"),
+    ("named_period", r"\b(?:week|month|year|quarter|weekend|summer|winter|spring|fall)\b"),
+    ("holiday", r"christmas|xmas|easter|thanksgiving|halloween|valentine|new year|ides"),
+]
+
+
+def grammar_kinds(phrase: str) -> list[str]:
+    import re
+
+    low = phrase.lower()
+    found = [name for name, pat in _KINDS if re.search(pat, low)]
+    return [f"grammar:{k}" for k in found] or ["grammar:other"]
+
+
 def score_instants(
     rows: list[dict[str, Any]], label: str, tally: Tally, timer: Timer, fails: dict[str, list[str]]
 ) -> None:
@@ -146,7 +175,7 @@ def score_instants(
         now = datetime.fromisoformat(row["reference_time"])
         got = timer.run(parse_instant, row["phrase"], now=now, tz=row["tz"])
         ok = instant_ok(row, got)
-        buckets = [f"{label}:core", f"kind:{instant_kind(row)}"]
+        buckets = [f"{label}:core", f"kind:{instant_kind(row)}", *grammar_kinds(row["phrase"])]
         if strict:
             buckets.append(f"{label}:strict")
         tally.add(split, buckets, ok)
@@ -279,7 +308,7 @@ def main() -> int:
             "per_kind": {
                 k: v
                 for k, v in tally.table(split).items()
-                if k.startswith(("kind:", "rec_kind:", "rec_source:"))
+                if k.startswith(("kind:", "grammar:", "rec_kind:", "rec_source:"))
             },
         }
     result["latency_english"] = lat(english)
@@ -306,6 +335,14 @@ def main() -> int:
     if result["latency_multilingual"]:
         lm = result["latency_multilingual"]
         print(f"latency (fallback) p50/p99/max: {lm['p50_ms']}/{lm['p99_ms']}/{lm['max_ms']} ms")
+    kinds = sorted(k for k in result["tuning"]["per_kind"] if k.startswith("grammar:"))
+    for k in kinds:
+        tu = result["tuning"]["per_kind"].get(k, {})
+        ho = result["heldout"]["per_kind"].get(k, {})
+        print(
+            f"{k:28}{_pct(tu.get('acc')):>8}{_pct(ho.get('acc')):>9}"
+            f"   (n={tu.get('n', 0)}/{ho.get('n', 0)})"
+        )
     if args.verbose:
         split = args.split
         print(f"\n-- instant failures ({split}) --")
