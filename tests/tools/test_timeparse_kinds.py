@@ -579,3 +579,16 @@ def test_weekday_with_a_date() -> None:
     assert at("friday, nov 27") == dt(2026, 11, 27)
     assert at("tuesday, jan 10") == dt(2027, 1, 10)
     assert at("friday the 13th") == dt(2027, 8, 13)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("next tuesday lunchtime", dt(2026, 12, 1, 12)),
+        ("tomorrow lunch time", dt(2026, 11, 24, 12)),
+        ("december 6 very early afternoon", dt(2026, 12, 6, 12)),
+        ("on december 7 th evening", dt(2026, 12, 7, 18)),
+    ],
+)
+def test_parts_of_day_spellings(text: str, want: datetime) -> None:
+    assert at(text) == want

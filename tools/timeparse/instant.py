@@ -957,9 +957,9 @@ def _in_the_pm(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 
 @piece(
-    r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?P<el>early\s+|late\s+)?"
+    r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?:very\s+)?(?P<el>early\s+|late\s+)?"
     r"(?:in\s+the\s+|in\s+the\s+early\s+hours\s+of\s+the\s+)?"
-    r"(?P<p>morning|afternoon|evening|night|lunch|lunchtime|lunch time)"
+    r"(?P<p>morning|afternoon|evening|night|lunchtime|lunch time|lunch)"
     r"|(?P<hours>in\s+the\s+early\s+hours|the\s+early\s+hours|early\s+hours)"
 )
 def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
@@ -1387,6 +1387,7 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
 
 _PRE = [
     (re.compile(r"(\d)\s*-?ish\b"), r"\1"),
+    (re.compile(r"\b(\d{1,2}) (st|nd|rd|th)\b"), r"\1\2"),  # "7 th" → "7th"
     # Final punctuation goes, but not the dot closing a dotted date ("11.9.").
     (re.compile(r"(?<!\d\.\d)(?<!\d\.\d\d)\s*[.!?]+$"), ""),
     (re.compile(r"\s*\((.*)\)\s*$"), r" \1"),
