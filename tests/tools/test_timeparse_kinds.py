@@ -592,3 +592,16 @@ def test_weekday_with_a_date() -> None:
 )
 def test_parts_of_day_spellings(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "second"),
+    [
+        ("every 2 weeks starting next friday", dt(2026, 12, 4), dt(2026, 12, 18)),
+        ("every month starting dec 15", dt(2026, 12, 15), dt(2027, 1, 15)),
+        ("weekly starting wednesday", dt(2026, 11, 25), dt(2026, 12, 2)),
+        ("every year starting march 3", dt(2027, 3, 3), dt(2028, 3, 3)),
+    ],
+)
+def test_a_rhythm_keeps_its_start_day(text: str, first: datetime, second: datetime) -> None:
+    assert runs(text, 2) == [first, second]

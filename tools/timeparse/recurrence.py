@@ -602,14 +602,17 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
         and (len(minutes) == 1 or len(hours) == 1)
     )
     # What cron would need to say about the day.
+    # A rhythm without named days keeps the start's day: "every 2 weeks starting next
+    # friday" runs on Fridays, "every month starting dec 15" on the 15th.
+    anchor = p.start or c.today
     if freq == "WEEKLY" and not plain_wd:
-        plain_wd = [_RR[c.today.weekday()]]
+        plain_wd = [_RR[anchor.weekday()]]
         if not p.byday:
             simple = simple and False
     if freq == "MONTHLY" and not (p.monthdays or p.byday):
-        p.monthdays = [1]
+        p.monthdays = [p.start.day if p.start and p.start.day <= 28 else 1]
     if freq == "YEARLY" and not (p.months or p.byday or p.monthdays or p.weekno):
-        p.months, p.monthdays = [1], [1]
+        p.months, p.monthdays = ([p.start.month], [p.start.day]) if p.start else ([1], [1])
     if freq == "YEARLY" and p.months and not (p.monthdays or p.byday):
         p.monthdays = [1]
     if simple:
