@@ -605,3 +605,22 @@ def test_parts_of_day_spellings(text: str, want: datetime) -> None:
 )
 def test_a_rhythm_keeps_its_start_day(text: str, first: datetime, second: datetime) -> None:
     assert runs(text, 2) == [first, second]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("morgen", dt(2026, 11, 24, 9)),
+        ("morgen abends", dt(2026, 11, 24, 18)),
+        ("Montag nachmittags", dt(2026, 11, 30, 15)),
+        ("mañana por la tarde", dt(2026, 11, 24, 15)),
+        ("demain soir", dt(2026, 11, 24, 18)),
+        ("amanhã à noite", dt(2026, 11, 24, 21)),
+        ("jutro rano", dt(2026, 11, 24, 9)),
+        ("Montag, 13. Dezember 2027 nach 13:30", dt(2027, 12, 13, 13, 30)),
+    ],
+)
+def test_other_languages_parts_of_day_and_hedges(text: str, want: datetime) -> None:
+    got = parse_instant(text, now=NOW, tz=TZ)
+    assert isinstance(got, Understood)
+    assert got.astimezone(Z).replace(tzinfo=None) == want

@@ -104,11 +104,46 @@ def _clock_sub(m: re.Match[str]) -> str:
     return f" {int(m['h']):02d}:{m['m'] or '00'} "
 
 
+# Parts of the day dateparser does not read, as the hour a reminder would use (the same
+# hours as the English grammar: morning 9, afternoon 15, evening 18, night 21).
+_PARTS_OF_DAY: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(p, re.IGNORECASE), h)
+    for p, h in (
+        (r"\b(?:am\s+)?(?:(?:sehr\s+)?früh(?:morgens)?|morgens|vormittags?|am\s+morgen)\b", 9),
+        (r"\b(?:am\s+)?(?:(?:sehr\s+)?(?:frühe[nr]?\s+)?nachmittags?|nach\s+mittag)\b", 15),
+        (r"\b(?:am\s+)?(?:mittags?|ab\s+mittag)\b", 12),
+        (r"\b(?:am\s+)?(?:(?:späte[nr]?\s+)?abends?)\b", 18),
+        (r"\b(?:in\s+der\s+)?nachts?\b", 21),
+        (r"\bpor\s+la\s+mañana\b|\bde\s+manhã\b|\ble\s+matin\b|\bmatin\b|\brano\b", 9),
+        (r"\bal\s+mediodía\b|\bà\s+midi\b|\bmidi\b|\bw\s+południe\b", 12),
+        (
+            r"\bpor\s+la\s+tarde\b|\bà\s+tarde\b|\bde\s+tarde\b|\baprès-midi\b|"
+            r"\bpo\s+południu\b",
+            15,
+        ),
+        (r"\bsoir\b|\bwieczorem\b|\bwieczór\b", 18),
+        (r"\bpor\s+la\s+noche\b|\bà\s+noite\b|\bde\s+noite\b|\bw\s+nocy\b", 21),
+    )
+]
+# Words around a time that change nothing a reminder needs: "ca", "gegen", "nach", "ab".
+_HEDGES = re.compile(
+    r"\b(?:ca\.?|circa|etwa|gegen|ungefähr|frühestens|spätestens|nicht\s+vor|nach|ab|den|der|"
+    r"dem|hacia|sobre|vers|environ|por\s+volta\s+d[ae]s?|około|koło)\b\s*",
+    re.IGNORECASE,
+)
+
+
 def _rewrite(text: str) -> tuple[str, bool]:
-    """The phrase with clock times as HH:MM and "next" words dropped; whether it has a clock."""
+    """The phrase with clock times as HH:MM, parts of the day as their hour and "next" and
+    hedge words dropped; whether it names a clock time."""
     clocked = _CLOCK.sub(_clock_sub, text)
     has_clock = clocked != text or bool(re.search(r"\b\d{1,2}:\d{2}\b", text))
-    plain = _NEXT.sub("", clocked)
+    for pat, hour in _PARTS_OF_DAY:
+        if pat.search(clocked):
+            clocked = pat.sub(" " if has_clock else f" {hour:02d}:00 ", clocked, count=1)
+            has_clock = True
+            break
+    plain = _HEDGES.sub("", _NEXT.sub("", clocked))
     return " ".join(plain.split()), has_clock
 
 
@@ -134,6 +169,15 @@ def parse_foreign(text: str, *, now: datetime, zone: tzinfo) -> Understood | Non
     lang = str(data.locale).split("-")[0]
     if lang not in LANGUAGES:
         return None
+    if (
+        not has_clock
+        and not re.search(r"\d", phrase)
+        and got.date() != base.date()
+        and (got.hour, got.minute) == (base.hour, base.minute)
+    ):
+        # "morgen", "mañana", "lundi": a day (dateparser keeps now's clock); 09:00 as in
+        # English. Counted offsets ("in 2 Tagen") keep the clock, as "in 2 days" does.
+        got = got.replace(hour=DEFAULT_HOUR, minute=0, second=0)
     return _understood(got, lang, has_clock, zone)
 
 
