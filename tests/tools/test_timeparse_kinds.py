@@ -117,7 +117,11 @@ def test_bounded_window_gives_its_start(text: str, want: datetime) -> None:
     [
         ("march", dt(2027, 3, 1)),
         ("in march", dt(2027, 3, 1)),
-        ("2027-03", None),  # a year-month with a dash is not read as a day (no day given)
+        ("2027-03", dt(2027, 3, 1)),
+        ("2027/3", dt(2027, 3, 1)),
+        ("03-2027", dt(2027, 3, 1)),
+        ("3.2027", dt(2027, 3, 1)),
+        ("2027-14", None),
         ("03/2027", dt(2027, 3, 1)),
         ("march 2027", dt(2027, 3, 1)),
         ("the 20th of next month", dt(2026, 12, 20)),

@@ -188,6 +188,16 @@ def _mdy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+@piece(r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})(?![\d/.:-])|(?P<m2>\d{1,2})[-.](?P<y2>\d{4})")
+def _ym(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """Year and month: "2027-03", "2027/3", "03-2027", "3.2027"."""
+    mo, y = int(m["m"] or m["m2"]), int(m["y"] or m["y2"])
+    if not (1 <= mo <= 12 and 1900 <= y <= 2200):
+        raise Conflict("date")
+    f.set(year=y, month=mo)
+    f.weak = False
+
+
 @piece(r"(?P<m>\d{1,2})/(?P<y>\d{4})")
 def _my(m: re.Match[str], f: Frame, c: Ctx) -> None:
     mo = int(m["m"])
