@@ -628,3 +628,13 @@ def test_other_languages_parts_of_day_and_hedges(text: str, want: datetime) -> N
     got = parse_instant(text, now=NOW, tz=TZ)
     assert isinstance(got, Understood)
     assert got.astimezone(Z).replace(tzinfo=None) == want
+
+
+def test_holiday_words_inside_a_message() -> None:
+    assert split_when("remind me to buy the christmas tree", now=NOW, tz=TZ) is None
+    assert split_when("remind me to plan easter", now=NOW, tz=TZ) is None
+    found = split_when("remind me on christmas to call grandma", now=NOW, tz=TZ)
+    assert found is not None and found.rest == "call grandma"
+    assert found.schedule == datetime(2026, 12, 25, 9, tzinfo=Z)
+    found = split_when("remind me christmas eve at 6pm to wrap gifts", now=NOW, tz=TZ)
+    assert found is not None and found.schedule == datetime(2026, 12, 24, 18, tzinfo=Z)

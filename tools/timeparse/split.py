@@ -71,6 +71,43 @@ _WEAK = frozenset(
     }
 )
 
+# Holiday words are times only after a preposition ("on christmas", "before easter") or
+# with more time words ("christmas eve at 6pm"); else they name a thing.
+_OCCASION_WORDS = frozenset(
+    {
+        "christmas",
+        "xmas",
+        "easter",
+        "thanksgiving",
+        "halloween",
+        "hanukkah",
+        "valentine's",
+        "valentines",
+        "eve",
+        "day",
+    }
+)
+_TIME_PREPOSITIONS = frozenset(
+    {
+        "on",
+        "at",
+        "for",
+        "by",
+        "until",
+        "till",
+        "before",
+        "after",
+        "over",
+        "this",
+        "next",
+        "last",
+        "during",
+        "around",
+        "from",
+        "since",
+    }
+)
+
 # "the weekly report", "my daily standup": after a determiner these words name a thing.
 _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"}
@@ -131,6 +168,13 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
             core = [w for w in bare[i:j] if w not in _EDGE_FILLER]
             if len(core) == 1 and core[0] in _WEAK and n > 1:
                 continue
+            if (
+                n > 1
+                and core
+                and core[-1] in _OCCASION_WORDS
+                and not (bare[i] in _TIME_PREPOSITIONS or len(core) > 2)
+            ):
+                continue  # "buy the christmas tree": a holiday named as a thing, not a time
             sched: datetime | Schedule | None = None
             if has_keyword and _KEYWORD.search(span.lower()):
                 sched = parse_recurrence(span, now=now, tz=tz)
