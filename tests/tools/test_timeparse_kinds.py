@@ -638,3 +638,23 @@ def test_holiday_words_inside_a_message() -> None:
     assert found.schedule == datetime(2026, 12, 25, 9, tzinfo=Z)
     found = split_when("remind me christmas eve at 6pm to wrap gifts", now=NOW, tz=TZ)
     assert found is not None and found.schedule == datetime(2026, 12, 24, 18, tzinfo=Z)
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "second"),
+    [
+        ("every christmas", dt(2026, 12, 25), dt(2027, 12, 25)),
+        ("every thanksgiving at 6pm", dt(2026, 11, 26, 18), dt(2027, 11, 25, 18)),
+        ("annually on memorial day", dt(2027, 5, 31), dt(2028, 5, 29)),
+        ("each halloween at 7pm", dt(2027, 10, 31, 19), dt(2028, 10, 31, 19)),
+    ],
+)
+def test_yearly_holidays(text: str, first: datetime, second: datetime) -> None:
+    assert runs(text, 2) == [first, second]
+
+
+def test_holidays_without_a_fixed_rule_are_not_recurrences() -> None:
+    # Easter moves by the computus and Black Friday is no fixed n-th Friday: RRULE
+    # cannot say them, so they are refused rather than approximated.
+    assert parse_recurrence("every easter monday", now=NOW, tz=TZ) is None
+    assert parse_recurrence("every black friday", now=NOW, tz=TZ) is None

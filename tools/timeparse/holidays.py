@@ -90,6 +90,42 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"whit\s*monday|pentecost\s+monday", _from_easter(50)),
 ]
 _COMPILED = [(re.compile(p + r"(?![\w'])"), rule) for p, rule in _RULES]
+
+# The same days as RRULE parts, for "every christmas", "every thanksgiving at 6pm":
+# BYMONTH/BYMONTHDAY or an n-th weekday. Easter-based days have no such form in the
+# schedule engine's RRULE subset, so "every easter" is not read as a recurrence.
+_RRULE_PARTS: dict[str, str] = {}
+
+
+def _register_rrule(pattern: str, parts: str) -> None:
+    _RRULE_PARTS[pattern] = parts
+
+
+for _p, _rule in _RULES:
+    _probe = [_rule(y) for y in range(2000, 2029)]  # every weekday layout of a year
+    if all(d is not None for d in _probe):
+        days = [d for d in _probe if d is not None]
+        if len({(d.month, d.day) for d in days}) == 1:
+            _register_rrule(_p, f"BYMONTH={days[0].month};BYMONTHDAY={days[0].day}")
+        else:
+            wd = days[0].weekday()
+            nths = {(d.day - 1) // 7 + 1 for d in days}
+            lasts = {-1 if (d + timedelta(days=7)).month != d.month else 0 for d in days}
+            code = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"][wd]
+            if all(d.weekday() == wd for d in days) and len(nths) == 1:
+                _register_rrule(_p, f"BYMONTH={days[0].month};BYDAY={nths.pop()}{code}")
+            elif all(d.weekday() == wd for d in days) and lasts == {-1}:
+                _register_rrule(_p, f"BYMONTH={days[0].month};BYDAY=-1{code}")
+
+
+def holiday_rrule(name: str) -> str | None:
+    """RRULE parts (FREQ=YEARLY implied) for a holiday name, or None if RRULE cannot say it."""
+    for p, _ in _RULES:
+        if re.fullmatch(p, name) and p in _RRULE_PARTS:
+            return _RRULE_PARTS[p]
+    return None
+
+
 HOLIDAY_RE = "(?:" + "|".join(p for p, _ in _RULES) + ")"
 
 # The ides: the 15th of March, May, July and October, the 13th of other months.

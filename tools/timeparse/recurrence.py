@@ -16,6 +16,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from tools.schedule import Cron, Every, RRule, Schedule, ScheduleError
 
 from .duration import match_duration
+from .holidays import HOLIDAY_RE, holiday_rrule
 from .instant import DEFAULT_HOUR, Ctx, Frame, preprocess, read_frame, resolve, zone_named
 from .lexicon import MONTH_RE, WEEKDAY_RE, month_of, normalize, weekday_of
 
@@ -56,6 +57,7 @@ class Pattern:
     setpos: list[int] = field(default_factory=list)  # "first and last instance of tue and fri"
     exclude: list[str] = field(default_factory=list)  # RRule exceptions: EXDATE:…, EXRULE:…
     minute_mark: int | None = None  # "every hour at minute 30", "on the half hour"
+    holiday: str | None = None  # RRULE parts of a holiday: "every christmas"
     # "every 15 minutes between 9am and 5pm": first and last minute of the day, inclusive
     window: tuple[int, int] | None = None
 
@@ -226,6 +228,7 @@ _UNITS = r"(?P<u>sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|ye
 _COUNTED_UNITS = _UNITS.replace("hrs?|", "hrs?|h|")
 _EDGE = r"(?:start|beginning|begin|end|1st\s+day|last\s+day|first\s+day)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<h>" + HOLIDAY_RE + r")"), "holiday"),
     (
         # "the 2nd to last day of the month", "the first and last day of each month"
         re.compile(
@@ -398,6 +401,12 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
             return False
         p.freq = freq
         return True
+    if kind == "holiday":
+        parts = holiday_rrule(g["h"])
+        if parts is None or p.holiday or (p.freq and p.freq != "YEARLY"):
+            return False
+        p.freq, p.holiday = "YEARLY", parts
+        return True
     if kind == "part_hour":
         if p.freq and p.freq != "MINUTELY":
             return False
@@ -559,6 +568,8 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
                 return None
             return Schedule(Cron(expr.replace("*/1 ", "* ")), tz, p.until, p.count)
         return Schedule(Every(secs, now + timedelta(seconds=secs)), tz, p.until, p.count)
+    if p.holiday is not None:
+        return _holiday_schedule(p, c, tz)
     # Day-level patterns.
     if p.nth_day_of_week is not None:
         p.byday.append(_RR[(p.nth_day_of_week - 2) % 7])
@@ -645,6 +656,24 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     start = datetime.combine(start_day, time(0))
     try:
         return Schedule(RRule(";".join(parts), start, tuple(p.exclude)), tz, p.until, p.count)
+    except ScheduleError:
+        return None
+
+
+def _holiday_schedule(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
+    """ "every christmas at 6pm", "every thanksgiving": a yearly rule for the holiday."""
+    if p.byday or p.monthdays or p.months or p.weekno is not None or p.interval != 1:
+        return None
+    times = p.times or [(_POD_HOURS.get(p.pod or "", DEFAULT_HOUR), 0)]
+    hours = sorted({h for h, _ in times})
+    minutes = sorted({m for _, m in times})
+    rule = (
+        f"FREQ=YEARLY;{p.holiday};BYHOUR={','.join(map(str, hours))};"
+        f"BYMINUTE={','.join(map(str, minutes))};BYSECOND=0"
+    )
+    start = datetime.combine(p.start or c.today, time(0))
+    try:
+        return Schedule(RRule(rule, start, tuple(p.exclude)), tz, p.until, p.count)
     except ScheduleError:
         return None
 
