@@ -215,6 +215,52 @@ def recurrence_ok(row: dict[str, Any], sched: Any) -> bool:
     return gaps_a == gaps_b
 
 
+# Long and repetitive inputs that make naive grammars backtrack or search without end.
+HOSTILE = [
+    "every " * 49,
+    "1 " * 149,
+    "a" * 299,
+    "after " * 49,
+    "the friday before " * 16 + "xmas",
+    "3 days after " * 22 + "easter",
+    "from 3 to " * 29 + "5",
+    "and " * 70,
+    "1:1 " * 70,
+    "christmas " * 29,
+    "the 2nd closest monday to " * 11 + "dec 5",
+    "- " * 140,
+    "12/12/12 " * 30,
+    "later than 3pm but before " * 10 + "5pm",
+    "in 2 hours and " * 18,
+    "every day except " * 16 + "monday",
+    "morgen " * 40,
+    "mañana a las 9 " * 18,
+    "remind me " + "tomorrow at 9 and " * 11,
+    "between 1 and 2 " * 18,
+]
+
+
+def hostile_latency() -> dict[str, float]:
+    """Worst time per entry point over HOSTILE inputs (each cut to the length limits)."""
+    from tools.timeparse import split_when
+
+    now = datetime.fromisoformat("2026-11-23T10:00:00+00:00")
+    worst: dict[str, float] = {}
+    for text in HOSTILE:
+        phrase = text[:299]
+        message = " ".join(phrase.split()[:40])
+        for name, fn, arg in (
+            ("parse_instant", parse_instant, phrase),
+            ("parse_recurrence", parse_recurrence, phrase),
+            ("split_when", split_when, message),
+        ):
+            t0 = time.perf_counter()
+            fn(arg, now=now, tz="UTC")
+            ms = (time.perf_counter() - t0) * 1000
+            worst[name] = round(max(worst.get(name, 0.0), ms), 1)
+    return worst
+
+
 def _pct(x: float | None) -> str:
     return "  -  " if x is None else f"{x:6.1%}"
 
@@ -312,6 +358,7 @@ def main() -> int:
             },
         }
     result["latency_english"] = lat(english)
+    result["hostile_max_ms"] = hostile_latency()
     result["latency_multilingual"] = lat(ml_timer.samples)
     print(f"data: {data} (+ {extra})")
     print(f"{'':28}{'tuning':>8}{'heldout':>9}")
@@ -332,6 +379,7 @@ def main() -> int:
     )
     le = result["latency_english"]
     print(f"latency (English) p50/p99/max: {le['p50_ms']} / {le['p99_ms']} / {le['max_ms']} ms")
+    print(f"hostile inputs, worst ms: {result['hostile_max_ms']}")
     if result["latency_multilingual"]:
         lm = result["latency_multilingual"]
         print(f"latency (fallback) p50/p99/max: {lm['p50_ms']}/{lm['p99_ms']}/{lm['max_ms']} ms")

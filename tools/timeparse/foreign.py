@@ -198,7 +198,7 @@ def _understood(got: datetime, lang: str, has_clock: bool, zone: tzinfo) -> Unde
 
 def split_foreign(text: str, *, now: datetime, zone: tzinfo) -> tuple[Understood, str] | None:
     """The first non-English time phrase inside a message and the other words, or None."""
-    if len(text) > 2 * MAX_LEN or not looks_foreign(text):
+    if len(text) > 160 or not looks_foreign(text):
         return None  # dateparser's search grows fast with length: messages, not essays
     from dateparser.search import search_dates
 

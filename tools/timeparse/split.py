@@ -71,6 +71,11 @@ _WEAK = frozenset(
     }
 )
 
+# Words no time phrase ends or starts with: skipping such spans early keeps long,
+# repetitive messages cheap ("every day except every day except …").
+_NEVER_LAST = frozenset({"every", "each", "except", "excluding", "but", "or", "between", "than"})
+_NEVER_FIRST = frozenset({"to", "and", "or", "but", "except", "excluding", "than"})
+
 # Holiday words are times only after a preposition ("on christmas", "before easter") or
 # with more time words ("christmas eve at 6pm"); else they name a thing.
 _OCCASION_WORDS = frozenset(
@@ -160,7 +165,11 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     for length in range(min(n, MAX_SPAN), 0, -1):
         for i in range(0, n - length + 1):
             j = i + length
-            if bare[j - 1] in _EDGE_FILLER or (length > 1 and bare[i] in ("to", "and")):
+            if (
+                bare[j - 1] in _EDGE_FILLER
+                or bare[j - 1] in _NEVER_LAST
+                or (length > 1 and bare[i] in _NEVER_FIRST)
+            ):
                 continue  # a shorter span without the dangling filler is tried later
             if adjectives.intersection(range(i, j)):
                 continue
