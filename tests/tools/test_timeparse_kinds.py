@@ -658,3 +658,16 @@ def test_holidays_without_a_fixed_rule_are_not_recurrences() -> None:
     # cannot say them, so they are refused rather than approximated.
     assert parse_recurrence("every easter monday", now=NOW, tz=TZ) is None
     assert parse_recurrence("every black friday", now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("july 13-15", dt(2027, 7, 13)),
+        ("dec 3 - 5", dt(2026, 12, 3)),
+        ("13-15 july", dt(2027, 7, 13)),
+        ("march 3-5 2028", dt(2028, 3, 3)),
+    ],
+)
+def test_day_ranges_are_not_two_digit_years(text: str, want: datetime) -> None:
+    assert at(text) == want

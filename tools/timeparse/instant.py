@@ -245,6 +245,8 @@ def _dm_dot(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 @piece(r"(?P<m>\d{1,2})\s?[/-]\s?(?P<d>\d{1,2})(?![\d/:-])")
 def _md(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    if f.month is not None and f.day is None:
+        raise Conflict("date")  # "march 3-5": a range of days in a named month, not 5 March
     mo, d = int(m["m"]), int(m["d"])
     if 12 < mo <= 31 and 1 <= d <= 12:
         mo, d = d, mo  # "21/09": day first is the only reading
@@ -259,7 +261,8 @@ def _md(m: re.Match[str], f: Frame, c: Ctx) -> None:
 # A year after a date: four digits, or two with an apostrophe, after a comma, or too big
 # for an hour ("aug 9 '96", "aug 9, 96", "3 aug 96"; "aug 9 10" keeps 10 as an hour).
 _YEAR_AFTER_DATE = (
-    r"(?:(?:,|[/-](?=\d))?\s*(?P<y>\d{4}|'\d{2}|(?<=[,/-])\s*\d{2}|(?<=\s)(?:2[5-9]|[3-9]\d))"
+    r"(?:(?:,|[/-](?=\d))?\s*(?P<y>(?<![\d][/-])\d{4}|'\d{2}|(?<=,)\s*\d{2}|(?<=[a-z.][/-])\d{2}|"
+    r"(?<=\s)(?:2[5-9]|[3-9]\d))"
     r"(?![\d:]|\s*(?:am|pm|a\.m|p\.m|h\b|o'clock)))?"
 )
 _NOT_TIME = r"(?!\s*(?:[:.]\d|h\d|h\b|am\b|pm\b|a\.m|p\.m|'(?!\d\d)|o'?clock|ish))"
