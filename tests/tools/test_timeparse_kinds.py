@@ -441,7 +441,7 @@ def test_english_result_is_plain() -> None:
         ("this winter", dt(2026, 12, 21)),
         ("autumn 2027", dt(2027, 9, 23)),
         ("Q3 2027", dt(2027, 7, 1)),
-        ("the 2nd quarter", dt(2026, 4, 1)),
+        ("the 2nd quarter", dt(2027, 4, 1)),  # this year's is over: next year's
         ("4th quarter of next year", dt(2027, 10, 1)),
         ("early march", dt(2027, 3, 1)),
         ("mid-march", dt(2027, 3, 11)),
@@ -671,3 +671,9 @@ def test_holidays_without_a_fixed_rule_are_not_recurrences() -> None:
 )
 def test_day_ranges_are_not_two_digit_years(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+def test_quarter_names_inside_a_message_are_things() -> None:
+    assert split_when("finish the q1 report", now=NOW, tz=TZ) is None
+    found = split_when("finish the q1 report tomorrow", now=NOW, tz=TZ)
+    assert found is not None and found.rest == "finish the q1 report"

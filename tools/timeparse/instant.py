@@ -537,8 +537,13 @@ def _quarter(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if m["yq"]:
         yq = int(m["yq"])
         year = yq if yq > 99 else c.today.year // 100 * 100 + yq  # "18q4", "2018Q4"
+    elif m["y"]:
+        year = int(m["y"])
+    elif m["mod"]:
+        year = c.today.year + _rel_shift(m["mod"])
     else:
-        year = int(m["y"]) if m["y"] else c.today.year + _rel_shift(m["mod"] or "this")
+        # A bare "Q1" or "the first quarter": this year's unless it is over, then next.
+        year = c.today.year + (1 if 3 * q < c.today.month else 0)
     f.set(date=date(year, 3 * q - 2, 1), grain="quarter")
     f.weak = False
 

@@ -68,6 +68,10 @@ _WEAK = frozenset(
         "jun",
         "aug",
         "dec",
+        "q1",
+        "q2",
+        "q3",
+        "q4",
     }
 )
 
