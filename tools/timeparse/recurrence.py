@@ -959,7 +959,10 @@ def parse_recurrence(text: str, *, now: datetime, tz: str) -> Schedule | None:
     """A recurring schedule for phrases like "every weekday at 8", or None.
 
     End conditions: "until Dec 1" (inclusive, to the end of that day), "5 times",
-    "for 2 weeks". A day-level pattern without a time of day runs at 09:00 local.
+    "twice", "for 2 weeks", "for the next month"; "starting <date>" moves the start.
+    Birthdays and anniversaries with a date ("Ana's birthday is on March 3rd") and fixed
+    holidays ("every thanksgiving") repeat yearly. A day-level pattern without a time of
+    day runs at 09:00 local.
     """
     if not isinstance(text, str) or not text.strip() or len(text) > MAX_LEN:
         return None
