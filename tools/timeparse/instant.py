@@ -1193,7 +1193,7 @@ def _solve_date(f: Frame, c: Ctx, strictly_after: bool) -> date | None:
 
 def _dated_weekday(start: date, mo: int, d: int, wd: int) -> date | None:
     """ "Sunday, Feb 10": the coming Feb 10 if it is a Sunday; this year's if that one
-    was (a date named with its weekday is that very date, even just past); else the
+    was, in the last week (a date named with its weekday is that very date); else the
     date wins over a mismatched weekday ("Tuesday, Jan 10" when Jan 10 is a Thursday)
     rather than a Feb 10 years away."""
     ahead = [date(y, mo, d) for y in (start.year, start.year + 1) if valid_date(y, mo, d)]
@@ -1201,8 +1201,10 @@ def _dated_weekday(start: date, mo: int, d: int, wd: int) -> date | None:
     for got in ahead:
         if got.weekday() == wd:
             return got
-    if valid_date(start.year, mo, d) and date(start.year, mo, d).weekday() == wd:
-        return date(start.year, mo, d)
+    if valid_date(start.year, mo, d):
+        past = date(start.year, mo, d)
+        if past.weekday() == wd and (start - past).days <= 7:
+            return past
     return ahead[0] if ahead else None
 
 
