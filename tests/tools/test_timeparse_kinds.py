@@ -677,3 +677,10 @@ def test_quarter_names_inside_a_message_are_things() -> None:
     assert split_when("finish the q1 report", now=NOW, tz=TZ) is None
     found = split_when("finish the q1 report tomorrow", now=NOW, tz=TZ)
     assert found is not None and found.rest == "finish the q1 report"
+
+
+def test_signed_offsets() -> None:
+    assert at("+2 weeks") == dt(2026, 12, 7, 10)
+    assert at("-3 days") == dt(2026, 11, 20, 10)
+    # Inside a phrase the dash is a range, not a sign: the next 09:30-11:00.
+    assert at("9h30 - 11h") == dt(2026, 11, 24, 9, 30)

@@ -777,6 +777,15 @@ def _rel_piece(f: Frame, c: Ctx, dur: Duration, sign: int) -> None:
 
 def match_relative(s: str, pos: int, f: Frame, c: Ctx) -> int | None:
     """ "in 2 hours", "2 hours from now", "3 days ago", "a week hence" at `pos`."""
+    m = _SIGNED.match(s, pos) if pos == 0 else None
+    if m:
+        # "+2 weeks", "-3 days": a signed offset from now (only as the whole phrase's
+        # start: inside "9h30 - 11h" the dash is a range).
+        got = match_duration(s, m.end())
+        if got and _ended(s, got[1]):
+            _rel_piece(f, c, got[0], -1 if m["sign"] == "-" else 1)
+            return got[1]
+        return None
     m = _REL_HEAD.match(s, pos)
     if m:
         got = match_duration(s, m.end())
@@ -794,6 +803,7 @@ def match_relative(s: str, pos: int, f: Frame, c: Ctx) -> int | None:
     return tail.end()
 
 
+_SIGNED = re.compile(r"(?P<sign>[+-])\s?(?=\d)")
 _REL_HEAD = re.compile(
     r"(?:in|within|after)\s+(?:(?:about|around|roughly|approximately|approx\.?|like|just|"
     r"another|only|maybe|some)\s+)?"
