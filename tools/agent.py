@@ -14,7 +14,7 @@ import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
@@ -46,8 +46,8 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
+from tools import provenance, todo
 from tools import scheduling as sch
-from tools import todo
 from tools.actions.recording import ToolCallRecord
 from tools.approval import Approvals, PendingApproval, ProposedCall
 from tools.errors import UserError
@@ -108,8 +108,11 @@ def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
             f"\nThis message is scheduled job #{d.fired_job_id} ({d.fired_kind or 'job'}) firing "
             "now: do it (call the tools that do it, then say in one short line what happened "
             "or what failed) or write the reminder now; don't schedule it again; at most "
-            f"{sch.MAX_FIRED_JOBS} new jobs, and each waits for the owner's approval."
+            f"{sch.MAX_FIRED_JOBS} new jobs, and each waits for the owner's approval. Changing "
+            "any other job also waits for the owner's approval."
         )
+        if d.untrusted_history:
+            text += "\n" + d.untrusted_history
     return text
 
 
@@ -136,7 +139,7 @@ async def _dispatch(ctx: RunContext[HomarDeps], name: str, args: dict[str, Any])
         elif p.default is inspect.Parameter.empty:
             raise ModelRetry(f"{name} needs the argument {p.name!r}.")
     if name in sch.PLAIN_TOOLS:
-        listed = await sch.listed_jobs(ctx.deps.engine, ctx.deps.user_id, sch.job_line)
+        listed = await sch.listed_jobs(ctx.deps, sch.job_line)
         return listed or "You have no scheduled jobs."
     return str(await fn(ctx, **kwargs))
 
@@ -157,7 +160,7 @@ async def _tagged_cron(ctx: RunContext[HomarDeps], cron: str, message: str) -> s
 
 
 _CALL_THE_TOOL = (
-    "That job needs the user's approval, which only works through a real tool call: "
+    "That needs the user's approval, which only works through a real tool call: "
     "call {name} as a tool (not as text)."
 )
 
@@ -169,28 +172,38 @@ async def on_text(ctx: RunContext[HomarDeps], text: str) -> str:
     except ApprovalRequired:
         # Text isn't a tool call pydantic-ai can defer; ask for the real call instead.
         ctx.deps.state.proposed = 0
-        raise ModelRetry(_CALL_THE_TOOL.format(name="schedule_action")) from None
+        call = parse_json_call(text, sch.ALL_TOOLS)
+        name = call.name if call is not None else "schedule_action"
+        raise ModelRetry(_CALL_THE_TOOL.format(name=name)) from None
+
+
+def _reads_calls(ctx: RunContext[HomarDeps], key: str) -> bool:
+    """Text calls and tags count only in the model's own reply to a person's live message
+    (never on a fired run or an approval resume; see `tools.provenance`)."""
+    if not ctx.deps.state.text_calls:
+        return False
+    return provenance.is_own_reply(list(ctx.messages), key, sch.ALL_TOOLS)
 
 
 async def _on_text(ctx: RunContext[HomarDeps], text: str) -> str:
+    st = ctx.deps.state
     call = parse_json_call(text, sch.ALL_TOOLS)
-    if call is not None:
-        ctx.deps.state.preface = call.before
+    if call is not None and _reads_calls(ctx, provenance.call_key(call.name, call.args)):
+        st.preface = call.before
         return await _dispatch(ctx, call.name, call.args)
     tag = parse_tags(text)
-    st = ctx.deps.state
-    if tag.kind in ("cron", "now"):
+    if tag.kind in ("cron", "now") and _reads_calls(ctx, provenance.tag_key(tag)):
         st.preface = tag.friendly
         if tag.kind == "now":
             st.remind_now = tag.message or tag.friendly
             return sch._record(ctx, f"⏰ Reminder: {st.remind_now}")
         return await _tagged_cron(ctx, tag.cron or "", tag.message or tag.friendly)
-    if tag.kind == "conflict":
+    if tag.kind == "conflict" and st.text_calls:
         st.clarifier = True
         return (tag.friendly + "\n" if tag.friendly else "") + (
             "I read two different schedules there, so I set nothing. Which one do you want?"
         )
-    st.clarifier = tag.kind == "clarifier"
+    st.clarifier = tag.kind == "clarifier" and st.text_calls
     return text.strip() or "Okay."
 
 
@@ -200,7 +213,7 @@ async def _on_text(ctx: RunContext[HomarDeps], text: str) -> str:
 @functools.cache
 def _outputs(fired: bool) -> list[Any]:
     """Output functions (one request per simple action), minus the tools that may defer."""
-    deferrable = sch.CREATION_TOOLS if fired else sch.APPROVAL_TOOLS
+    deferrable = sch.TERMINAL_TOOLS if fired else sch.APPROVAL_TOOLS
     outputs: list[Any] = [TextOutput(on_text)]
     outputs += [
         ToolOutput(fn, name=name, sequential=True)
@@ -212,8 +225,9 @@ def _outputs(fired: bool) -> list[Any]:
 
 @functools.cache  # building the tools' schemas was an eighth of every fired run
 def _fired_toolset() -> FunctionToolset[HomarDeps]:
-    """In a fired run every creating tool is a function tool, so each can wait for approval."""
-    extra = [sch.TERMINAL_TOOLS[n] for n in sch.CREATION_TOOLS if n not in sch.APPROVAL_TOOLS]
+    """In a fired run every tool that creates or changes a job is a function tool, so each
+    can wait for the owner's approval (`tools.job_scope`)."""
+    extra = [fn for n, fn in sch.TERMINAL_TOOLS.items() if n not in sch.APPROVAL_TOOLS]
     return FunctionToolset(extra, sequential=True)
 
 
@@ -379,6 +393,9 @@ def _context(deps: HomarDeps) -> dict[str, Any]:
         "fired_job_id": deps.fired_job_id,
         "fired_kind": deps.fired_kind,
         "user_name": deps.user_name,
+        # The approved calls are re-run against the proposal's time, so the job runs the
+        # series its preview showed, however long the click took.
+        "reference_time": deps.now.isoformat() if deps.now is not None else None,
     }
 
 
@@ -408,6 +425,11 @@ async def _pending(
     return pending
 
 
+def _fresh_state(deps: HomarDeps) -> RunState:
+    """A run's state; only a person's live message lets text tool calls be read."""
+    return RunState(text_calls=not deps.fired)
+
+
 def _is_offline(model: Model) -> bool:
     return getattr(model, "model_name", "") == "homar-offline"
 
@@ -430,7 +452,7 @@ async def run_agent(
     `runtime.memory` under `deps.channel_id`). If the configured model fails (API error,
     timeout, limits), the built-in offline model answers instead.
     """
-    deps.state = RunState()
+    deps.state = _fresh_state(deps)
     usage = RunUsage()
     reply = AgentReply(text="")
     try:
@@ -441,8 +463,16 @@ async def run_agent(
         # A proposal still waiting for a click leaves calls open; close them for this new turn
         # (the approval keeps its own copy of the history to resume from).
         history = repair_messages(history)
+        # A fired run is nobody's live message: the thread's past turns (other people's
+        # words among them) reach the model only as delimited, untrusted text.
+        given = history
+        if deps.fired:
+            deps.untrusted_history = provenance.untrusted_transcript(history)
+            given = []
         try:
-            output, messages = await _run(runtime, prompt, deps, history, runtime.model, usage)
+            output, messages = await _run(runtime, prompt, deps, given, runtime.model, usage)
+            if deps.fired and messages:
+                messages = [*history, *messages]
         except Exception as exc:  # model down, limits, bad output: fall back offline
             log.warning(
                 "model run failed (%s: %s); using the offline model", type(exc).__name__, exc
@@ -452,7 +482,7 @@ async def run_agent(
             if deps.state.lines or deps.state.tool_calls:
                 output, messages = "", []
             else:
-                deps.state = RunState()
+                deps.state = _fresh_state(deps)
                 spare = RunUsage()  # the failed run's usage must not starve the fallback
                 try:
                     output, new = await _run(runtime, prompt, deps, [], runtime.offline, spare)
@@ -528,6 +558,9 @@ async def resume_approval(
     reply = AgentReply(text="")
     ids = {c.tool_call_id for c in approval.calls}
     try:
+        proposed_at = approval.context.get("reference_time")
+        if isinstance(proposed_at, str):
+            deps.now = datetime.fromisoformat(proposed_at)
         deps.reference_now()
         current = await runtime.memory.load(deps.channel_id) if runtime.memory else []
         continued = _open_calls(current, ids)
@@ -539,6 +572,12 @@ async def resume_approval(
         decisions = DeferredToolResults(
             approvals={i: (True if approved else ToolDenied(DENIED)) for i in ids}
         )
+        earlier: list[ModelMessage] = []
+        if deps.fired:  # as in the fired run itself: earlier turns only as untrusted text
+            run_part = provenance.current_run(history)
+            earlier = history[: len(history) - len(run_part)]
+            deps.untrusted_history = provenance.untrusted_transcript(earlier)
+            history = run_part
         model = runtime.model
         try:
             output, messages = await _run(runtime, None, deps, history, model, usage, decisions)
@@ -562,6 +601,7 @@ async def resume_approval(
             if runtime.memory is not None:
                 await runtime.memory.save(deps.channel_id, messages)
         else:
+            messages = [*earlier, *messages] if messages else messages
             await _finish(runtime, deps, reply, output, messages, save=True)
     except Exception as exc:
         log.exception("resuming approval failed")

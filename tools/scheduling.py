@@ -19,14 +19,15 @@ from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 
 from storage.jobs import JobView
 from storage.models import JobKind
-from tools import overlap, timeparse
+from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.actions.recording import ToolCallRecord
 from tools.actions.thread import ThreadActions
 from tools.approval import needs_approval, render_proposal
 from tools.audience import Addressing, Audience, AudienceResolver
 from tools.engine import Actor, Engine, Target, schedule_of
-from tools.errors import LimitReached, NotAllowed, UserError
+from tools.errors import LimitReached, UserError
+from tools.job_scope import Change
 from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, parse_at_form, zone
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,9 @@ class RunState:
     preface: str = ""  # prose the model wrote before a text tool call or tag
     proposed: int = 0  # jobs waiting for approval in this run (they count toward the cap)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions called (MCP, …)
+    # Text tool calls and tags are read only in the model's reply to a person's live
+    # message (`run_agent` sets this); fired runs and approval resumes leave it off.
+    text_calls: bool = False
 
 
 @dataclass
@@ -73,6 +77,7 @@ class HomarDeps:
     thread: ThreadActions | None = None  # post/read/poll in this thread (None: no Discord)
     action_tools: dict[str, str] = field(default_factory=dict)  # tool → description, if any
     audience: AudienceResolver | None = None  # checks who a job may address (None: no Discord)
+    untrusted_history: str = ""  # a fired run's view of the thread: quoted, never obeyed
 
     def reference_now(self) -> datetime:
         if self.now is None:
@@ -160,12 +165,13 @@ def stamp(at: datetime) -> str:
     return f"<t:{unix}:F> (<t:{unix}:R>)"
 
 
-def _model_line(job: JobView, sched: Schedule) -> str:
+def _model_line(job: JobView, sched: Schedule, deps: HomarDeps | None = None) -> str:
     """A job for the model and the list: id, kind, next run (ISO and Discord), schedule, text."""
     nxt = "no next run"
     if job.next_run_at is not None:
         nxt = f"next {job.next_run_at.astimezone(sched.zone).isoformat()} {stamp(job.next_run_at)}"
-    return f"#{job.id} {job.kind} · {nxt} · {sched.describe()} · “{job.command}” · {job.status}"
+    text = job_scope.shown(deps, job) if deps is not None else f"“{job.command}”"
+    return f"#{job.id} {job.kind} · {nxt} · {sched.describe()} · {text} · {job.status}"
 
 
 def job_line(job: JobView) -> str:
@@ -611,29 +617,42 @@ async def schedule_future_callback(
     return await _once(ctx, context, callback_time, JobKind.CALLBACK, on_duplicate)
 
 
+async def _job_to_change(
+    ctx: RunContext[HomarDeps], task_id: int, change: Change, **how: Any
+) -> JobView:
+    """The job, read as the run's actor, once `job_scope` allows this run to change it."""
+    job = await ctx.deps.engine.get(task_id, ctx.deps.actor)
+    job_scope.check_change(ctx, job, change, **how)
+    return job
+
+
 @_guarded
 async def delete_scheduled_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Cancel one of the user's jobs."""
+    await _job_to_change(ctx, task_id, Change.CANCEL)
     job = await ctx.deps.engine.cancel(task_id, ctx.deps.actor)
-    return _record(ctx, f"Cancelled #{job.id} (“{job.command}”).")
+    return _record(ctx, f"Cancelled #{job.id} ({job_scope.shown(ctx.deps, job)}).")
 
 
 @_guarded
 async def stop_interval_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Pause one of the user's jobs."""
+    await _job_to_change(ctx, task_id, Change.PAUSE)
     job = await ctx.deps.engine.pause(task_id, ctx.deps.actor)
-    return _record(ctx, f"Paused #{job.id} (“{job.command}”); say resume {job.id} to restart it.")
+    shown = job_scope.shown(ctx.deps, job)
+    return _record(ctx, f"Paused #{job.id} ({shown}); say resume {job.id} to restart it.")
 
 
 @_guarded
 async def resume_scheduled_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Resume a paused job."""
+    await _job_to_change(ctx, task_id, Change.RESUME)
     job = await ctx.deps.engine.resume(task_id, ctx.deps.actor)
     when = stamp(job.next_run_at) if job.next_run_at else "soon"
     return _record(
         ctx,
         f"Resumed #{job.id} — next run {when}.",
-        "Resumed " + _model_line(job, schedule_of(job)),
+        "Resumed " + _model_line(job, schedule_of(job), ctx.deps),
     )
 
 
@@ -644,17 +663,17 @@ async def update_scheduled_action(
     new_time: str | None = None,
     new_message: str | None = None,
 ) -> str:
-    """Change a job's time/schedule and/or its text.
+    """Change a job's time/schedule and/or its text (making it repeat needs the user's yes).
 
     Args:
         new_time: ISO 8601, phrase, cron or recurrence
     """
     deps = ctx.deps
     job = await deps.engine.get(task_id, deps.actor)
+    old = schedule_of(job)
     sched: Schedule | None = None
     if new_time:
         now, tz = deps.reference_now(), deps.tz
-        old = schedule_of(job)
         rec = (
             parse_recurrence(new_time, now, tz)
             if old.is_recurring or _CRON.match(new_time) or "@" in new_time
@@ -663,20 +682,27 @@ async def update_scheduled_action(
         if rec is None and re.match(r"\s*(every|each|daily|weekly)\b", new_time, re.I):
             rec = parse_recurrence(new_time, now, tz)
         if rec is not None:
-            if deps.fired:
-                raise NotAllowed("A scheduled run can't make a job repeat; ask me directly.")
             sched = Schedule(rec.spec, tz, rec.until, rec.max_runs)
         else:
             got = _time(ctx, new_time)
             if got.rolled is not None or got.at < now - NOW_SLACK:
                 return _past_question(ctx, got.at, got.rolled)
             sched = Schedule(Once(max(got.at, now + timedelta(seconds=1))), tz)
+    # A new repeating schedule is the same decision as creating a repeating job: ask first.
+    repeating = sched is not None and sched.is_recurring
+    preview = ""
+    if repeating and sched is not None and not ctx.tool_call_approved:
+        engine = deps.engine
+        engine.check_schedule(sched, engine.clock())  # a proposal that can't work is never shown
+        text = engine.check_command(new_message) if new_message else job.command
+        preview = render_proposal(text, sched, engine.clock())
+    job_scope.check_change(ctx, job, Change.EDIT, makes_repeating=repeating, preview=preview)
     job = await deps.engine.update(task_id, deps.actor, command=new_message, schedule=sched)
     when = stamp(job.next_run_at) if job.next_run_at else "no next run"
     return _record(
         ctx,
-        f"Updated #{job.id}: {when} — “{job.command}”.",
-        "Updated " + _model_line(job, schedule_of(job)),
+        f"Updated #{job.id}: {when} — {job_scope.shown(deps, job)}.",
+        "Updated " + _model_line(job, schedule_of(job), deps),
     )
 
 
@@ -684,31 +710,35 @@ async def update_scheduled_action(
 
 
 LIST_LIMIT = 25
+_SCOPE_SCAN = 1000  # open jobs looked at to count what a scoped list leaves out
 
 
-async def listed_jobs(engine: Engine, owner_id: int, line: Any) -> str | None:
-    """The owner's first LIST_LIMIT open jobs, one `line(job)` each, and how many more
-    there are and where to see them all; None when there are none."""
-    jobs = await engine.list_jobs(owner_id=owner_id, limit=LIST_LIMIT)
+async def visible_jobs(deps: HomarDeps, limit: int = LIST_LIMIT) -> list[JobView]:
+    """The run's user's open jobs that this run may show where it is talking."""
+    found = await deps.engine.list_jobs(**job_scope.list_filter(deps), limit=limit)
+    return [j for j in found if job_scope.visible(deps, j)]
+
+
+async def listed_jobs(deps: HomarDeps, line: Any) -> str | None:
+    """The first LIST_LIMIT open jobs this run may show (`job_scope`), one `line(job)` each,
+    and how many more there are and where to see them all; None when there are none."""
+    jobs = await visible_jobs(deps, _SCOPE_SCAN)
     if not jobs:
         return None
-    text = "\n".join(line(j) for j in jobs)
-    if len(jobs) == LIST_LIMIT:
-        more = await engine.store.count(owner_id=owner_id) - LIST_LIMIT
-        if more > 0:
-            text += (
-                f"\n…and {more} more — `/jobs list` in Discord (or `homar jobs list` "
-                "on the bot's machine) shows them all."
-            )
+    text = "\n".join(line(j) for j in jobs[:LIST_LIMIT])
+    more = len(jobs) - LIST_LIMIT
+    if more > 0:
+        text += (
+            f"\n…and {more} more — `/jobs list` in Discord (or `homar jobs list` "
+            "on the bot's machine) shows them all."
+        )
     return text
 
 
 async def list_scheduled_actions(ctx: RunContext[HomarDeps]) -> str:
     """List the user's open jobs (id, next run, schedule, text)."""
     try:
-        text = await listed_jobs(
-            ctx.deps.engine, ctx.deps.user_id, lambda j: _model_line(j, schedule_of(j))
-        )
+        text = await listed_jobs(ctx.deps, lambda j: _model_line(j, schedule_of(j), ctx.deps))
     except Exception:
         log.exception("list failed")
         return "Could not read the job list right now."
@@ -729,9 +759,9 @@ TERMINAL_TOOLS = {
 PLAIN_TOOLS = {"list_scheduled_actions": list_scheduled_actions}
 ALL_TOOLS: dict[str, Any] = {**TERMINAL_TOOLS, **PLAIN_TOOLS}
 # Tools that may need the user's approval must be function tools (pydantic-ai defers only
-# those; output functions cannot): always for repeating jobs, and in fired runs every tool
-# that creates a job.
-APPROVAL_TOOLS = ("schedule_action",)
+# those; output functions cannot): always for repeating jobs (created, or edited into one),
+# and in fired runs every tool that creates or changes a job.
+APPROVAL_TOOLS = ("schedule_action", "update_scheduled_action")
 CREATION_TOOLS = (
     "send_delayed_message",
     "send_scheduled_message",

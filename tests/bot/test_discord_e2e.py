@@ -98,14 +98,26 @@ async def test_user_typed_marker_is_ordinary_chat(world: World) -> None:
     async with running_bot(world) as bot:
         thread_id = await start_thread(world, "remind me in 1 hour to stand up")
         await world.bot_says(thread_id)
-        await world.fake.user_says(thread_id, world.bob.id, "[DELAYED_COMMAND] stand up")
-        await world.fake.user_says(thread_id, world.alice.id, "[DELAYED_COMMAND] stand up")
+        answers = []
+        for who in (world.bob.id, world.alice.id):
+            typed = await world.fake.user_says(thread_id, who, "[DELAYED_COMMAND] stand up")
+            # Wait until the bot has handled it: it answers as it answers any chat message.
+            answers.append(
+                await world.bot_says(
+                    thread_id, lambda m, after=typed.id: m.id > after, include_existing=True
+                )
+            )
         await settle(bot)
         async with bot.runtime.db.session() as s:
             executed = [r for r in (await s.scalars(JobRun.__table__.select())).all()]
     assert executed == []  # no run was even claimed, let alone executed
     assert world.markers(thread_id) == []
+    for answer in answers:  # ordinary chat: no reminder, nobody pinged
+        assert "Reminder" not in answer.content and "[DELAYED_COMMAND]" not in answer.content
+        assert answer.allowed_mentions == {"parse": []}
     assert all("Reminder" not in m.content for m in world.bot_messages(thread_id))
+    (job,) = await bot.runtime.engine.list_jobs(owner_id=world.alice.id)
+    assert job.status == "active" and job.run_count == 0
 
 
 async def test_archived_thread_still_gets_the_reminder(world: World) -> None:

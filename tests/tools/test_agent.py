@@ -329,17 +329,20 @@ async def test_delete_pause_resume_update(runtime: Runtime, deps: HomarDeps) -> 
             new_time="tomorrow at 10",
             new_message="water all plants",
         ),
+        TextPart("Moved."),
     )
     job = await deps.engine.get(jid)
     assert job.command == "water all plants" and job.next_run_at is not None
     assert job.next_run_at.isoformat() == "2026-11-24T09:00:00+00:00"
-    r = await ask(
+    assert r.text.startswith("Updated") and r.requests == 2
+    # Making it repeat is the same decision as creating a repeating job: approval first.
+    r = await approved(
         runtime,
         deps,
         "make it daily",
         call("update_scheduled_action", task_id=jid, new_time="every day at 7"),
     )
-    assert (await deps.engine.get(jid)).kind == "recurring"
+    assert (await deps.engine.get(jid)).kind == "recurring" and "Updated" in r.text
     r = await ask(runtime, deps, "cancel", call("delete_scheduled_action", task_id=jid))
     assert "Cancelled" in r.text and (await deps.engine.get(jid)).status == "cancelled"
 
