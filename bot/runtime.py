@@ -20,7 +20,7 @@ from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import Job, JobKind, JobRun
 from storage.user_settings import UserSettingsStore
-from tools import followups
+from tools import followups, todo
 from tools.actions.kit import Actions
 from tools.actions.mcp import McpConfigError
 from tools.actions.plugins import PluginError
@@ -33,6 +33,7 @@ from tools.audience import Audience, AudienceResolver
 from tools.engine import Engine
 from tools.memory import Memory
 from tools.scheduling import HomarDeps
+from tools.todo import TodoList
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +222,11 @@ class Runtime:
         pending = await self.approvals.load(approval_id)
         if pending is None:
             return None
+        if todo.asks_consent(pending) is not None:  # the heartbeat asked about a to-do
+            text = await todo.decide_consent(TodoList(self.db, self.clock.now), pending, approved)
+            if expired:
+                text = f"Nobody approved working on that to-do in time.\n{text}"
+            return Reply(text)
         ctx = pending.context
         deps = HomarDeps(
             user_id=pending.user_id,

@@ -82,6 +82,11 @@ class ApprovalStore:
         )
         return await self.db.run(lambda s: list(s.scalars(q)))
 
+    async def in_channel(self, channel_id: int) -> list[Approval]:
+        """Every approval ever opened in a thread, decided or not, oldest first."""
+        q = select(Approval).where(Approval.channel_id == channel_id).order_by(Approval.id)
+        return await self.db.run(lambda s: list(s.scalars(q)))
+
     async def pending(self, *, channel_id: int | None = None) -> list[Approval]:
         q = select(Approval).where(Approval.status == ApprovalStatus.PENDING)
         if channel_id is not None:

@@ -222,6 +222,10 @@ class Todo(Base):
     created_by: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime]
     completed_at: Mapped[datetime | None]
+    # How many heartbeat runs worked on it (bounded), and the heartbeat owner who approved
+    # working on it when someone else added it.
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    approved_by: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class DmConsent(Base):

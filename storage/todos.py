@@ -6,7 +6,7 @@ import builtins
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from storage.db import Database
@@ -17,6 +17,7 @@ class TodoStatus:
     PENDING = "pending"
     DONE = "done"
     REMOVED = "removed"
+    DECLINED = "declined"  # the heartbeat's owner said no to working on someone else's to-do
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,8 @@ class TodoItem:
     created_by: int | None
     created_at: datetime
     completed_at: datetime | None
+    attempts: int = 0
+    approved_by: int | None = None
 
     @classmethod
     def of(cls, row: Todo) -> TodoItem:
@@ -41,6 +44,8 @@ class TodoItem:
             row.created_by,
             row.created_at,
             row.completed_at,
+            row.attempts or 0,
+            row.approved_by,
         )
 
 
@@ -95,6 +100,64 @@ class TodoStore:
         def work(s: Session) -> TodoItem | None:
             row = s.scalars(q).first()
             return TodoItem.of(row) if row is not None else None
+
+        return await self.db.run(work)
+
+    async def workable(
+        self, channel_id: int, owner_id: int, max_attempts: int
+    ) -> builtins.list[TodoItem]:
+        """Pending items the heartbeat of `owner_id` may still try, oldest first: its own,
+        or approved by it, and tried fewer than `max_attempts` times."""
+        q = (
+            select(Todo)
+            .where(
+                Todo.channel_id == channel_id,
+                Todo.status == TodoStatus.PENDING,
+                Todo.attempts < max_attempts,
+                or_(Todo.created_by == owner_id, Todo.approved_by == owner_id),
+            )
+            .order_by(Todo.id)
+        )
+        return await self.db.run(lambda s: [TodoItem.of(r) for r in s.scalars(q).all()])
+
+    async def awaiting_consent(self, channel_id: int, owner_id: int) -> builtins.list[TodoItem]:
+        """Pending items someone other than `owner_id` added and `owner_id` hasn't approved."""
+        q = (
+            select(Todo)
+            .where(
+                Todo.channel_id == channel_id,
+                Todo.status == TodoStatus.PENDING,
+                or_(Todo.created_by.is_(None), Todo.created_by != owner_id),
+                or_(Todo.approved_by.is_(None), Todo.approved_by != owner_id),
+            )
+            .order_by(Todo.id)
+        )
+        return await self.db.run(lambda s: [TodoItem.of(r) for r in s.scalars(q).all()])
+
+    async def start_attempt(self, channel_id: int, todo_id: int) -> TodoItem | None:
+        """Count one more heartbeat run on a pending item (before it starts, so a crash
+        counts too); None if it is no longer pending."""
+
+        def work(s: Session) -> TodoItem | None:
+            row = s.get(Todo, todo_id)
+            if row is None or row.channel_id != channel_id or row.status != TodoStatus.PENDING:
+                return None
+            row.attempts = (row.attempts or 0) + 1
+            s.flush()
+            return TodoItem.of(row)
+
+        return await self.db.run(work)
+
+    async def approve(self, channel_id: int, todo_id: int, by: int) -> TodoItem | None:
+        """Record that `by` (the heartbeat's owner) lets the heartbeat work on this item."""
+
+        def work(s: Session) -> TodoItem | None:
+            row = s.get(Todo, todo_id)
+            if row is None or row.channel_id != channel_id or row.status != TodoStatus.PENDING:
+                return None
+            row.approved_by = by
+            s.flush()
+            return TodoItem.of(row)
 
         return await self.db.run(work)
 

@@ -26,7 +26,7 @@ from tools.actions.thread import ThreadActions
 from tools.approval import needs_approval, render_proposal
 from tools.audience import Addressing, Audience, AudienceResolver
 from tools.engine import Actor, Engine, Target, schedule_of
-from tools.errors import LimitReached, UserError
+from tools.errors import LimitReached, NotAllowed, UserError
 from tools.job_scope import Change
 from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, parse_at_form, zone
 

@@ -19,6 +19,7 @@ from storage.db import Database
 from storage.todos import TodoItem, TodoStatus, TodoStore
 from tools import heartbeat
 from tools import scheduling as sch
+from tools.approval import PendingApproval, ProposedCall, raw_block
 from tools.errors import LimitReached, UserError
 from tools.scheduling import HomarDeps
 
@@ -26,6 +27,8 @@ log = logging.getLogger(__name__)
 
 MAX_DESCRIPTION = 500
 MAX_PENDING = 50
+MAX_ATTEMPTS = 3  # heartbeat runs on one to-do before it stops trying (and says so once)
+CONSENT = "todo_consent"  # an approval's context key: the to-do it asks consent for
 
 
 def todo_line(item: TodoItem) -> str:
@@ -94,6 +97,10 @@ def _todos(ctx: RunContext[HomarDeps]) -> TodoList:
 
 async def add_task(ctx: RunContext[HomarDeps], description: str) -> str:
     """Add a to-do to this thread's list (the heartbeat works on it when idle)."""
+    if ctx.deps.fired:
+        # A to-do is work the heartbeat does later: a fired run adding some would be a job
+        # creating jobs without anyone's yes.
+        return "A scheduled run can't add to-dos; ask me directly (or use `/todo add`)."
     try:
         item = await _todos(ctx).add(ctx.deps.channel_id, description, ctx.deps.user_id)
     except UserError as exc:
@@ -111,10 +118,23 @@ async def list_tasks(ctx: RunContext[HomarDeps]) -> str:
     return "\n".join(todo_line(i) for i in items) or "The to-do list is empty."
 
 
+async def _closable(ctx: RunContext[HomarDeps], todos: TodoList, task_id: int) -> str | None:
+    """Why this run may not close the to-do, or None. As `/todo done|remove`: whoever
+    added a to-do closes it (a run acts as one person, never for others)."""
+    found = await todos.get(ctx.deps.channel_id, task_id)
+    if found.created_by not in (None, ctx.deps.user_id):
+        return f"To-do #{found.id} was added by someone else, so I can't close it for them."
+    return None
+
+
 async def complete_task(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Mark a to-do done once its work is finished."""
+    todos = _todos(ctx)
     try:
-        item = await _todos(ctx).complete(ctx.deps.channel_id, task_id)
+        refused = await _closable(ctx, todos, task_id)
+        if refused is not None:
+            return refused
+        item = await todos.complete(ctx.deps.channel_id, task_id)
     except UserError as exc:
         return exc.message
     return f"Marked to-do #{item.id} done: {item.description}"
@@ -122,8 +142,12 @@ async def complete_task(ctx: RunContext[HomarDeps], task_id: int) -> str:
 
 async def delete_task(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Remove a to-do from this thread's list without doing it (the user dropped it)."""
+    todos = _todos(ctx)
     try:
-        item = await _todos(ctx).remove(ctx.deps.channel_id, task_id)
+        refused = await _closable(ctx, todos, task_id)
+        if refused is not None:
+            return refused
+        item = await todos.remove(ctx.deps.channel_id, task_id)
     except UserError as exc:
         return exc.message
     return f"Removed to-do #{item.id}: {item.description}"
@@ -157,3 +181,57 @@ async def propose_heartbeat(ctx: RunContext[HomarDeps], every_minutes: int = 30)
 
 
 TOOLS = [add_task, list_tasks, complete_task, delete_task, propose_heartbeat]
+
+
+# ---------------------------------------------------------------- the heartbeat's limits
+
+
+def gave_up_note(item: TodoItem) -> str:
+    """Said once, after the last attempt, when a to-do is still open."""
+    return (
+        f"I've worked on to-do #{item.id} {item.attempts} times without finishing it, so I'll "
+        f"stop trying. Close it with `/todo done id: {item.id}` or `/todo remove id: {item.id}`."
+    )
+
+
+def consent_request(item: TodoItem, owner_id: int) -> PendingApproval:
+    """Ask the heartbeat's owner before working on a to-do someone else added."""
+    who = f"<@{item.created_by}>" if item.created_by is not None else "someone"
+    proposal = (
+        f"**Action:** work on to-do #{item.id}, added by {who}, acting as them\n"
+        f"{raw_block(item.description)}"
+    )
+    call = ProposedCall(f"todo-{item.id}", "work_on_todo", {"todo_id": item.id}, proposal)
+    return PendingApproval(
+        approval_id=0,
+        user_id=owner_id,
+        channel_id=item.channel_id,
+        calls=(call,),
+        context={CONSENT: item.id},
+    )
+
+
+def asks_consent(pending: PendingApproval) -> int | None:
+    """The to-do an approval asks consent for, if it is such an approval."""
+    todo_id = pending.context.get(CONSENT)
+    return int(todo_id) if isinstance(todo_id, int) else None
+
+
+async def decide_consent(todos: TodoList, pending: PendingApproval, approved: bool) -> str:
+    """Record the owner's Approve (the heartbeat may work on it) or Deny/expiry (declined)."""
+    todo_id = asks_consent(pending)
+    if todo_id is None:
+        return "That request is not about a to-do."
+    if approved:
+        item = await todos.store.approve(pending.channel_id, todo_id, pending.user_id)
+        if item is None:
+            return f"To-do #{todo_id} is no longer open, so there is nothing to work on."
+        return (
+            f"✅ I'll work on to-do #{todo_id} at the next heartbeat, acting as whoever added it."
+        )
+    closed = await todos.store.close(
+        pending.channel_id, todo_id, TodoStatus.DECLINED, todos.clock()
+    )
+    if closed is None:
+        return f"To-do #{todo_id} is no longer open; nothing changed."
+    return f"Okay — I won't work on to-do #{todo_id}; it's off the heartbeat's list."

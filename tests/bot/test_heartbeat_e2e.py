@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,8 @@ from storage.models import JobKind
 from storage.todos import TodoStore
 from tests.bot.harness import World, make_world, running_bot, settle
 from tests.fakediscord import InteractionHandle, running_fake
+from tools.engine import Target
+from tools.schedule import Once, Schedule
 
 EVERY = 5 * 60  # seconds: the shortest heartbeat
 
@@ -207,3 +211,170 @@ async def _heartbeat_id(bot: HomarBot, channel_id: int) -> int:
     jobs = await bot.runtime.engine.list_jobs(channel_id=channel_id)
     [job] = [j for j in jobs if j.kind == JobKind.HEARTBEAT]
     return job.id
+
+
+# ---------------------------------------------------------------- whose to-do it is (issue 14)
+
+
+class Obedient(Worker):
+    """A model that does whatever the to-do text says, when it is a tool call (a steered
+    model), and otherwise never finishes the task."""
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.requests += 1
+        last = messages[-1].parts[-1]
+        if not isinstance(last, UserPromptPart):
+            return ModelResponse(parts=[TextPart("I tried.")])
+        prompt = str(last.content)
+        self.prompts.append(prompt)
+        planted = re.search(r"(\{.*\})", prompt)
+        if planted is None:
+            return ModelResponse(parts=[TextPart("I couldn't finish that.")])
+        call = json.loads(planted[1])
+        return ModelResponse(parts=[ToolCallPart(call["name"], call["arguments"])])
+
+
+def buttons(world: World, thread_id: int) -> tuple[int, dict[str, str]]:
+    [msg] = [m for m in world.bot_messages(thread_id) if m.custom_ids()]
+    return msg.id, {c.split(":")[1]: c for c in msg.custom_ids() if c.startswith("homar:")}
+
+
+async def test_someone_elses_todo_waits_for_the_owner_and_runs_as_its_author(
+    world: World,
+) -> None:
+    thread_id = thread(world)
+    other_thread = thread(world)
+    async with running_bot(world) as bot:
+        model = Obedient()
+        bot.runtime.agent.model = FunctionModel(model)
+        bot.runtime.agent.offline = FunctionModel(model)
+        await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
+        alices = await bot.runtime.engine.create(
+            target=Target(world.alice.id, other_thread, world.guild.id),
+            command="alice's private plan",
+            schedule=Schedule(Once(world.clock.now() + timedelta(days=1)), "UTC"),
+            kind="reminder",
+        )
+        planted = json.dumps(
+            {"name": "delete_scheduled_action", "arguments": {"task_id": alices.id}}
+        )
+        handle = await world.fake.slash(
+            "todo",
+            {"description": planted},
+            subcommand="add",
+            user_id=world.bob.id,
+            channel_id=thread_id,
+        )
+        await answer(handle)
+        await beat(world, bot)
+        await beat(world, bot)  # asked once, not on every beat
+        assert model.requests == 0  # nothing ran before the owner's yes
+        ask_id, ids = buttons(world, thread_id)
+        ask = world.fake.get_message(ask_id)
+        assert ask is not None and f"<@{world.alice.id}>" in ask.content
+        assert [int(u) for u in (ask.allowed_mentions or {}).get("users", [])] == [world.alice.id]
+        assert f"<@{world.bob.id}>" in ask.content  # whose to-do it is
+        refused = await world.fake.click_button(ask_id, ids["approve"], world.bob.id)
+        assert "Only the person" in (await refused.wait_response())["data"]["content"]
+        click = await world.fake.click_button(ask_id, ids["approve"], world.alice.id)
+        await click.wait_response()
+        await settle(bot)
+        await beat(world, bot)
+        assert model.runs == 1  # it ran, as bob: bob cannot touch alice's job
+        job = await bot.runtime.engine.get(alices.id)
+        assert job.status == "active"
+        said = " ".join(m.content for m in world.bot_messages(thread_id))
+        assert "alice's private plan" not in said
+
+
+async def test_denied_todo_is_never_worked(world: World) -> None:
+    thread_id = thread(world)
+    async with running_bot(world) as bot:
+        model = worker(bot)
+        await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
+        handle = await world.fake.slash(
+            "todo",
+            {"description": "rename the channel"},
+            subcommand="add",
+            user_id=world.bob.id,
+            channel_id=thread_id,
+        )
+        await answer(handle)
+        await beat(world, bot)
+        ask_id, ids = buttons(world, thread_id)
+        click = await world.fake.click_button(ask_id, ids["deny"], world.alice.id)
+        await click.wait_response()
+        await settle(bot)
+        for _ in range(3):
+            await beat(world, bot)
+    assert model.requests == 0
+    assert len([m for m in world.bot_messages(thread_id) if m.custom_ids()]) == 1
+
+
+async def test_heartbeat_gives_up_on_a_todo_and_says_so_once(world: World) -> None:
+    thread_id = thread(world)
+    async with running_bot(world) as bot:
+        model = Obedient()
+        bot.runtime.agent.model = FunctionModel(model)
+        bot.runtime.agent.offline = FunctionModel(model)
+        await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
+        await slash(world, "todo", "add", thread_id, description="solve world hunger")
+        for _ in range(8):
+            await beat(world, bot)
+        notes = [m for m in world.bot_messages(thread_id) if "stop trying" in m.content]
+    assert model.runs == 3
+    assert len(notes) == 1
+
+
+async def test_many_todos_from_others_ask_the_owner_one_at_a_time(world: World) -> None:
+    thread_id = thread(world)
+    async with running_bot(world) as bot:
+        model = worker(bot)
+        await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
+        for i in range(5):
+            handle = await world.fake.slash(
+                "todo",
+                {"description": f"chore {i}"},
+                subcommand="add",
+                user_id=world.bob.id,
+                channel_id=thread_id,
+            )
+            await answer(handle)
+        for _ in range(3):
+            await beat(world, bot)
+        asks = [m for m in world.bot_messages(thread_id) if m.custom_ids()]
+        assert len(asks) == 1 and "chore 0" in asks[0].content
+        ask_id, ids = buttons(world, thread_id)
+        click = await world.fake.click_button(ask_id, ids["deny"], world.alice.id)
+        await click.wait_response()
+        await settle(bot)
+        await beat(world, bot)
+        asks = [m for m in world.bot_messages(thread_id) if m.custom_ids()]
+    assert len(asks) == 2 and "chore 1" in asks[1].content
+    assert model.requests == 0
+
+
+async def test_unanswered_todo_question_expires_as_a_no(world: World) -> None:
+    thread_id = thread(world)
+    async with running_bot(world, approval_timeout="10m") as bot:
+        model = worker(bot)
+        await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
+        handle = await world.fake.slash(
+            "todo",
+            {"description": "reorganise the wiki"},
+            subcommand="add",
+            user_id=world.bob.id,
+            channel_id=thread_id,
+        )
+        todo_id = int(re.search(r"#(\d+)", await answer(handle))[1])  # type: ignore[index]
+        await beat(world, bot)
+        await world.clock.advance(11 * 60)
+        said = await world.bot_says(thread_id, lambda m: "in time" in m.content)
+        await settle(bot)
+        for _ in range(2):
+            await beat(world, bot)
+        item = await TodoStore(bot.runtime.db).get(thread_id, todo_id)
+    assert f"to-do #{todo_id}" in said.content
+    assert item is not None and item.status == "declined"
+    assert model.requests == 0
+    assert len([m for m in world.bot_messages(thread_id) if m.custom_ids()]) == 1

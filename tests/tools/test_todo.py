@@ -168,3 +168,18 @@ def test_parse_every() -> None:
         heartbeat.parse_every("1 minute")
     with pytest.raises(UserError, match="couldn't read"):
         heartbeat.parse_every("whenever")
+
+
+async def test_agent_closes_only_the_speakers_own_todos(
+    runtime: Runtime, deps: HomarDeps, db: Database
+) -> None:
+    """As `/todo done`: a run acts as one person, who closes only the to-dos they added."""
+    t = todos(db)
+    bobs = await t.add(deps.channel_id, "bob's chore", 2)
+    mine = await t.add(deps.channel_id, "my chore", deps.user_id)
+    runtime.model = scripted(ToolCallPart("complete_task", {"task_id": bobs.id}), TextPart("ok"))
+    await run_agent(runtime, f"mark {bobs.id} done", deps)
+    assert (await t.get(deps.channel_id, bobs.id)).status == "pending"
+    runtime.model = scripted(ToolCallPart("complete_task", {"task_id": mine.id}), TextPart("ok"))
+    await run_agent(runtime, f"mark {mine.id} done", deps)
+    assert (await t.get(deps.channel_id, mine.id)).status == "done"
