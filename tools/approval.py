@@ -16,7 +16,7 @@ from typing import Any
 
 from storage.approvals import ApprovalStatus, ApprovalStore
 from storage.models import Approval
-from tools.schedule import Schedule
+from tools.schedule import Schedule, spec_from_json, spec_to_json
 
 DEFAULT_TIMEOUT = timedelta(hours=24)
 SHOWN_RUNS = 5
@@ -52,6 +52,14 @@ def _end_condition(schedule: Schedule) -> str:
 
 
 def next_runs(schedule: Schedule, now: datetime, count: int = SHOWN_RUNS) -> list[datetime]:
+    """The job's next runs, from the schedule as it will be stored (the form the dispatcher
+    reads back), so the preview is the series the job really runs."""
+    schedule = Schedule(
+        spec_from_json(spec_to_json(schedule.spec)),
+        schedule.tz,
+        schedule.until,
+        schedule.max_runs,
+    )
     runs: list[datetime] = []
     at = schedule.next_after(now) if schedule.is_recurring else schedule.first_run(now)
     while at is not None and len(runs) < count:

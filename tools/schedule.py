@@ -151,6 +151,14 @@ def _cron_field(text: str, index: int, expr: str) -> frozenset[int]:
                     f"Step {step_text!r} in the {name} field of cron `{expr}` must be 1 or more."
                 )
             step = int(step_text)
+            span = 7 if index == 4 else hi - lo + 1
+            if step > span:
+                # `*/90` in minutes would fire hourly: a step can't reach past its field.
+                raise ScheduleError(
+                    f"Step {step} in the {name} field of cron `{expr}` is larger than the "
+                    f"field ({lo}–{hi if index != 4 else 6}); for a longer gap use an interval "
+                    "like `every 90 minutes`."
+                )
         if part == "*":
             start, end = lo, hi
         elif "-" in part:
@@ -669,10 +677,13 @@ def _every(spec: Every, after: datetime, tz: ZoneInfo) -> Iterator[datetime]:
                 yield at
             k += 1
         return
+    # Real elapsed time, whatever zone the anchor came in: aware arithmetic in a ZoneInfo
+    # steps the wall clock, which across a DST change is an hour off the stored job's series.
     step = timedelta(seconds=spec.seconds)
-    k = 0 if after < spec.anchor else int((after - spec.anchor) // step) + 1
+    anchor = spec.anchor.astimezone(UTC)
+    k = 0 if after < anchor else int((after - anchor) // step) + 1
     while True:
-        yield (spec.anchor + k * step).astimezone(tz)
+        yield (anchor + k * step).astimezone(tz)
         k += 1
 
 
@@ -834,14 +845,31 @@ def describe_spec(spec: Spec, tz: ZoneInfo) -> str:
     return text
 
 
+def _describe_minutes(field: str, minutes: list[int], expr: str) -> str:
+    """An hourly pattern, as it fires: a step that doesn't divide the hour restarts at
+    the top of each hour (`*/45` fires at :00 and :45), so it is not "every 45 minutes"."""
+    if len(minutes) == 1:
+        return f"every hour at :{minutes[0]:02d}"
+    step = re.fullmatch(r"\*/(\d+)", field)
+    if step and 60 % int(step.group(1)) == 0:
+        return f"every {_plural(int(step.group(1)), 'minute')}"
+    if len(minutes) <= 6:
+        return f"at {_join([f':{m:02d}' for m in minutes])} past each hour"
+    stepped = re.fullmatch(r"(?:\*|\d+)/(\d+)", field)
+    if stepped:
+        first, last = minutes[0], minutes[-1]
+        return (
+            f"every {_plural(int(stepped.group(1)), 'minute')} from :{first:02d} to "
+            f":{last:02d} past each hour, then again from :{first:02d}"
+        )
+    return f"on the cron schedule `{expr}`"
+
+
 def _describe_cron(c: Cron) -> str:
     fields = c.expr.split(" ")
     minutes, hours = sorted(c.minutes), sorted(c.hours)
-    step = re.fullmatch(r"\*/(\d+)", fields[0])
-    if step and fields[1:] == ["*", "*", "*", "*"]:
-        return f"every {_plural(int(step.group(1)), 'minute')}"
-    if len(minutes) == 1 and fields[1] == "*" and fields[2:] == ["*", "*", "*"]:
-        return f"every hour at :{minutes[0]:02d}"
+    if fields[1:] == ["*", "*", "*", "*"]:
+        return _describe_minutes(fields[0], minutes, c.expr)
     if len(minutes) * len(hours) > 6:
         return f"on the cron schedule `{c.expr}`"
     at = "at " + _times(hours, minutes)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -118,3 +118,49 @@ async def test_guardrails_checked_before_the_proposal(runtime: Runtime, deps: Ho
     runtime.model = scripted(call, TextPart("ok"))
     r = await run_agent(runtime, "every 10 seconds x", deps)
     assert r.approval is None and "60 seconds" in r.text
+
+
+async def test_preview_of_a_sub_daily_interval_across_dst_is_the_jobs_series(
+    deps: HomarDeps,
+) -> None:
+    """The approval's next runs are the runs the stored job makes, across the spring change."""
+    from zoneinfo import ZoneInfo
+
+    from tools.approval import next_runs
+    from tools.engine import Target, schedule_of
+    from tools.schedule import Every
+
+    berlin = ZoneInfo("Europe/Berlin")
+    anchor = datetime(2027, 3, 28, 0, 30, tzinfo=berlin)  # 02:00 → 03:00 that night
+    sched = Schedule(Every(2 * 3600, anchor), "Europe/Berlin")
+    preview = next_runs(sched, FIXED_NOW)
+    job = await deps.engine.create(
+        target=Target(1, 100, 10), command="water", schedule=sched, kind="interval"
+    )
+    stored = schedule_of(await deps.engine.get(job.id))
+    runs = [job.next_run_at]
+    while len(runs) < len(preview):
+        runs.append(stored.next_after(runs[-1], runs_done=len(runs)))
+    assert [a.astimezone(UTC) for a in preview] == [r.astimezone(UTC) for r in runs]
+    assert [r.astimezone(UTC).hour for r in runs[:3]] == [23, 1, 3]  # every 2 real hours
+
+
+async def test_approved_interval_runs_the_series_its_preview_showed(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    """Approving 30 minutes later doesn't shift an interval away from the previewed runs."""
+    call = ToolCallPart(
+        "schedule_action", {"description": "water", "type": "interval", "schedule": "2 hours"}
+    )
+    runtime.model = scripted(call, TextPart("ok"))
+    r = await run_agent(runtime, "every 2 hours water", deps)
+    assert r.approval is not None
+    first_shown = int((FIXED_NOW + timedelta(hours=2)).timestamp())
+    assert f"<t:{first_shown}:F>" in r.approval.proposal
+    later = FIXED_NOW + timedelta(minutes=30)
+    deps.engine.clock = lambda: later
+    deps.now = later  # the click comes later: the bot builds the deps at that time
+    runtime.model = scripted(TextPart("Done."))
+    done = await resume_approval(runtime, r.approval, True, deps)
+    job = await deps.engine.get(done.job_ids[0])
+    assert job.next_run_at == FIXED_NOW + timedelta(hours=2)

@@ -131,6 +131,13 @@ def test_cron_leap_day() -> None:
         ("0 9 * *", "5 fields"),
         ("0 9 * * * *", "5 fields"),
         ("*/0 * * * *", "must be 1 or more"),
+        ("*/90 * * * *", "larger than"),
+        ("*/61 * * * *", "larger than"),
+        ("0 */25 * * *", "larger than"),
+        ("0 9 */32 * *", "larger than"),
+        ("0 9 * */13 *", "larger than"),
+        ("0 9 * * */8", "larger than"),
+        ("10/90 * * * *", "larger than"),
         ("0 9 * * FOO", "not a valid"),
         ("5-1 * * * *", "backwards"),
         ("0 9 30 2 *", "never matches"),
@@ -356,6 +363,30 @@ def test_spec_json_round_trip(spec: object) -> None:
 def test_unknown_spec_type() -> None:
     with pytest.raises(UserError):
         spec_from_json({"type": "sometimes"})
+
+
+@pytest.mark.parametrize(
+    ("expr", "words"),
+    [
+        ("*/45 * * * *", "at :00 and :45 past each hour"),
+        ("*/40 * * * *", "at :00 and :40 past each hour"),
+        ("*/50 * * * *", "at :00 and :50 past each hour"),
+        ("5/45 * * * *", "at :05 and :50 past each hour"),
+        ("*/25 * * * *", "at :00, :25 and :50 past each hour"),
+        ("*/15 * * * *", "every 15 minutes"),
+        ("*/30 * * * *", "every 30 minutes"),
+        ("*/60 * * * *", "every hour at :00"),
+        ("*/7 * * * *", "every 7 minutes from :00 to :56 past each hour, then again from :00"),
+    ],
+)
+def test_minute_steps_are_described_as_they_fire(expr: str, words: str) -> None:
+    """`*/45` fires at :00 and :45, so it is not "every 45 minutes" (issue 14)."""
+    assert Schedule(Cron(expr), "UTC").describe() == f"{words} (UTC)"
+
+
+def test_cron_step_sixty_fits_the_minute_field() -> None:
+    assert sorted(Cron("*/60 * * * *").minutes) == [0]
+    assert sorted(Cron("0 */24 * * *").hours) == [0]
 
 
 def test_describe() -> None:
