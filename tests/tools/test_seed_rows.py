@@ -208,7 +208,8 @@ async def test_reminder_escalate_argument(runtime: Runtime, deps: HomarDeps) -> 
 async def test_update_takes_at_forms(runtime: Runtime, deps: HomarDeps) -> None:
     r = await ask(runtime, deps, "x", call("send_delayed_message", message="stretch", minutes=5))
     (job_id,) = r.job_ids
-    r = await ask(
+    # Making it repeat waits for the user's Approve, as creating a repeating job does.
+    r = await approved(
         runtime,
         deps,
         "x",
@@ -221,6 +222,7 @@ async def test_update_takes_at_forms(runtime: Runtime, deps: HomarDeps) -> None:
         deps,
         "x",
         call("update_scheduled_action", task_id=job_id, new_time="monthly@32@09:00"),
+        TextPart("ok"),
     )
     assert "Day 32 is out of range" in r.text
     assert (await deps.engine.get(job_id)).schedule == {"type": "cron", "expr": "30 17 * * 5"}
