@@ -663,7 +663,7 @@ async def update_scheduled_action(
     new_time: str | None = None,
     new_message: str | None = None,
 ) -> str:
-    """Change a job's time/schedule and/or its text (making it repeat needs the user's yes).
+    """Change a job's time/schedule and/or its text.
 
     Args:
         new_time: ISO 8601, phrase, cron or recurrence
