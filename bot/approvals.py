@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import choices
 from tools.approval import PendingApproval
 
 if TYPE_CHECKING:
@@ -84,14 +85,10 @@ async def on_click(interaction: discord.Interaction, approval_id: int, approved:
     """A button press: refuse privately unless it's the requester's first, timely click."""
     bot: HomarBot = interaction.client  # type: ignore[assignment]
     runtime = bot.runtime
-    outcome = await runtime.approvals.decide(
-        approval_id, user_id=interaction.user.id, approved=approved, now=runtime.clock.now()
-    )
-    if not outcome.ok or outcome.approval is None:
-        await interaction.response.send_message(outcome.message, ephemeral=True)
+    row, note = await choices.decide(runtime, approval_id, interaction.user.id, approved)
+    if row is None:
+        await interaction.response.send_message(note, ephemeral=True)
         return
-    row = outcome.approval
-    note = "Approved" if approved else "Denied"
     try:
         base = re.sub(
             r"\n\*\*(Approved|Denied|Expired)\*\*.*$",

@@ -23,6 +23,7 @@ app = typer.Typer(
         "  printf 'remind me in 3 seconds to stretch\\n' | homar chat\n\n"
         "  homar jobs list --user 1234    what a user has scheduled\n\n"
         "  homar jobs cancel 42           cancel job #42\n\n"
+        "  homar jobs export jobs.ics     every open job as iCalendar (or .json)\n\n"
         "  homar db upgrade               apply database migrations\n\n"
         "  homar status                   pending, due, late, failed and paused counts"
     ),
@@ -30,8 +31,32 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"homar {version('homar')}")
+        except PackageNotFoundError:
+            typer.echo("homar (not installed; run ./homar once)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Homar's command line."""
+
+
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
-jobs_app = typer.Typer(help="Inspect and cancel jobs without Discord.", no_args_is_help=True)
+jobs_app = typer.Typer(
+    help="See, change, export and import jobs without Discord.", no_args_is_help=True
+)
 app.add_typer(db_app, name="db")
 app.add_typer(jobs_app, name="jobs")
 
@@ -47,7 +72,7 @@ def _settings() -> Settings:
 def _logging(settings: Settings) -> None:
     from bot.logs import setup
 
-    setup(settings.log_level)  # job, run and thread ids on each line; LOG_FORMAT=json for JSON
+    setup(settings.log_level, settings.log_format)  # job, run and thread ids on each line
 
 
 def _run(coro: Coroutine[Any, Any, int | None]) -> None:
@@ -67,7 +92,7 @@ def run() -> None:
             "DISCORD_TOKEN is not set. Create an application at "
             "https://discord.com/developers/applications, open Bot → Reset Token, and put "
             "DISCORD_TOKEN=<token> in .env (see README). To try Homar without Discord, "
-            "run: homar chat",
+            "run: ./homar chat",
             err=True,
         )
         raise typer.Exit(2)
@@ -78,13 +103,21 @@ def run() -> None:
 
 
 @app.command()
-def chat() -> None:
+def chat(
+    wait: float | None = typer.Option(
+        None,
+        "--wait",
+        min=0,
+        help="Piped input: seconds to wait for the jobs it created (default: until the last "
+        "one has fired, up to 60).",
+    ),
+) -> None:
     """Talk to Homar in this terminal: same agent, engine and database, one local thread."""
     settings = _settings()
     logging.basicConfig(level=logging.WARNING)
     from bot.console import run_chat
 
-    _run(run_chat(settings))
+    _run(run_chat(settings, wait=wait))
 
 
 @db_app.command("upgrade")
@@ -206,37 +239,183 @@ def jobs_list(
     _run(go())
 
 
-@jobs_app.command("cancel")
-def jobs_cancel(job_id: int = typer.Argument(..., help="The job number, e.g. 42.")) -> None:
-    """Cancel a job by its number."""
+def _act(work: Coroutine[Any, Any, str]) -> None:
+    """Run one operator command; a mistake is one line on stderr and exit code 1."""
+    from bot.operator import for_terminal
+    from tools.errors import UserError
+
     settings = _settings()
 
     async def go() -> int:
-        from bot.operator import cancel_job
+        try:
+            typer.echo(await work)
+        except UserError as exc:
+            typer.echo(for_terminal(settings, exc.message), err=True)
+            return 1
+        return 0
 
-        ok, message = await cancel_job(settings, job_id)
-        typer.echo(message, err=not ok)
-        return 0 if ok else 1
+    _run(go())
+
+
+JobId = typer.Argument(..., help="The job number, e.g. 42.")
+
+
+@jobs_app.command("show")
+def jobs_show(job_id: int = JobId) -> None:
+    """Everything about one job: command, schedule, next run, runs, owner."""
+    from bot.operator import show_job
+
+    _act(show_job(_settings(), job_id))
+
+
+@jobs_app.command("cancel")
+def jobs_cancel(job_id: int = JobId) -> None:
+    """Cancel a job by its number."""
+    from bot.operator import change
+
+    _act(change(_settings(), "cancel", job_id))
+
+
+@jobs_app.command("pause")
+def jobs_pause(job_id: int = JobId) -> None:
+    """Pause a job until it is resumed."""
+    from bot.operator import change
+
+    _act(change(_settings(), "pause", job_id))
+
+
+@jobs_app.command("resume")
+def jobs_resume(job_id: int = JobId) -> None:
+    """Resume a paused job from its next run."""
+    from bot.operator import change
+
+    _act(change(_settings(), "resume", job_id))
+
+
+@jobs_app.command("run-now")
+def jobs_run_now(job_id: int = JobId) -> None:
+    """Make a job due now (a running bot fires it; a repeating job then carries on)."""
+    from bot.operator import change
+
+    _act(change(_settings(), "run-now", job_id))
+
+
+@jobs_app.command("history")
+def jobs_history(
+    job_id: int = JobId,
+    limit: int = typer.Option(10, "--limit", min=1, max=1000, help="How many runs."),
+) -> None:
+    """A job's last runs: when due, when delivered, how late, outcome."""
+    from bot.operator import history
+
+    _act(history(_settings(), job_id, limit))
+
+
+@jobs_app.command("edit")
+def jobs_edit(
+    job_id: int = JobId,
+    when: str | None = typer.Option(None, "--when", help="New time: 'tomorrow 9am'."),
+    what: str | None = typer.Option(None, "--what", help="New text."),
+    repeat: str | None = typer.Option(
+        None, "--repeat", help="New repeat: 'daily', 'every weekday at 9', or 'never'."
+    ),
+) -> None:
+    """Change a job's time, text or repeat (times read in the job's own zone)."""
+    from bot.operator import edit
+
+    _act(edit(_settings(), job_id, when=when, what=what, repeat=repeat))
+
+
+@jobs_app.command("export")
+def jobs_export(
+    path: str = typer.Argument("-", help="File to write (.json or .ics); - for stdout."),
+    fmt: str | None = typer.Option(None, "--format", help="json or ics (default: by suffix)."),
+    user: int | None = typer.Option(None, "--user", help="Only this Discord user's jobs."),
+) -> None:
+    """Export open jobs as JSON or iCalendar (.ics with RRULE/EXDATE)."""
+    settings = _settings()
+
+    async def go() -> int:
+        from bot.operator import export_jobs, file_format
+        from tools.errors import UserError
+
+        try:
+            text, count = await export_jobs(settings, fmt=file_format(path, fmt), user=user)
+        except UserError as exc:
+            typer.echo(exc.message, err=True)
+            return 1
+        if path == "-":
+            sys.stdout.write(text)
+        else:
+            from pathlib import Path
+
+            await asyncio.to_thread(Path(path).write_text, text, encoding="utf-8", newline="")
+            typer.echo(f"Exported {count} job{'s' if count != 1 else ''} to {path}.", err=True)
+        return 0
+
+    _run(go())
+
+
+@jobs_app.command("import")
+def jobs_import(
+    path: str = typer.Argument(..., help="A file made by `homar jobs export` (.json or .ics)."),
+    fmt: str | None = typer.Option(None, "--format", help="json or ics (default: by suffix)."),
+    owner: int | None = typer.Option(
+        None, "--owner", help="For a calendar not made by Homar: whose jobs they become."
+    ),
+    channel: int | None = typer.Option(
+        None, "--channel", help="For a calendar not made by Homar: where they post."
+    ),
+) -> None:
+    """Import jobs; each is checked like a new one, and refusals are listed."""
+    settings = _settings()
+
+    async def go() -> int:
+        from pathlib import Path
+
+        from bot.operator import file_format, import_jobs
+        from bot.transfer import Place
+        from tools.errors import UserError
+
+        place = Place(owner, channel) if owner is not None and channel is not None else None
+        try:
+            made, problems = await import_jobs(
+                settings, Path(path), fmt=file_format(path, fmt), place=place
+            )
+        except UserError as exc:
+            typer.echo(exc.message, err=True)
+            return 1
+        ids = ", ".join(f"#{i}" for i in made)
+        plural = "s" if len(made) != 1 else ""
+        typer.echo(f"Imported {len(made)} job{plural}" + (f": {ids}." if ids else "."))
+        for problem in problems:
+            typer.echo(f"Skipped {problem}", err=True)
+        return 1 if problems else 0
 
     _run(go())
 
 
 @app.command()
 def status() -> None:
-    """Counts of pending, due, late, failed and paused jobs."""
+    """Counts of pending, due, late, failed and paused jobs, open approvals, and runs that
+    failed or were late in the last 24 hours."""
     settings = _settings()
 
     async def go() -> int:
         from bot.operator import status_counts
 
         for key, value in (await status_counts(settings)).items():
-            typer.echo(f"{key:>8}: {value}")
+            typer.echo(f"{key:>18}: {value}")
         return 0
 
     _run(go())
 
 
 def main() -> None:
+    import pydantic_ai
+
+    # Homar owns its terminal: no third-party first-run banner in `homar chat` or logs.
+    pydantic_ai.BANNER_ENABLED = False
     try:
         app()
     except SettingsError as exc:  # raised lazily by code paths that reload settings

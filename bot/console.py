@@ -1,27 +1,76 @@
-"""`homar chat`: the same agent, engine and database in a terminal, as one local thread."""
+"""`homar chat`: the same agent, engine and database in a terminal, as one local thread.
+
+Interactive (a TTY): prompt_toolkit line editing and history; output from fired jobs is
+printed above the prompt; Ctrl-C cancels the line being typed or the running request,
+Ctrl-D quits. Piped: every line is read and answered in turn, then chat waits for the jobs
+this input created (up to `wait` seconds) and says what is still scheduled when it exits.
+
+Buttons become typed choices: an approval offers `[a]pprove / [d]eny`, a delivered
+reminder `[d]one / [s]nooze 10m|1h|tomorrow|<time>`; they run the buttons' own code
+(`bot.choices`). Lines starting with `/` run the slash commands (`bot.typed_commands`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import itertools
+import logging
+import os
+import re
+import signal
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TextIO
 
+from sqlalchemy import func, select
+
+from bot import choices
+from bot.commands import Answer, Caller, zone_for
+from bot.commands.cards import next_words, short
 from bot.dispatcher import Delivered, Delivery
 from bot.escalation import escalation_message
 from bot.heartbeat import Heartbeat
 from bot.runtime import Reply, Runtime, Speaker
 from bot.settings import Settings
-from storage.models import JobKind
+from bot.terminal import DIM, RESET, TerminalRenderer
+from bot.typed_commands import run_typed
+from storage.models import Job, JobKind, JobStatus
+from tools.engine import Actor, Target
+from tools.errors import UserError
 from tools.followups import ESCALATE_RUN
+from tools.schedule import zone
+
+log = logging.getLogger(__name__)
 
 # The console is one thread owned by one local user; ids far from Discord snowflakes.
 CONSOLE_CHANNEL = 1
 CONSOLE_USER = 1
-LINGER = timedelta(seconds=10)
+MAX_WAIT = 60.0  # piped chat waits at most this long for the jobs its input created
+SORRY = "Something went wrong on my side; please try again in a moment."
+
+APPROVAL_CHOICES = "[a]pprove / [d]eny"
+REMINDER_CHOICES = "[d]one / [s]nooze 10m|1h|tomorrow|<time>"
+_APPROVE = {"a", "approve", "approved", "yes", "y", "ok", "okay"}
+_DENY = {"deny", "denied", "no", "n"}
+_DONE = {"done", "did it"}
+_SNOOZE = re.compile(r"(?:s|snooze)(?:\s+(?:for\s+|until\s+|to\s+)?(?P<when>.+))?", re.I)
+
+
+@dataclass(frozen=True)
+class ApprovalOffer:
+    approval_id: int
+
+
+@dataclass(frozen=True)
+class ReminderOffer:
+    job_id: int
+    run_id: int
+
+
+Offer = ApprovalOffer | ReminderOffer
 
 
 class ConsoleTransport:
@@ -38,24 +87,89 @@ class ConsoleTransport:
             runtime = self.console.runtime
             await runtime.store.mark_executed(delivery.nonce, runtime.clock.now())
             return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
-        self.console.say(delivery.text)
+        self.console.marker(delivery.text)
         asyncio.get_running_loop().call_soon(self.console.refeed, delivery.nonce)
         return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
 
 
 class Console:
-    def __init__(self, runtime: Runtime, out: TextIO = sys.stdout) -> None:
+    """One person at a terminal: renders replies, offers choices, runs typed commands."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        out: TextIO | None = None,
+        *,
+        styled: bool = False,
+        interactive: bool = False,
+        write: Callable[[str], None] | None = None,
+    ) -> None:
         self.runtime = runtime
-        self.out = out
+        self._out = out
+        self._write = write
+        self.styled = styled
+        self.interactive = interactive
         self.who = Speaker(user_id=CONSOLE_USER, channel_id=CONSOLE_CHANNEL, user_name="you")
         self.heartbeat = Heartbeat(runtime, self.post)
+        self.renderer = TerminalRenderer(user_id=CONSOLE_USER, styled=styled)
+        self.offers: list[Offer] = []
+        self.request: asyncio.Task[Any] | None = None  # the person's running request
+        self.spinning = False
+
+    # ------------------------------------------------------------------ output
 
     def say(self, text: str) -> None:
-        self.out.write(text.rstrip() + "\n")
-        self.out.flush()
+        """Print a line (above the prompt when one is shown)."""
+        if self.spinning:  # wipe the spinner before printing over it
+            sys.__stderr__.write("\r\x1b[K") if sys.__stderr__ else None
+        line = text.rstrip() + "\n"
+        if self._write is not None:
+            self._write(line)
+            return
+        out = self._out or sys.stdout  # looked up now: patch_stdout swaps it while prompting
+        out.write(line)
+        out.flush()
 
-    def show(self, reply: Reply) -> None:
-        self.say("homar> " + reply.text.replace(f"<@{CONSOLE_USER}>", "@you").strip())
+    def marker(self, text: str) -> None:
+        self.say(f"{DIM}{text}{RESET}" if self.styled else text)
+
+    async def render(self, text: str) -> str:
+        tz = zone(await self.runtime.user_tz(CONSOLE_USER))
+        return self.renderer.render(text, now=self.runtime.clock.now(), tz=tz)
+
+    async def show(self, reply: Reply) -> None:
+        text = await self.render(reply.text)
+        if text:
+            self.say("homar> " + text)
+        if reply.approval is not None and reply.approval.approval_id:
+            self.offer(ApprovalOffer(reply.approval.approval_id), APPROVAL_CHOICES)
+        if reply.reminder is not None:
+            self.offer(ReminderOffer(*reply.reminder), REMINDER_CHOICES)
+
+    def offer(self, offer: Offer, words: str) -> None:
+        self.offers = [o for o in self.offers if o != offer] + [offer]
+        self.say(f"       {words}")
+
+    async def show_answer(self, answer: Answer) -> None:
+        lines: list[str] = []
+        if answer.text:
+            lines.append(answer.text)
+        card = answer.card
+        if card is not None:
+            lines.append(f"**{card.title}**")
+            if card.description:
+                lines.append(card.description)
+            for name, value in card.fields:
+                joint = "\n" if "\n" in value else " "
+                lines.append(f"**{name}:**{joint}{value}")
+            if card.footer:
+                lines.append(f"_{card.footer}_")
+        if answer.cancel_job is not None:
+            lines.append(f"(`/jobs cancel {answer.cancel_job}` cancels it.)")
+        if answer.page is not None and answer.page.more:
+            nxt = answer.page.number + 2
+            lines.append(f"(`/jobs list {answer.page.scope} {nxt}` shows the next page.)")
+        self.say("homar> " + await self.render("\n".join(lines)))
 
     async def post(
         self,
@@ -65,7 +179,9 @@ class Console:
         *,
         fallback_user: int | None = None,
     ) -> None:
-        self.show(reply)
+        await self.show(reply)
+
+    # ------------------------------------------------------------------ input
 
     def refeed(self, nonce: str) -> None:
         async def work() -> None:
@@ -74,32 +190,156 @@ class Console:
                 return
             job = await self.runtime.store.get(run.job_id)
             if job is not None:
-                self.show(await self.spin(self.runtime.fired(run, job)))
+                await self.show(await self.runtime.fired(run, job))
 
         self.runtime.queues.submit(CONSOLE_CHANNEL, work)
 
-    def ask(self, text: str) -> None:
+    def submit(self, line: str) -> asyncio.Future[None]:
+        """Queue one typed line behind the thread's other work; resolves when answered."""
+        finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
         async def work() -> None:
-            self.show(await self.spin(self.runtime.converse(self.who, text)))
+            try:
+                await self.handle(line)
+            finally:
+                if not finished.done():
+                    finished.set_result(None)
 
         self.runtime.queues.submit(CONSOLE_CHANNEL, work)
+        return finished
 
-    async def spin(self, job: Coroutine[Any, Any, Reply]) -> Reply:
+    async def handle(self, line: str) -> None:
+        """One line the person typed: a command, a choice, or a message for the agent."""
+        try:
+            if line.startswith("/"):
+                await self.show_answer(await run_typed(await self.caller(), line))
+            elif not await self.choose(line):
+                reply = await self.cancellable(self.runtime.converse(self.who, line))
+                if reply is not None:
+                    await self.show(reply)
+        except UserError as exc:
+            self.say("homar> " + await self.render(exc.message))
+        except Exception:
+            log.exception("chat: could not handle %r", line[:80])
+            self.say("homar> " + SORRY)
+
+    async def cancellable(self, job: Coroutine[Any, Any, Reply]) -> Reply | None:
+        """Run the person's request so Ctrl-C can cancel it; None when cancelled."""
         task = asyncio.ensure_future(job)
-        if not sys.stderr.isatty():
-            return await task
-        for frame in itertools.cycle("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"):
-            done, _ = await asyncio.wait({task}, timeout=0.1)
-            if done:
-                break
-            sys.stderr.write(f"\r{frame} thinking…")
-            sys.stderr.flush()
-        sys.stderr.write("\r" + " " * 14 + "\r")
-        return await task
+        self.request = task
+        try:
+            await self.spin(task)
+        finally:
+            self.request = None
+        if task.cancelled():
+            self.say("homar> Cancelled — I dropped that request.")
+            return None
+        return task.result()
 
-    async def due_soon(self) -> bool:
-        nxt = await self.runtime.store.earliest_due()
-        return nxt is not None and nxt - self.runtime.clock.now() <= LINGER
+    def cancel_request(self) -> bool:
+        if self.request is None or self.request.done():
+            return False
+        self.request.cancel()
+        return True
+
+    async def spin(self, task: asyncio.Future[Any]) -> None:
+        """Wait for `task`, with a spinner on an interactive terminal."""
+        err = sys.__stderr__
+        if not self.interactive or err is None or not err.isatty():
+            await asyncio.wait({task})
+            return
+        self.spinning = True
+        try:
+            for frame in itertools.cycle("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"):
+                done, _ = await asyncio.wait({task}, timeout=0.1)
+                if done:
+                    break
+                err.write(f"\r{frame} thinking… (Ctrl-C cancels)")
+                err.flush()
+        finally:
+            self.spinning = False
+            err.write("\r\x1b[K")
+            err.flush()
+
+    async def caller(self) -> Caller:
+        return Caller(
+            self.runtime,
+            Actor(CONSOLE_USER),
+            Target(CONSOLE_USER, CONSOLE_CHANNEL),
+            await zone_for(self.runtime, CONSOLE_USER),
+        )
+
+    # ------------------------------------------------------------------ choices
+
+    def _latest(self, kind: type[ApprovalOffer] | type[ReminderOffer]) -> Offer | None:
+        return next((o for o in reversed(self.offers) if isinstance(o, kind)), None)
+
+    async def choose(self, line: str) -> bool:
+        """A typed choice for an open offer acts as its button; False if it isn't one."""
+        if not self.offers:
+            return False
+        word = line.strip().lower().rstrip(".!")
+        latest = self.offers[-1]
+        approval = self._latest(ApprovalOffer)
+        reminder = self._latest(ReminderOffer)
+        if word == "d":  # the newest offer decides what a bare `d` means
+            word = "deny" if isinstance(latest, ApprovalOffer) else "done"
+        if isinstance(approval, ApprovalOffer) and (word in _APPROVE or word in _DENY):
+            await self.decide(approval, approved=word in _APPROVE)
+            return True
+        if isinstance(reminder, ReminderOffer):
+            if word in _DONE:
+                note = await choices.done(
+                    self.runtime, reminder.job_id, reminder.run_id, CONSOLE_USER
+                )
+                self.offers.remove(reminder)
+                self.say("homar> " + await self.render(note))
+                return True
+            snooze = _SNOOZE.fullmatch(line.strip())
+            if snooze is not None:
+                await self.snooze(reminder, (snooze["when"] or "10m").strip())
+                return True
+        return False
+
+    async def decide(self, offer: ApprovalOffer, *, approved: bool) -> None:
+        row, note = await choices.decide(self.runtime, offer.approval_id, CONSOLE_USER, approved)
+        self.offers.remove(offer)
+        self.say("homar> " + await self.render(note + ("." if row is not None else "")))
+        if row is None:
+            return
+        reply = await self.runtime.resume(row.id, approved=approved)
+        if reply is not None:
+            await self.show(reply)
+
+    async def snooze(self, offer: ReminderOffer, when: str) -> None:
+        runtime = self.runtime
+        now = runtime.clock.now()
+        tz = await runtime.user_tz(CONSOLE_USER)
+        choice = when.lower().replace(" ", "")
+        choice = {"10min": "10m", "1hour": "1h", "1hr": "1h"}.get(choice, choice)
+        if choice in choices.SNOOZE_CHOICES:
+            until = choices.snooze_until(choice, now, tz)
+        else:
+            until, choice = choices.read_snooze(when, now, tz), "custom"
+        note = await choices.snooze(
+            runtime, offer.job_id, offer.run_id, CONSOLE_USER, until, choice
+        )
+        self.offers.remove(offer)
+        self.say("homar> " + await self.render(note))
+
+    # ------------------------------------------------------------------ piped mode
+
+    async def session_jobs(self, after_id: int) -> list[Job]:
+        """Open jobs of this chat created by this input (ids above `after_id`)."""
+        jobs = await self.runtime.engine.list_jobs(owner_id=CONSOLE_USER, limit=1000)
+        return [j for j in jobs if j.id > after_id and j.status == JobStatus.ACTIVE]
+
+    async def pending_note(self, jobs: list[Job]) -> str:
+        lines = ["Still scheduled (they fire the next time Homar runs, e.g. `./homar chat`):"]
+        for job in jobs:
+            when = next_words(job.next_run_at).removeprefix("next ")
+            lines.append(f"• #{job.id} {when} — “{short(job.command, 80)}”")
+        return await self.render("\n".join(lines))
 
 
 async def _lines(stream: TextIO) -> asyncio.Queue[str | None]:
@@ -115,41 +355,97 @@ async def _lines(stream: TextIO) -> asyncio.Queue[str | None]:
     return queue
 
 
-async def run_chat(settings: Settings, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+async def _newest_job_id(runtime: Runtime) -> int:
+    """Jobs with a higher id were created by this chat's input."""
+    async with runtime.db.session() as s:
+        return int(await s.scalar(select(func.max(Job.id))) or 0)
+
+
+async def _settle(runtime: Runtime) -> None:
+    """Until nothing is being delivered or answered."""
+    while True:
+        await runtime.queues.join()
+        if runtime.dispatcher is not None:
+            await runtime.dispatcher.idle()
+        busy = runtime.dispatcher is not None and runtime.dispatcher.busy
+        if not busy and runtime.queues.is_idle(CONSOLE_CHANNEL):
+            return
+        await asyncio.sleep(0.05)
+
+
+async def _piped(console: Console, stdin: TextIO, wait: float | None) -> None:
+    runtime = console.runtime
+    start_id = await _newest_job_id(runtime)
+    lines = await _lines(stdin)
+    while (line := await lines.get()) is not None:
+        if line.strip():
+            await console.submit(line.strip())
+    started = runtime.clock.now()
+    limit = timedelta(seconds=MAX_WAIT if wait is None else wait)
+    deadline = started + limit
+    while True:
+        await _settle(runtime)
+        jobs = await console.session_jobs(start_id)
+        due = [j for j in jobs if j.next_run_at is not None and j.next_run_at <= deadline]
+        if not due:
+            break
+        await asyncio.sleep(0.2)
+    await _settle(runtime)
+    left = await console.session_jobs(start_id)
+    if left:
+        console.say(await console.pending_note(left))
+
+
+async def _interactive(console: Console) -> None:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    session: PromptSession[str] = PromptSession(history=InMemoryHistory())
+    loop = asyncio.get_running_loop()
+    console.say(
+        "Homar chat — try “remind me in 10 seconds to stretch”, or /help. "
+        "Ctrl-C cancels, Ctrl-D quits."
+    )
+    with patch_stdout(raw=True):
+        while True:
+            try:
+                line = await session.prompt_async("you> ")
+            except KeyboardInterrupt:
+                continue  # Ctrl-C at the prompt drops the line being typed
+            except EOFError:
+                break
+            if not line.strip():
+                continue
+            finished = console.submit(line.strip())
+            # While the request runs the terminal is not in raw mode: Ctrl-C is a signal.
+            loop.add_signal_handler(signal.SIGINT, console.cancel_request)
+            try:
+                await finished
+            finally:
+                loop.remove_signal_handler(signal.SIGINT)
+
+
+async def run_chat(
+    settings: Settings,
+    stdin: TextIO = sys.stdin,
+    out: TextIO | None = None,
+    *,
+    wait: float | None = None,
+    interactive: bool | None = None,
+) -> int:
     runtime = Runtime(settings)
-    console = Console(runtime, out)
+    tty = stdin.isatty() and sys.stdout.isatty() if interactive is None else interactive
+    # NO_COLOR (no-color.org) keeps replies plain even on a terminal.
+    console = Console(runtime, out, styled=tty and "NO_COLOR" not in os.environ, interactive=tty)
     runtime.attach(ConsoleTransport(console))
     await runtime.open()
     await runtime.start()
-    interactive = stdin.isatty()
-    if interactive:
-        console.say("Homar chat — try “remind me in 10 seconds to stretch”. Ctrl-D to quit.")
-    lines = await _lines(stdin)
     try:
-        while True:
-            if interactive:
-                out.write("you> ")
-                out.flush()
-            line = await lines.get()
-            if line is None:
-                break
-            if line.strip():
-                console.ask(line.strip())
-                await runtime.queues.join()
-        # Stdin is closed: stay while something is due within LINGER, then exit;
-        # later jobs stay scheduled for the next start.
-        while True:
-            await runtime.queues.join()
-            if runtime.dispatcher is not None:
-                await runtime.dispatcher.idle()
-            delivering = runtime.dispatcher is not None and runtime.dispatcher.busy
-            if (
-                not delivering
-                and not await console.due_soon()
-                and runtime.queues.is_idle(CONSOLE_CHANNEL)
-            ):
-                break
-            await asyncio.sleep(0.2)
+        if tty:
+            await _interactive(console)
+        else:
+            await _piped(console, stdin, wait)
         await runtime.queues.join()
     finally:
         with contextlib.suppress(Exception):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from datetime import UTC, datetime
 
 IDS = ("job_id", "run_id", "thread_id")
@@ -47,9 +46,9 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
-def setup(level: str = "INFO", fmt: str | None = None) -> None:
-    """Configure the root logger; `fmt` (or LOG_FORMAT) "json" switches to JSON lines."""
-    fmt = (fmt or os.environ.get("LOG_FORMAT") or "text").lower()
+def setup(level: str = "INFO", fmt: str = "text") -> None:
+    """Configure the root logger; `fmt` "json" (the LOG_FORMAT setting) writes JSON lines."""
+    fmt = fmt.lower()
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     root = logging.getLogger()

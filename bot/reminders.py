@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime, time, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import choices
 from bot.slash.context import reply_private, runtime_of
-from tools import timeparse
 from tools.errors import UserError
-from tools.schedule import zone
 
 if TYPE_CHECKING:
     from bot.app import HomarBot
@@ -47,17 +46,6 @@ def reminder_view(job_id: int, run_id: int) -> discord.ui.View:
 def install_reminder_buttons(bot: HomarBot) -> None:
     bot.add_dynamic_items(DoneButton, SnoozeButton)
     bot.add_listener(on_snooze_form, "on_interaction")
-
-
-def snooze_until(choice: str, now: datetime, tz: str) -> datetime:
-    """The time a fixed Snooze choice means, in the owner's zone."""
-    if choice == "10m":
-        return now + timedelta(minutes=10)
-    if choice == "1h":
-        return now + timedelta(hours=1)
-    here = zone(tz)
-    tomorrow = now.astimezone(here).date() + timedelta(days=1)
-    return datetime.combine(tomorrow, time(9, 0), tzinfo=here)
 
 
 async def _answer(interaction: discord.Interaction[Any], text: str) -> None:
@@ -97,11 +85,9 @@ async def _owned(interaction: discord.Interaction[Any], job_id: int) -> str | No
 async def _snooze(
     interaction: discord.Interaction[Any], job_id: int, run_id: int, until: datetime, choice: str
 ) -> None:
-    engine = runtime_of(interaction).engine
-    job = await engine.snooze(job_id, interaction.user.id, until, run_id=run_id, choice=choice)
-    assert job.next_run_at is not None
-    stamp = int(job.next_run_at.timestamp())
-    await _close(interaction, f"💤 **Snoozed** until <t:{stamp}:f> (<t:{stamp}:R>).")
+    runtime = runtime_of(interaction)
+    note = await choices.snooze(runtime, job_id, run_id, interaction.user.id, until, choice)
+    await _close(interaction, note)
 
 
 async def _guarded(interaction: discord.Interaction[Any], exc: Exception) -> None:
@@ -141,11 +127,9 @@ class DoneButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
-            engine = runtime_of(interaction).engine
-            await engine.acknowledge(
-                self.job_id, interaction.user.id, how="done", run_id=self.run_id
-            )
-            await _close(interaction, "✅ **Done** — no more nudges for this one.")
+            runtime = runtime_of(interaction)
+            note = await choices.done(runtime, self.job_id, self.run_id, interaction.user.id)
+            await _close(interaction, note)
         except Exception as exc:
             await _guarded(interaction, exc)
 
@@ -186,7 +170,7 @@ class SnoozeButton(
                 await interaction.response.send_modal(SnoozeForm(self.job_id, self.run_id))
                 return
             now = runtime_of(interaction).clock.now()
-            until = snooze_until(self.choice, now, tz)
+            until = choices.snooze_until(self.choice, now, tz)
             await _snooze(interaction, self.job_id, self.run_id, until, self.choice)
         except Exception as exc:
             await _guarded(interaction, exc)
@@ -239,14 +223,7 @@ async def on_snooze_form(interaction: discord.Interaction[Any]) -> None:
             return
         phrase = _form_value(data).strip()
         now = runtime_of(interaction).clock.now()
-        until = timeparse.parse_instant(phrase, now=now, tz=tz) if phrase else None
-        if until is None:
-            await _answer(
-                interaction,
-                f"I couldn't read “{phrase[:100]}” as a time; try `in 45 minutes`, "
-                "`tonight at 8` or `friday 10am`.",
-            )
-            return
+        until = choices.read_snooze(phrase, now, tz)  # a UserError answers what to type
         await _snooze(interaction, job_id, run_id, until, "custom")
     except Exception as exc:
         await _guarded(interaction, exc)

@@ -48,6 +48,8 @@ HINTS = {
     "ALLOWED_GUILD_IDS": "comma-separated server ids, or nothing for any server",
     "AGENT_ROLE_IDS": "comma-separated role ids, or nothing for everyone",
     "SHARD_IDS": "comma-separated shard numbers such as 0,1",
+    "LOG_FORMAT": "text or json",
+    "LOG_LEVEL": "DEBUG, INFO, WARNING or ERROR",
 }
 
 
@@ -95,6 +97,7 @@ class Settings(BaseSettings):
     mcp_config: str | None = None
     homar_plugins: str | None = None
     log_level: str = "INFO"
+    log_format: str = "text"
 
     @field_validator(
         "max_horizon",
@@ -143,6 +146,20 @@ class Settings(BaseSettings):
         if value.lower() not in ("simple", "smart"):
             raise ValueError("use simple or smart")
         return value.lower()
+
+    @field_validator("log_format")
+    @classmethod
+    def _log_format(cls, value: str) -> str:
+        if value.lower() not in ("text", "json"):
+            raise ValueError("use text or json")
+        return value.lower()
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        if value.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ValueError("use DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return value.upper()
 
     @field_validator("homar_model", "homar_model_base_url", "homar_fallback_model", "mcp_config")
     @classmethod

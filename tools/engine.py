@@ -349,6 +349,68 @@ class Engine:
         self._wake(earliest)
         return stored
 
+    async def restore(
+        self,
+        *,
+        target: Target,
+        command: str,
+        schedule: Schedule,
+        kind: str,
+        status: str,
+        next_run_at: datetime | None,
+        run_count: int = 0,
+        created_by: str = "user",
+        follow_up: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        created_at: datetime | None = None,
+    ) -> JobSnapshot:
+        """Store an exported job as it was (next run, runs done, paused or not).
+
+        Validated like `create` (command, schedule, quota, duplicates) except the per-minute
+        rate, which is for people, not for an operator restoring a file.
+        """
+        if kind not in JobKind.ALL:
+            raise UserError(f"Unknown job kind {kind!r}.")
+        if status not in (JobStatus.ACTIVE, JobStatus.PAUSED):
+            raise UserError(f"Only active or paused jobs can be imported, not {status!r}.")
+        now = self.clock()
+        text = self.check_command(command)
+        first = self.check_schedule(schedule, now)
+        nxt = next_run_at.astimezone(UTC) if next_run_at is not None else first
+        values: dict[str, Any] = {
+            "owner_id": target.owner_id,
+            "guild_id": target.guild_id,
+            "channel_id": target.channel_id,
+            "parent_channel_id": target.parent_channel_id,
+            "command": text,
+            "kind": kind,
+            "schedule": spec_to_json(schedule.spec),
+            "tz": schedule.tz,
+            "status": status,
+            "fail_reason": None,
+            "created_by": created_by,
+            "created_at": created_at or now,
+            "updated_at": now,
+            "next_run_at": nxt,
+            "claimed_slot": None,
+            "run_count": max(0, run_count),
+            "failure_streak": 0,
+            "until": schedule.until,
+            "max_runs": schedule.max_runs,
+            "follow_up": follow_up,
+            "meta": meta,
+        }
+
+        def limits_hold(session: Connection) -> None:
+            rows = open_job_keys(session, target.owner_id)
+            self._quota_ok(len(rows))
+            self._not_duplicate(rows, text, schedule)
+
+        job_id = await self.store.create(values, check=limits_hold)
+        if status == JobStatus.ACTIVE:
+            self._wake(nxt)
+        return JobSnapshot(id=job_id, **values)
+
     async def check_quota(self, owner_id: int) -> None:
         self._quota_ok(await self.store.count(owner_id=owner_id))
 

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from storage.user_settings import UserSettingsStore
+from bot.commands import Answer, Caller, Zone, zone_for
 from tools.engine import Actor, Target
 from tools.errors import UserError
 from tools.zones import resolve_zone
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
-
-
-@dataclass(frozen=True)
-class Zone:
-    """The zone to read a user's times in, and whether they chose it or we assumed it."""
-
-    name: str
-    assumed: bool
 
 
 def runtime_of(interaction: discord.Interaction[Any]) -> Runtime:
@@ -51,14 +42,20 @@ async def zone_of(interaction: discord.Interaction[Any]) -> Zone:
     cached = interaction.extras.get("homar_zone")
     if isinstance(cached, Zone):
         return cached
-    runtime = runtime_of(interaction)
-    chosen = await UserSettingsStore(runtime.db).tz(interaction.user.id)
-    if chosen:
-        found = Zone(chosen, assumed=False)
-    else:
-        found = Zone(runtime.settings.default_timezone, assumed=True)
+    found = await zone_for(runtime_of(interaction), interaction.user.id)
     interaction.extras["homar_zone"] = found
     return found
+
+
+async def caller_of(interaction: discord.Interaction[Any]) -> Caller:
+    """The shared commands' view of an interaction: who, where, with what rights, which zone."""
+    return Caller(
+        runtime_of(interaction),
+        actor_of(interaction),
+        target_of(interaction),
+        await zone_of(interaction),
+        in_guild=interaction.guild_id is not None,
+    )
 
 
 async def reply_private(
@@ -78,6 +75,20 @@ async def reply_private(
         await interaction.followup.send(content or "", **kwargs)
     else:
         await interaction.response.send_message(content, **kwargs)
+
+
+async def answer(interaction: discord.Interaction[Any], reply: Answer) -> None:
+    """A shared command's answer, privately: a card becomes an embed, offers become buttons."""
+    from bot.slash.render import embed_of  # render imports discord's Embed; keep it local
+    from bot.views import cancel_view, pager
+
+    view: discord.ui.View | None = None
+    if reply.cancel_job is not None:
+        view = cancel_view(reply.cancel_job)
+    elif reply.page is not None:
+        view = pager(reply.page.scope, reply.page.number, more=reply.page.more)
+    embed = embed_of(reply.card) if reply.card is not None else None
+    await reply_private(interaction, reply.text or None, embed=embed, view=view)
 
 
 async def reading_zone(interaction: discord.Interaction[Any]) -> Zone:

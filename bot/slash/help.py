@@ -7,52 +7,10 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.slash.context import reply_private
-from bot.slash.render import COLOUR
-
-HELP = {
-    "Talk to me": (
-        "Mention me in a channel to start a thread, or DM me:\n"
-        "• `@Homar remind me tomorrow at 9 to call mom`\n"
-        '• `@Homar every weekday at 9 post "standup time" here`\n'
-        "• `@Homar what's scheduled in this thread?`"
-    ),
-    "/remind": (
-        "A reminder without the AI, answered instantly:\n"
-        "• `/remind when: in 20 minutes what: take the cake out`\n"
-        "• `/remind when: monday 9am what: standup repeat: every weekday`\n"
-        "• `/remind when: tomorrow 18:00 what: water plants repeat: daily until: 5 times`"
-    ),
-    "/jobs": (
-        "• `/jobs list` (add `scope: thread` or `scope: server`)\n"
-        "• `/jobs cancel id: 42`, `/jobs pause id: 42`, `/jobs resume id: 42`\n"
-        "• `/jobs edit id: 42 when: friday 10am`, `/jobs history id: 42`, "
-        "`/jobs run-now id: 42`\n"
-        "Start typing in `id` to pick from your jobs."
-    ),
-    "/timezone": (
-        "• `/timezone set zone: Berlin` (also `Europe/Berlin`, `PST`, `UTC+2`)\n• `/timezone show`"
-    ),
-    "Reminders that make sure": (
-        "Say “don't let me forget …” or use `/remind … follow_up: true`: I follow up until you "
-        "answer or press **Done**; **Snooze** puts it off (10 min, 1 hour, tomorrow 9:00, or "
-        "any time you type)."
-    ),
-    "/todo and /heartbeat": (
-        "• `/todo add text: draft the newsletter`, `/todo list`, `/todo done id: 3`\n"
-        "• `/heartbeat on every: 30 minutes` — when the thread is idle I work through its "
-        "to-do list; an empty list costs nothing.\n• `/heartbeat status`, `/heartbeat off`"
-    ),
-}
+from bot.commands.help import help_card
+from bot.slash.context import answer
 
 
 @app_commands.command(name="help", description="What Homar can do, with examples.")
 async def help_(interaction: discord.Interaction[Any]) -> None:
-    embed = discord.Embed(
-        title="Homar — reminders and scheduled jobs",
-        description="I remind you, run commands later, and repeat jobs on a schedule.",
-        colour=COLOUR,
-    )
-    for name, value in HELP.items():
-        embed.add_field(name=name, value=value, inline=False)
-    await reply_private(interaction, embed=embed)
+    await answer(interaction, help_card())

@@ -1,0 +1,147 @@
+"""/jobs: list, cancel, pause, resume, edit, history and run-now."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.commands import Answer, Caller, Page
+from bot.commands.cards import history as history_card
+from bot.commands.cards import next_words, page, repeat_words
+from bot.slash.when import Instant, plan, wants_repeat
+from storage.models import Job, JobKind
+from tools.engine import schedule_of
+from tools.errors import NotAllowed, UserError
+from tools.schedule import Every, Schedule
+
+PAGE_SIZE = 10
+SCOPES = ("mine", "thread", "server")
+
+
+def check_scope(caller: Caller, scope: str) -> None:
+    if scope not in SCOPES:
+        raise UserError("Pick a scope: `mine`, `thread` or `server`.")
+    if scope == "server":
+        if not caller.in_guild:
+            raise UserError("`server` only works inside a server; try `/jobs list scope: mine`.")
+        if not caller.actor.manage_messages:
+            raise NotAllowed(
+                "Listing everyone's jobs needs the Manage Messages permission; "
+                "try `/jobs list scope: mine`."
+            )
+
+
+async def fetch_page(caller: Caller, scope: str, page_no: int) -> tuple[list[Job], bool]:
+    """The jobs on `page_no` (soonest due first) and whether another page follows."""
+    check_scope(caller, scope)
+    engine = caller.runtime.engine
+    offset = max(0, page_no) * PAGE_SIZE
+    if scope == "thread":
+        jobs = await engine.list_jobs(
+            channel_id=caller.channel_id, limit=PAGE_SIZE + 1, offset=offset
+        )
+    elif scope == "server":
+        jobs = await engine.list_jobs(
+            guild_id=caller.actor.guild_id, limit=PAGE_SIZE + 1, offset=offset
+        )
+    else:
+        jobs = await engine.list_jobs(owner_id=caller.user_id, limit=PAGE_SIZE + 1, offset=offset)
+    return jobs[:PAGE_SIZE], len(jobs) > PAGE_SIZE
+
+
+async def list_page(caller: Caller, scope: str = "mine", page_no: int = 0) -> Answer:
+    jobs, more = await fetch_page(caller, scope, page_no)
+    return Answer(card=page(jobs, scope=scope, page_no=page_no), page=Page(scope, page_no, more))
+
+
+async def cancel(caller: Caller, job_id: int) -> Answer:
+    job = await caller.runtime.engine.cancel(job_id, caller.actor)
+    return Answer(f"Cancelled #{job.id}: “{job.command[:200]}”.")
+
+
+async def pause(caller: Caller, job_id: int) -> Answer:
+    job = await caller.runtime.engine.pause(job_id, caller.actor)
+    return Answer(f"Paused #{job.id}. `/jobs resume id: {job.id}` restarts it.")
+
+
+async def resume(caller: Caller, job_id: int) -> Answer:
+    job = await caller.runtime.engine.resume(job_id, caller.actor)
+    return Answer(f"Resumed #{job.id} — {next_words(job.next_run_at)}.")
+
+
+async def edit(
+    caller: Caller,
+    job_id: int,
+    *,
+    when: Instant | None = None,
+    what: str | None = None,
+    repeat: str | None = None,
+) -> Answer:
+    engine = caller.runtime.engine
+    job = await engine.get(job_id, caller.actor)
+    schedule = None
+    if when is not None or repeat is not None:
+        schedule = new_schedule(
+            now=caller.runtime.clock.now(),
+            tz=caller.zone.name,
+            job_schedule=schedule_of(job),
+            kind=job.kind,
+            when=when,
+            repeat=repeat,
+            next_run=job.next_run_at,
+        )
+    job = await engine.update(job_id, caller.actor, command=what, schedule=schedule)
+    return Answer(
+        f"Updated #{job.id}: “{job.command[:200]}” — {repeat_words(job)}, "
+        f"{next_words(job.next_run_at)}."
+    )
+
+
+async def history(caller: Caller, job_id: int) -> Answer:
+    engine = caller.runtime.engine
+    runs = await engine.history(job_id, caller.actor, limit=10)
+    job = await engine.get(job_id, caller.actor)
+    return Answer(card=history_card(job, runs))
+
+
+async def run_now(caller: Caller, job_id: int) -> Answer:
+    job = await caller.runtime.engine.run_now(job_id, caller.actor)
+    tail = " It then continues on its schedule." if schedule_of(job).is_recurring else ""
+    return Answer(f"Running #{job.id} now.{tail}")
+
+
+def new_schedule(
+    *,
+    now: datetime,
+    tz: str,
+    job_schedule: Schedule,
+    kind: str,
+    when: Instant | None,
+    repeat: str | None,
+    next_run: datetime | None,
+) -> Schedule:
+    """The edited schedule: a new time keeps the repeat, a new repeat keeps the time."""
+    if when is not None:
+        start = when
+    elif next_run is not None:
+        start = Instant(next_run, tz, "")
+    else:
+        raise UserError("That job has no next run; give a new `when` too.")
+    one_off = JobKind.REMINDER if kind == JobKind.REMINDER else JobKind.SCHEDULED
+    if repeat is not None:
+        return plan(
+            start, now=now, repeat=repeat if wants_repeat(repeat) else None, one_off_kind=one_off
+        ).schedule
+    if not job_schedule.is_recurring:
+        return plan(start, now=now, one_off_kind=one_off).schedule
+    spec = job_schedule.spec
+    if isinstance(spec, Every):
+        return Schedule(
+            Every(spec.seconds, start.at),
+            job_schedule.tz,
+            job_schedule.until,
+            job_schedule.max_runs,
+        )
+    raise UserError(
+        "That job repeats on a pattern; give the new `repeat` as well, e.g. "
+        "`every weekday at 9`, or `never` to make it a one-off."
+    )
