@@ -1,26 +1,23 @@
 """`homar chat` whose model stalls on any message containing "think slowly" (tests only).
 
 The Ctrl-C test needs a model call that takes long; this wraps the offline model, so the
-production settings have no way to select it. Run as `python tests/bot/stalling_chat.py chat`.
+production settings have no way to select it.
+Run as `PYTHONPATH=. python tests/bot/stalling_chat.py chat`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
 
-from pydantic_ai.messages import ModelMessage, ModelResponse  # noqa: E402
-from pydantic_ai.models import ModelRequestParameters  # noqa: E402
-from pydantic_ai.models.wrapper import WrapperModel  # noqa: E402
-from pydantic_ai.settings import ModelSettings  # noqa: E402
-
-import bot.runtime  # noqa: E402
-from bot.cli import main  # noqa: E402
+import bot.runtime
+from bot.cli import main
 
 
 class StallingModel(WrapperModel):
