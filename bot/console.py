@@ -327,6 +327,21 @@ class Console:
         self.offers.remove(offer)
         self.say("homar> " + await self.render(note))
 
+    async def reopen(self) -> None:
+        """At start: expire timed-out proposals, and offer again the ones still waiting."""
+        runtime = self.runtime
+        for row in await runtime.approvals.expire_due(runtime.clock.now()):
+            if row.channel_id == CONSOLE_CHANNEL:
+                reply = await runtime.resume(row.id, approved=False, expired=True)
+                if reply is not None:
+                    await self.show(reply)
+        for row in await runtime.approvals.store.pending(channel_id=CONSOLE_CHANNEL):
+            pending = await runtime.approvals.load(row.id)
+            if pending is not None:
+                await self.show(
+                    Reply(f"Still waiting for you: {pending.message()}", approval=pending)
+                )
+
     # ------------------------------------------------------------------ piped mode
 
     async def session_jobs(self, after_id: int) -> list[Job]:
@@ -442,6 +457,7 @@ async def run_chat(
     await runtime.open()
     await runtime.start()
     try:
+        await console.reopen()
         if tty:
             await _interactive(console)
         else:
