@@ -23,7 +23,8 @@ import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sqlalchemy import func, select
 
@@ -43,11 +44,15 @@ from tools.errors import UserError
 from tools.followups import ESCALATE_RUN
 from tools.schedule import zone
 
+if TYPE_CHECKING:
+    from prompt_toolkit.history import History
+
 log = logging.getLogger(__name__)
 
 # The console is one thread owned by one local user; ids far from Discord snowflakes.
 CONSOLE_CHANNEL = 1
 CONSOLE_USER = 1
+SWEEP_EVERY = timedelta(minutes=1)
 MAX_WAIT = 60.0  # piped chat waits at most this long for the jobs its input created
 SORRY = "Something went wrong on my side; please try again in a moment."
 
@@ -327,14 +332,28 @@ class Console:
         self.offers.remove(offer)
         self.say("homar> " + await self.render(note))
 
-    async def reopen(self) -> None:
-        """At start: expire timed-out proposals, and offer again the ones still waiting."""
+    async def expire(self) -> None:
+        """Timed-out proposals count as denied; the agent says so (as the Discord sweep)."""
         runtime = self.runtime
         for row in await runtime.approvals.expire_due(runtime.clock.now()):
+            self.offers = [o for o in self.offers if o != ApprovalOffer(row.id)]
             if row.channel_id == CONSOLE_CHANNEL:
                 reply = await runtime.resume(row.id, approved=False, expired=True)
                 if reply is not None:
                     await self.show(reply)
+
+    async def sweep_forever(self) -> None:
+        wake = asyncio.Event()
+        while True:
+            deadline = self.runtime.clock.now() + SWEEP_EVERY
+            await self.runtime.clock.sleep_until(deadline, wake)
+            # In the thread's queue, like the Discord sweep: never beside a running request.
+            self.runtime.queues.submit(CONSOLE_CHANNEL, self.expire)
+
+    async def reopen(self) -> None:
+        """At start: expire timed-out proposals, and offer again the ones still waiting."""
+        runtime = self.runtime
+        await self.expire()
         for row in await runtime.approvals.store.pending(channel_id=CONSOLE_CHANNEL):
             pending = await runtime.approvals.load(row.id)
             if pending is not None:
@@ -411,12 +430,23 @@ async def _piped(console: Console, stdin: TextIO, wait: float | None) -> None:
         console.say(await console.pending_note(left))
 
 
+def _history(settings: Settings) -> History:
+    """Lines typed before, kept next to the SQLite database (in memory for PostgreSQL)."""
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    prefix = "sqlite+aiosqlite:///"
+    if settings.database_url.startswith(prefix):
+        path = Path(settings.database_url.removeprefix(prefix)).parent / "chat_history"
+        if path.parent.is_dir():
+            return FileHistory(str(path))
+    return InMemoryHistory()
+
+
 async def _interactive(console: Console) -> None:
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import InMemoryHistory
     from prompt_toolkit.patch_stdout import patch_stdout
 
-    session: PromptSession[str] = PromptSession(history=InMemoryHistory())
+    session: PromptSession[str] = PromptSession(history=_history(console.runtime.settings))
     loop = asyncio.get_running_loop()
     console.say(
         "Homar chat — try “remind me in 10 seconds to stretch”, or /help. "
@@ -456,6 +486,7 @@ async def run_chat(
     runtime.attach(ConsoleTransport(console))
     await runtime.open()
     await runtime.start()
+    sweeping = asyncio.create_task(console.sweep_forever())
     try:
         await console.reopen()
         if tty:
@@ -464,6 +495,7 @@ async def run_chat(
             await _piped(console, stdin, wait)
         await runtime.queues.join()
     finally:
+        sweeping.cancel()
         with contextlib.suppress(Exception):
             await runtime.close()
     return 0

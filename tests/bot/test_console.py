@@ -158,3 +158,24 @@ async def test_approval_by_typing_and_again_after_a_restart(
     out = await _say(chat, lines, "every day at 8 post hello")
     assert "Denied." in await _say(chat, lines, "d")
     assert len(await chat.runtime.engine.list_jobs(owner_id=CONSOLE_USER)) == 1
+
+
+async def test_an_unanswered_proposal_expires_while_chat_runs(
+    console: tuple[Console, list[str], ManualClock],
+) -> None:
+    chat, lines, clock = console
+    assert "[a]pprove" in await _say(chat, lines, "every day at 8 post hello")
+    sweeping = asyncio.create_task(chat.sweep_forever())
+    try:
+        await asyncio.sleep(0)
+        await clock.advance(timedelta(hours=24, minutes=2))
+        for _ in range(200):
+            await chat.runtime.queues.join()
+            if "in time" in "".join(lines):
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        sweeping.cancel()
+    assert "Nobody approved my proposal in time" in "".join(lines)
+    assert not chat.offers  # the expired proposal is no longer offered
+    assert await chat.runtime.engine.list_jobs(owner_id=CONSOLE_USER) == []
