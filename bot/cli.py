@@ -373,8 +373,8 @@ def jobs_import(
     async def go() -> int:
         from pathlib import Path
 
+        from bot.job_files import Place
         from bot.operator import file_format, import_jobs
-        from bot.transfer import Place
         from tools.errors import UserError
 
         place = Place(owner, channel) if owner is not None and channel is not None else None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sqlalchemy import ColumnElement, Select, func, select
 
-from bot import transfer
+from bot import job_files
 from bot.commands.cards import history as history_card
 from bot.commands.cards import next_words, repeat_words
 from bot.commands.jobs import new_schedule
@@ -159,20 +159,20 @@ def file_format(path: str, given: str | None) -> str:
 
 async def export_jobs(settings: Settings, *, fmt: str, user: int | None) -> tuple[str, int]:
     async with opened(settings) as engine:
-        rows = await transfer.export_rows(engine, owner_id=user)
-    return (transfer.to_ics(rows) if fmt == "ics" else transfer.to_json(rows)), len(rows)
+        rows = await job_files.export_rows(engine, owner_id=user)
+    return (job_files.to_ics(rows) if fmt == "ics" else job_files.to_json(rows)), len(rows)
 
 
 async def import_jobs(
-    settings: Settings, path: Path, *, fmt: str, place: transfer.Place | None
+    settings: Settings, path: Path, *, fmt: str, place: job_files.Place | None
 ) -> tuple[list[int], list[str]]:
     try:
         text = await asyncio.to_thread(path.read_text, encoding="utf-8")
     except OSError as exc:
         raise UserError(f"Can't read {path}: {exc.strerror or exc}.") from None
-    rows = transfer.from_ics(text, place) if fmt == "ics" else transfer.from_json(text)
+    rows = job_files.from_ics(text, place) if fmt == "ics" else job_files.from_json(text)
     async with opened(settings) as engine:
-        return await transfer.import_rows(engine, rows)
+        return await job_files.import_rows(engine, rows)
 
 
 async def status_counts(settings: Settings) -> dict[str, int]:

@@ -12,7 +12,7 @@ import icalendar
 import pytest
 from dateutil.rrule import rrulestr
 
-from bot import transfer
+from bot import job_files
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobKind, JobStatus
@@ -79,8 +79,8 @@ async def _fill(engine: Engine) -> None:
 async def _export(path: Path, fmt: str) -> str:
     db, engine = await _engine(path)
     try:
-        rows = await transfer.export_rows(engine)
-        return transfer.to_ics(rows) if fmt == "ics" else transfer.to_json(rows)
+        rows = await job_files.export_rows(engine)
+        return job_files.to_ics(rows) if fmt == "ics" else job_files.to_json(rows)
     finally:
         await db.close()
 
@@ -88,8 +88,8 @@ async def _export(path: Path, fmt: str) -> str:
 async def _import(path: Path, text: str, fmt: str) -> tuple[list[int], list[str]]:
     db, engine = await _engine(path)
     try:
-        rows = transfer.from_ics(text) if fmt == "ics" else transfer.from_json(text)
-        return await transfer.import_rows(engine, rows)
+        rows = job_files.from_ics(text) if fmt == "ics" else job_files.from_json(text)
+        return await job_files.import_rows(engine, rows)
     finally:
         await db.close()
 
@@ -119,7 +119,7 @@ async def test_ics_opens_in_icalendar_with_the_same_next_runs(tmp_path: Path) ->
     assert len(events) == len(rows)
     for event, row in zip(events, rows, strict=True):
         assert str(event["SUMMARY"]) == row["command"]  # escaping survives a real parser
-        schedule = transfer._row_schedule(row)
+        schedule = job_files._row_schedule(row)
         ours = schedule.next_runs(NOW, 5)
         start = event.decoded("DTSTART")
         if "RRULE" not in event:
@@ -140,7 +140,7 @@ async def test_ics_opens_in_icalendar_with_the_same_next_runs(tmp_path: Path) ->
         assert theirs == ours, row["command"]
     assert any(isinstance(d, datetime) for e in events for d in [e.decoded("DTSTART")])
     assert date(2026, 11, 26) not in {
-        r.date() for r in transfer._row_schedule(rows[1]).next_runs(NOW, 5)
+        r.date() for r in job_files._row_schedule(rows[1]).next_runs(NOW, 5)
     }
 
 
@@ -170,9 +170,9 @@ async def test_import_validates_like_create(tmp_path: Path) -> None:
     assert "seconds apart" in problems[2] and "past" in problems[3]
     for text in ("not json", json.dumps({"jobs": []}), json.dumps([1, 2])):
         with pytest.raises(UserError):
-            transfer.from_json(text)
+            job_files.from_json(text)
     with pytest.raises(UserError, match="--owner"):
-        transfer.from_ics(
+        job_files.from_ics(
             "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:x\r\n"
             "DTSTART;TZID=Europe/Berlin:20261201T090000\r\nSUMMARY:dentist\r\n"
             "END:VEVENT\r\nEND:VCALENDAR\r\n"
@@ -189,13 +189,13 @@ async def test_a_foreign_calendar_becomes_jobs_for_the_named_owner(tmp_path: Pat
         "EXDATE;TZID=Europe/Berlin:20261201T080000\r\nSUMMARY:yoga\r\nEND:VEVENT\r\n"
         "END:VCALENDAR\r\n"
     )
-    rows = transfer.from_ics(ics, transfer.Place(owner_id=5, channel_id=50))
+    rows = job_files.from_ics(ics, job_files.Place(owner_id=5, channel_id=50))
     db, engine = await _engine(tmp_path / "c.db")
     try:
-        made, problems = await transfer.import_rows(engine, rows)
+        made, problems = await job_files.import_rows(engine, rows)
         assert problems == [] and len(made) == 2
         yoga = await engine.get(made[1])
-        runs = transfer._row_schedule(transfer.job_row(yoga)).next_runs(NOW, 2)
+        runs = job_files._row_schedule(job_files.job_row(yoga)).next_runs(NOW, 2)
         berlin = ZoneInfo("Europe/Berlin")
         assert [r.astimezone(berlin).date() for r in runs] == [
             date(2026, 11, 24),
