@@ -55,7 +55,7 @@ def test_run_without_token_says_what_to_do(clone: Path) -> None:
         ["./homar", "run"], cwd=clone, env=_clean_env(), capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 2
-    assert "DISCORD_TOKEN is not set" in result.stderr and "homar chat" in result.stderr
+    assert "DISCORD_TOKEN is not set" in result.stderr and "./homar chat" in result.stderr
 
 
 def test_chat_from_piped_stdin_fires_the_reminder(clone: Path) -> None:
@@ -71,6 +71,7 @@ def test_chat_from_piped_stdin_fires_the_reminder(clone: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
     assert "job #1" in out
+    assert "(in 2 s)" in out and "<t:" not in out  # times in words, not Discord markup
     assert "[DELAYED_COMMAND] Send a reminder about: stretch" in out
     assert out.index("job #1") < out.index("[DELAYED_COMMAND]")
     assert "stretch" in out.split("[DELAYED_COMMAND]", 1)[1].split("\n", 1)[1]
