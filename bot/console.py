@@ -125,8 +125,8 @@ class Console:
 
     def say(self, text: str) -> None:
         """Print a line (above the prompt when one is shown)."""
-        if self.spinning:  # wipe the spinner before printing over it
-            sys.__stderr__.write("\r\x1b[K") if sys.__stderr__ else None
+        if self.spinning and sys.__stderr__ is not None:  # wipe the spinner first
+            sys.__stderr__.write("\r\x1b[K")
         line = text.rstrip() + "\n"
         if self._write is not None:
             self._write(line)
