@@ -38,6 +38,7 @@ from bot.runtime import Reply, Runtime, Speaker
 from bot.settings import Settings
 from bot.terminal import DIM, RESET, TerminalRenderer
 from bot.typed_commands import run_typed
+from storage.jobs import JobSnapshot
 from storage.models import Job, JobKind, JobStatus
 from tools.engine import Actor, Target
 from tools.errors import UserError
@@ -185,6 +186,21 @@ class Console:
         fallback_user: int | None = None,
     ) -> None:
         await self.show(reply)
+
+    def failure_notice(self, job: JobSnapshot, error: str) -> None:
+        """Engine hook: a repeating job keeps failing (or was paused for it); say so here."""
+        what = f"job #{job.id} (“{short(job.command, 80)}”)"
+        if job.status == JobStatus.PAUSED:
+            text = (
+                f"⏸️ I paused your {what} after {job.failure_streak} failed runs in a row. "
+                f"Last problem: {error[:300]}. Fix that, then `/jobs resume {job.id}`."
+            )
+        else:
+            text = (
+                f"⚠️ Your {what} has failed {job.failure_streak} times in a row. "
+                f"Last problem: {error[:300]}. `/jobs history {job.id}` shows each attempt."
+            )
+        self.say("homar> " + self.renderer.markdown(text))
 
     # ------------------------------------------------------------------ input
 
@@ -484,6 +500,7 @@ async def run_chat(
     # NO_COLOR (no-color.org) keeps replies plain even on a terminal.
     console = Console(runtime, out, styled=tty and "NO_COLOR" not in os.environ, interactive=tty)
     runtime.attach(ConsoleTransport(console))
+    runtime.engine.failure_notices.append(console.failure_notice)
     await runtime.open()
     await runtime.start()
     sweeping = asyncio.create_task(console.sweep_forever())

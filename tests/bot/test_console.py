@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -179,3 +180,19 @@ async def test_an_unanswered_proposal_expires_while_chat_runs(
     assert "Nobody approved my proposal in time" in "".join(lines)
     assert not chat.offers  # the expired proposal is no longer offered
     assert await chat.runtime.engine.list_jobs(owner_id=CONSOLE_USER) == []
+
+
+async def test_a_failing_repeating_job_is_reported_in_terminal_words(
+    console: tuple[Console, list[str], ManualClock],
+) -> None:
+    chat, lines, _ = console
+    job = await chat.runtime.engine.create(
+        target=Target(owner_id=CONSOLE_USER, channel_id=1),
+        command="check the build",
+        schedule=Schedule(Once(START + timedelta(hours=1))),
+        kind="reminder",
+    )
+    chat.failure_notice(replace(job, status="paused", failure_streak=10), "the server said 500")
+    said = "".join(lines)
+    assert "paused your job #1" in said and "the server said 500" in said
+    assert "/jobs resume 1" in said and "id:" not in said
