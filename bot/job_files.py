@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from storage.models import Job, JobKind, JobStatus
+from tools.audience import Audience
 from tools.engine import Engine, Target
 from tools.errors import UserError
 from tools.schedule import Cron, Every, Once, RRule, Schedule, ScheduleError, spec_from_json
@@ -63,6 +64,7 @@ def job_row(job: Job) -> dict[str, Any]:
         "created_at": _iso(job.created_at),
         "follow_up": job.follow_up,
         "meta": job.meta,
+        "audience": job.audience,
     }
 
 
@@ -290,6 +292,7 @@ def _foreign_row(event: Any, place: Place) -> dict[str, Any]:
         "created_at": None,
         "follow_up": None,
         "meta": None,
+        "audience": None,
     }
 
 
@@ -310,6 +313,16 @@ def _row_schedule(row: dict[str, Any]) -> Schedule:
     if max_runs is not None and not isinstance(max_runs, int):
         raise UserError("`max_runs` must be a whole number or null.")
     return Schedule(spec, str(row.get("tz") or "UTC"), _when(row.get("until"), "until"), max_runs)
+
+
+def _audience(data: Any) -> Audience | None:
+    """Who a job pings, as stored; only its stored audience is ever pinged."""
+    if data is None:
+        return None
+    try:
+        return Audience.from_json(data)
+    except (TypeError, ValueError):
+        raise UserError("`audience` is malformed; export the job again.") from None
 
 
 def _int(row: dict[str, Any], field: str, *, optional: bool = False) -> int | None:
@@ -336,7 +349,7 @@ async def import_rows(engine: Engine, rows: list[dict[str, Any]]) -> tuple[list[
                 _int(row, "guild_id", optional=True),
                 _int(row, "parent_channel_id", optional=True),
             )
-            for field in ("follow_up", "meta"):
+            for field in ("follow_up", "meta", "audience"):
                 if row.get(field) is not None and not isinstance(row.get(field), dict):
                     raise UserError(f"`{field}` must be an object or null.")
             job = await engine.restore(
@@ -351,6 +364,7 @@ async def import_rows(engine: Engine, rows: list[dict[str, Any]]) -> tuple[list[
                 follow_up=row.get("follow_up"),
                 meta=row.get("meta"),
                 created_at=_when(row.get("created_at"), "created_at"),
+                audience=_audience(row.get("audience")),
             )
         except UserError as exc:
             problems.append(f"job {n} (“{str(row.get('command', ''))[:40]}”): {exc.message}")

@@ -363,6 +363,7 @@ class Engine:
         follow_up: dict[str, Any] | None = None,
         meta: dict[str, Any] | None = None,
         created_at: datetime | None = None,
+        audience: Audience | None = None,
     ) -> JobSnapshot:
         """Store an exported job as it was (next run, runs done, paused or not).
 
@@ -399,6 +400,7 @@ class Engine:
             "max_runs": schedule.max_runs,
             "follow_up": follow_up,
             "meta": meta,
+            "audience": audience.to_json() if audience is not None else None,
         }
 
         def limits_hold(session: Connection) -> None:

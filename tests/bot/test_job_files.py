@@ -16,6 +16,7 @@ from bot import job_files
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobKind, JobStatus
+from tools.audience import Audience
 from tools.engine import Engine, Target
 from tools.errors import UserError
 from tools.schedule import Cron, Every, Once, RRule, Schedule
@@ -52,8 +53,9 @@ async def _fill(engine: Engine) -> None:
         kind=JobKind.RECURRING,
     )
     await engine.create(
-        target=Target(owner_id=8, channel_id=80),
+        target=Target(owner_id=8, channel_id=80, guild_id=800),
         command="check the build",
+        audience=Audience(users=(81,), roles=(82,), channel_id=83),
         schedule=Schedule(Every(7200, NOW + timedelta(minutes=5)), "UTC", max_runs=10),
         kind=JobKind.INTERVAL,
     )
@@ -106,6 +108,7 @@ async def test_export_import_export_is_identical(tmp_path: Path, fmt: str) -> No
     restored = json.loads(await _export(tmp_path / "b.db", "json"))["jobs"]
     assert [r["status"] for r in restored].count(JobStatus.PAUSED) == 1
     assert restored[0]["follow_up"] == {"interval_s": 1800, "max": 2}
+    assert Audience.from_json(restored[2]["audience"]).users == (81,)  # who it pings survives
 
 
 async def test_ics_opens_in_icalendar_with_the_same_next_runs(tmp_path: Path) -> None:
