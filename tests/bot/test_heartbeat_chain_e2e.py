@@ -171,7 +171,7 @@ def test_a_chained_todo_gets_its_own_time_budget() -> None:
 def test_history_shows_the_beats_todos_and_an_escalation() -> None:
     from datetime import UTC, datetime
 
-    from bot.slash.render import history
+    from bot.commands.cards import history
     from storage.models import Job, JobRun
 
     at = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
