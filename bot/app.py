@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+import aiohttp
 import discord
 import yarl
 from discord.ext import commands
@@ -18,26 +19,33 @@ from discord.ext import commands
 from bot import access
 from bot.approvals import DecisionButton, post_approval, sweep_forever
 from bot.audience import AudienceGate
-from bot.dispatcher import MARKER
+from bot.dispatcher import MARKER, Delivered, Delivery
 from bot.escalation import Escalation
 from bot.health import Health
 from bot.heartbeat import Heartbeat
 from bot.joining import install_join_buttons, join_buttons
 from bot.mentions import allowed_mentions, readdress
 from bot.reminders import install_reminder_buttons, reminder_view
-from bot.runtime import Reply, Runtime, Speaker
+from bot.runtime import Posting, Reply, Runtime, Speaker
 from bot.settings import Settings, SettingsError
 from bot.slash import setup as slash
 from bot.thread_actions import thread_actions
-from bot.transport import DiscordTransport
+from bot.transport import DiscordTransport, retryable
 from storage.consents import ConsentStore
 from storage.guild_settings import GuildSettingsStore
-from storage.models import Job
+from storage.models import Job, JobKind
 from tools.audience import Addressing, Audience
+from tools.message_size import MAX_MESSAGE
+from tools.message_size import split as split_message
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE = 2000
+__all__ = ["MAX_MESSAGE", "HomarBot", "split_message"]
+
+# A fired run's answer is re-posted (same nonce) after these pauses when Discord answers
+# 5xx or 429 or cannot be reached; after the last, the run waits for its lease to run out.
+REPLY_RETRY_DELAYS = (0.2, 1.0, 3.0)
+
 # Nobody is pinged unless a message names them explicitly (the job owner, at most).
 SAFE_MENTIONS = discord.AllowedMentions(
     everyone=False, roles=False, users=False, replied_user=False
@@ -48,22 +56,6 @@ def point_at(settings: Settings) -> None:
     """Use the configured REST and gateway endpoints (real Discord, a proxy, or a test fake)."""
     discord.http.Route.BASE = settings.discord_api_base.rstrip("/")
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.discord_gateway_url)
-
-
-def split_message(text: str, limit: int = MAX_MESSAGE) -> list[str]:
-    """Split a long reply at paragraph, line or word boundaries, never mid-word if avoidable."""
-    text = text.strip() or "…"
-    parts: list[str] = []
-    while len(text) > limit:
-        cut = max(text.rfind("\n\n", 0, limit), text.rfind("\n", 0, limit))
-        if cut < limit // 2:
-            cut = text.rfind(" ", 0, limit)
-        if cut < limit // 2:
-            cut = limit
-        parts.append(text[:cut].rstrip())
-        text = text[cut:].lstrip()
-    parts.append(text)
-    return parts
 
 
 def thread_name(text: str) -> str:
@@ -90,7 +82,7 @@ class HomarBot(commands.Bot):
         )
         self.runtime = runtime
         self.transport = DiscordTransport(self)
-        self.runtime.attach(self.transport)
+        self.runtime.attach(self.transport).hooks.append(self._resumed_delivery)
         self.transport.heartbeat = Heartbeat(runtime, self.post)
         self.transport.escalation = Escalation(self, runtime.store, runtime.clock.now)
         runtime.engine.failure_notices.append(self.transport.failure_notice)
@@ -225,23 +217,31 @@ class HomarBot(commands.Bot):
         await self.refeed(nonce)
 
     async def refeed(self, nonce: str) -> bool:
+        """Answer a delivered run: the marker's echo, a resumed delivery or the orphan sweep.
+
+        Taking the run is a compare-and-set in the database, so whichever of those comes
+        first answers it and the others do nothing; a taker that dies is replaced when its
+        lease runs out. The run is done only once its answer is posted (see `Runtime.answer`).
+        """
         runtime = self.runtime
-        run = await runtime.store.mark_executed(nonce, runtime.clock.now())
-        if run is None:
-            return False  # someone else's text, or already executed
-        job = await runtime.store.get(run.job_id)
-        if job is None:
-            return False
+        taken = await runtime.take_run(nonce)
+        if taken is None:
+            return False  # someone else's text, answered already, or being answered
+        run, job = taken
+
+        async def post(job: Any, reply: Reply, reply_nonce: str) -> Posting:
+            # The audience is checked again at each posting (a re-post after a crash too).
+            where, guild_id, addressed = await self._addressed(job, reply)
+            return await self.post_reply(
+                where, guild_id, addressed, fallback_user=job.owner_id, nonce=reply_nonce
+            )
 
         async def work() -> None:
             channel = self.get_partial_messageable(job.channel_id, guild_id=job.guild_id)
-            try:
-                async with channel.typing():
-                    reply = await runtime.fired(run, job)
-            except discord.HTTPException:
-                reply = await runtime.fired(run, job)
-            where, guild_id, reply = await self._addressed(job, reply)
-            await self.post(where, guild_id, reply, fallback_user=job.owner_id)
+            async with contextlib.AsyncExitStack() as typing:
+                with contextlib.suppress(discord.HTTPException):  # typing is a nicety only
+                    await typing.enter_async_context(channel.typing())
+                await runtime.answer(run, job, post)
 
         runtime.queues.submit(job.channel_id, work)
         return True
@@ -272,17 +272,29 @@ class HomarBot(commands.Bot):
         text = readdress(reply.text, job.owner_id, audience)
         return target, guild_id, replace(reply, text=text, audience=audience, job_id=job.id)
 
+    async def _resumed_delivery(self, delivery: Delivery, delivered: Delivered) -> None:
+        """A delivery resumed after a crash may have been answered by Discord with the
+        earlier marker (same nonce), which sends no new echo: answer the run from here."""
+        if delivery.attempt > 1 and delivery.kind != JobKind.HEARTBEAT:
+            await self.refeed(delivery.nonce)
+
     async def _refeed_orphans(self) -> None:
-        """Re-feed runs delivered but never re-fed: their echo was lost (a crash, a gateway
-        session that could not resume). At start, then every minute for runs older than
-        30 s; `refeed` claims a run atomically, so a late echo cannot run it twice."""
+        """Answer runs delivered but never answered: their echo was lost (a crash, a gateway
+        session that could not resume), or the process answering them died. At start, then
+        every minute for runs older than 30 s; `refeed` takes a run atomically, so a late
+        echo cannot answer it twice."""
         clock = self.runtime.clock
+        store = self.runtime.store
         settled = timedelta(0)  # at start, anything a crashed run left behind
+        try:
+            if not self.runtime.db.is_postgres:
+                # SQLite means one process: a run still held was held by our crashed self.
+                await store.release_reply_leases()
+        except Exception:
+            log.exception("could not release the answers a crash left held")
         while True:
             try:
-                for nonce in await self.runtime.store.unexecuted_nonces(
-                    clock.now(), settled=settled
-                ):
+                for nonce in await store.unreplied_nonces(clock.now(), settled=settled):
                     await self.refeed(nonce)
             except Exception:
                 log.exception("re-feeding delivered runs failed; trying again in a minute")
@@ -297,17 +309,35 @@ class HomarBot(commands.Bot):
         *,
         fallback_user: int | None = None,
     ) -> None:
+        """Post a reply (split to fit), falling back to `fallback_user`'s DM."""
+        await self.post_reply(channel_id, guild_id, reply, fallback_user=fallback_user)
+
+    async def post_reply(
+        self,
+        channel_id: int,
+        guild_id: int | None,
+        reply: Reply,
+        *,
+        fallback_user: int | None = None,
+        nonce: str | None = None,
+    ) -> Posting:
+        """Post a reply (split to fit), falling back to `fallback_user`'s DM; say how it went.
+
+        With a `nonce` (a fired run's answer) each part carries its own stable nonce and
+        is re-sent with it when Discord fails transiently, so a repeat is de-duplicated.
+        """
         mentions = SAFE_MENTIONS
         if reply.audience is not None:
             mentions = allowed_mentions(reply.audience, reply.mention_user)
         elif reply.mention_user is not None:
             mentions = allowed_mentions(None, reply.mention_user)
+        text = reply.text_at(self.runtime.clock.now())
         if reply.approval is not None:
-            await post_approval(self, channel_id, guild_id, reply.approval, reply.text)
-            return
+            await post_approval(self, channel_id, guild_id, reply.approval, text, nonce=nonce)
+            return Posting(done=True)
         channel = self.get_channel(channel_id)
         target: Any = channel or self.get_partial_messageable(channel_id, guild_id=guild_id)
-        parts = split_message(reply.text)
+        parts = split_message(text)
         for i, part in enumerate(parts):
             # A fired reminder's last part carries its Done/Snooze buttons.
             extra: dict[str, Any] = {}
@@ -317,18 +347,61 @@ class HomarBot(commands.Bot):
                     view = join_buttons(reply.job_id, view)
                 if view is not None:
                     extra["view"] = view
+            part_nonce = None if nonce is None else nonce if i == 0 else f"{nonce}.{i}"
             try:
-                await target.send(part, allowed_mentions=mentions, **extra)
+                await self._send(target, part, mentions, part_nonce, extra)
+            except _StillFailing:
+                return Posting(done=False)
             except discord.HTTPException as exc:
                 log.warning("could not post in %s: %s", channel_id, exc)
                 if fallback_user is None:
-                    return
+                    return Posting(done=True, failure=f"could not post in the thread: {exc}")
                 try:
                     user = self.get_user(fallback_user) or await self.fetch_user(fallback_user)
-                    await user.send(part, allowed_mentions=mentions, **extra)
-                except discord.HTTPException:
-                    log.exception("could not reach user %s either", fallback_user)
-                    return
+                    dm = user.dm_channel or await user.create_dm()
+                    await self._send(dm, part, mentions, part_nonce, extra)
+                except _StillFailing:
+                    return Posting(done=False)
+                except discord.HTTPException as again:
+                    log.warning("could not reach user %s either: %s", fallback_user, again)
+                    return Posting(
+                        done=True,
+                        failure=f"could not post in the thread ({exc}) nor DM the owner ({again})",
+                    )
+        return Posting(done=True)
+
+    async def _send(
+        self,
+        target: Any,
+        content: str,
+        mentions: discord.AllowedMentions,
+        nonce: str | None,
+        extra: dict[str, Any],
+    ) -> None:
+        """One message; with a nonce, re-sent (same nonce) while Discord fails transiently."""
+        if nonce is None:
+            await target.send(content, allowed_mentions=mentions, **extra)
+            return
+        for delay in (*REPLY_RETRY_DELAYS, None):
+            try:
+                await target.send(content, allowed_mentions=mentions, nonce=nonce, **extra)
+                return
+            except discord.HTTPException as exc:
+                if not retryable(exc):
+                    raise
+                problem: Exception = exc
+            except (TimeoutError, OSError, aiohttp.ClientError) as exc:
+                problem = exc
+            if delay is None:
+                log.warning(
+                    "Discord keeps failing; answer %s waits for a retry: %s", nonce, problem
+                )
+                raise _StillFailing(str(problem)) from problem
+            await asyncio.sleep(delay)
+
+
+class _StillFailing(Exception):
+    """Discord could not take a message even after the retries: try again later."""
 
 
 class ShardedHomarBot(HomarBot, commands.AutoShardedBot):

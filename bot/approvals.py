@@ -17,6 +17,7 @@ import discord
 
 from bot import choices
 from tools.approval import PendingApproval
+from tools.message_size import trim, with_note
 
 if TYPE_CHECKING:
     from bot.app import HomarBot
@@ -40,12 +41,20 @@ def _owner_mentions(user_id: int) -> discord.AllowedMentions:
 
 
 async def post_approval(
-    bot: HomarBot, channel_id: int, guild_id: int | None, pending: PendingApproval, text: str
+    bot: HomarBot,
+    channel_id: int,
+    guild_id: int | None,
+    pending: PendingApproval,
+    text: str,
+    *,
+    nonce: str | None = None,
 ) -> None:
-    """Post the proposal with its buttons (pinging only the requester) and remember the message."""
-    body = f"<@{pending.user_id}> {text}"
-    if len(body) > 2000:
-        body = body[:1990] + "…"
+    """Post the proposal with its buttons (pinging only the requester) and remember the message.
+
+    A fired run's proposal carries the run's answer nonce, so posting it again is a no-op.
+    """
+    body = trim(f"<@{pending.user_id}> {text}")
+    extra: dict[str, Any] = {"nonce": nonce} if nonce is not None else {}
     channel: Any = bot.get_channel(channel_id) or bot.get_partial_messageable(
         channel_id, guild_id=guild_id
     )
@@ -54,6 +63,7 @@ async def post_approval(
             body,
             view=_buttons(pending.approval_id),
             allowed_mentions=_owner_mentions(pending.user_id),
+            **extra,
         )
     except discord.HTTPException as exc:
         log.warning("could not post approval %s in %s: %s", pending.approval_id, channel_id, exc)
@@ -73,7 +83,7 @@ async def close_message(
         msg = await partial.fetch()
         content = re.sub(r"\n\*\*(Approved|Denied|Expired)\*\*.*$", "", msg.content, flags=re.S)
         await partial.edit(
-            content=f"{content}\n**{note}**"[:2000],
+            content=with_note(content, f"\n**{note}**"),
             view=_buttons(approval_id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -97,7 +107,7 @@ async def on_click(interaction: discord.Interaction, approval_id: int, approved:
             flags=re.S,
         )
         await interaction.response.edit_message(
-            content=f"{base}\n**{note}**"[:2000],
+            content=with_note(base, f"\n**{note}**"),
             view=_buttons(approval_id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none(),
         )

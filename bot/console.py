@@ -21,7 +21,7 @@ import re
 import signal
 import sys
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -34,7 +34,7 @@ from bot.commands.cards import next_words, short
 from bot.dispatcher import Delivered, Delivery
 from bot.escalation import escalation_message
 from bot.heartbeat import Heartbeat
-from bot.runtime import Reply, Runtime, Speaker
+from bot.runtime import Posting, Reply, Runtime, Speaker
 from bot.settings import Settings
 from bot.terminal import DIM, RESET, TerminalRenderer
 from bot.typed_commands import run_typed
@@ -205,13 +205,14 @@ class Console:
     # ------------------------------------------------------------------ input
 
     def refeed(self, nonce: str) -> None:
+        async def post(_job: Job, reply: Reply, _nonce: str) -> Posting:
+            await self.show(replace(reply, text=reply.text_at(self.runtime.clock.now())))
+            return Posting(done=True)
+
         async def work() -> None:
-            run = await self.runtime.store.mark_executed(nonce, self.runtime.clock.now())
-            if run is None:
-                return
-            job = await self.runtime.store.get(run.job_id)
-            if job is not None:
-                await self.show(await self.runtime.fired(run, job))
+            taken = await self.runtime.take_run(nonce)
+            if taken is not None:
+                await self.runtime.answer(*taken, post)
 
         self.runtime.queues.submit(CONSOLE_CHANNEL, work)
 

@@ -23,6 +23,7 @@ import discord
 from bot import choices
 from bot.slash.context import reply_private, runtime_of
 from tools.errors import UserError
+from tools.message_size import with_note
 
 if TYPE_CHECKING:
     from bot.app import HomarBot
@@ -63,7 +64,7 @@ async def _close(interaction: discord.Interaction[Any], note: str) -> None:
         return
     content = _NOTE.sub("", message.content or "")
     await interaction.response.edit_message(
-        content=f"{content}\n{note}"[:2000],
+        content=with_note(content, f"\n{note}"),
         view=None,
         allowed_mentions=discord.AllowedMentions.none(),
     )

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
 
 from bot.access import CAP_REACHED, Usage
 from bot.clock import Clock, SystemClock
@@ -40,6 +42,16 @@ log = logging.getLogger(__name__)
 # A fired job's reply is posted within this many seconds of its due time, model or not.
 FIRED_DEADLINE = 45.0
 FIRED_MIN_BUDGET = 5.0  # a run delivered late still gives the model this long
+# A process answering a fired run holds it this long: the model's deadline plus posting
+# retries, with room to spare. A crashed holder's runs are taken over after it.
+REPLY_LEASE = timedelta(seconds=120)
+# An answer posted more than this after its run's scheduled time apologises for it.
+LATE_AFTER = timedelta(seconds=60)
+
+
+def reply_nonce(run_id: int) -> str:
+    """The stable nonce (<= 25 chars) of a run's answer, so a re-post is de-duplicated."""
+    return f"a{run_id:x}"
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,42 @@ class Reply:
     reminder: tuple[int, int] | None = None  # (job id, run id): post with Done/Snooze buttons
     audience: Audience | None = None  # a fired job's stored audience: the only ones pinged
     job_id: int | None = None  # the fired job (for its "Notify me too" button)
+    # A fired run's scheduled time: posted later than LATE_AFTER after it, it says sorry.
+    due: datetime | None = None
+
+    def text_at(self, now: datetime) -> str:
+        """The text as posted at `now`: late answers say so, decided from the run's slot."""
+        if self.due is not None and now - self.due > LATE_AFTER:
+            return (
+                f"Sorry, this is late — it was due <t:{int(self.due.timestamp())}:R>.\n{self.text}"
+            )
+        return self.text
+
+    def to_json(self) -> dict[str, Any]:
+        """What a run keeps of its answer, to post it again after a crash (see `answer`)."""
+        return {
+            "text": self.text,
+            "mention_user": self.mention_user,
+            "approval_id": self.approval.approval_id if self.approval else None,
+            "reminder": list(self.reminder) if self.reminder else None,
+            "due": self.due.isoformat() if self.due else None,
+        }
+
+
+@dataclass(frozen=True)
+class Posting:
+    """How posting a fired run's answer went.
+
+    `done` False: Discord could not be reached (5xx, 429, network) even after retries;
+    the run stays held until its lease runs out, then is posted again with the same
+    nonce. `failure` says why an answer could not reach its owner at all (recorded).
+    """
+
+    done: bool
+    failure: str | None = None
+
+
+PostAnswer = Callable[[Job, Reply, str], Awaitable[Posting]]
 
 
 class Runtime:
@@ -251,6 +299,66 @@ class Runtime:
             text = f"Nobody approved my proposal in time, so I dropped it.\n{text}"
         return Reply(text, approval=result.approval)
 
+    async def take_run(self, nonce: str) -> tuple[JobRun, Job] | None:
+        """Take a delivered run to answer (compare-and-set in the database), or None when it
+        is not a run of ours, is answered already, or another taker holds it."""
+        now = self.clock.now()
+        run = await self.store.claim_reply(nonce, now, REPLY_LEASE)
+        if run is None:
+            return None
+        job = await self.store.get(run.job_id)
+        if job is None or job.kind == JobKind.HEARTBEAT or run.kind == followups.ESCALATE_RUN:
+            # Nothing to answer: the job is gone, or a beat or an escalation DM (both are
+            # handled where they are delivered, never re-fed).
+            failure = "the job was deleted before it could answer" if job is None else None
+            await self.store.replied(run.id, now, failure=failure)
+            return None
+        return run, job
+
+    async def answer(self, run: JobRun, job: Job, post: PostAnswer) -> bool:
+        """Finish a taken run exactly once: prepare its answer (or reuse the one kept before
+        a crash), keep it, post it with the run's own nonce, then record the run done.
+
+        The agent runs at most once per taker; a kept answer is only ever re-posted (the
+        nonce lets Discord drop a repeat). Returns whether the run is now done.
+        """
+        if run.reply is not None:
+            reply = await self._kept_reply(run.reply)
+        else:
+            reply = await self.fired(run, job)
+            assert run.reply_lease_until is not None
+            if not await self.store.keep_reply(run.id, run.reply_lease_until, reply.to_json()):
+                log.warning(
+                    "run %s was taken over while its answer was prepared; not posting it",
+                    run.id,
+                    extra={"job_id": job.id, "run_id": run.id, "thread_id": job.channel_id},
+                )
+                return False
+        posting = await post(job, reply, reply_nonce(run.id))
+        if not posting.done:
+            return False  # Discord is down: the lease runs out and the run is taken again
+        if posting.failure is not None:
+            log.warning(
+                "job %s: its answer could not reach the owner: %s",
+                job.id,
+                posting.failure,
+                extra={"job_id": job.id, "run_id": run.id, "thread_id": job.channel_id},
+            )
+        return await self.store.replied(run.id, self.clock.now(), failure=posting.failure)
+
+    async def _kept_reply(self, kept: dict[str, Any]) -> Reply:
+        approval_id = kept.get("approval_id")
+        approval = await self.approvals.load(int(approval_id)) if approval_id else None
+        reminder = kept.get("reminder")
+        due = kept.get("due")
+        return Reply(
+            str(kept.get("text") or ""),
+            mention_user=kept.get("mention_user"),
+            approval=approval,
+            reminder=(int(reminder[0]), int(reminder[1])) if reminder else None,
+            due=datetime.fromisoformat(due) if due else None,
+        )
+
     async def fired(self, run: JobRun, job: Job) -> Reply:
         """A delivered marker → the agent acts on the command as the job's owner (never raises).
 
@@ -298,14 +406,14 @@ class Runtime:
                 text = followups.plain_follow_up(job.command, wake.attempt, wake.of)
         if result.tool_calls:  # a short account of what the command actually did
             text = f"{text}\n{account(result.tool_calls)}".strip()
-        late_ms = run.lateness_ms or 0
-        if late_ms > 60_000 and not (wake and wake.is_follow_up):
-            due = int(run.scheduled_for.timestamp())
-            text = f"Sorry, this is late — it was due <t:{due}:R>.\n{text}"
         if f"<@{job.owner_id}>" not in text:
             text = f"<@{job.owner_id}> {text}"
         buttons = (job.id, run.id) if job.kind == JobKind.REMINDER else None
-        return Reply(text, mention_user=job.owner_id, reminder=buttons)
+        # Lateness is judged when the answer is posted, against the run's own slot (not a
+        # delivery figure that may not be recorded yet). Follow-ups and beats never apologise.
+        late_ok = not (wake and wake.is_follow_up) and job.kind != JobKind.HEARTBEAT
+        due = run.scheduled_for if late_ok else None
+        return Reply(text, mention_user=job.owner_id, reminder=buttons, due=due)
 
     async def _answer_in_time(
         self, agent: AgentRuntime, prompt: str, deps: HomarDeps, run: JobRun

@@ -15,6 +15,7 @@ from storage.jobs import JobSnapshot
 from storage.models import JobKind, JobStatus
 from tools.audience import Addressing, Audience
 from tools.followups import ESCALATE_RUN
+from tools.message_size import trim, with_note
 
 if TYPE_CHECKING:
     from bot.audience import AudienceGate
@@ -58,16 +59,17 @@ class DiscordTransport:
         task.add_done_callback(self._notices.discard)
 
     async def _tell_owner(self, job: JobSnapshot, error: str) -> None:
-        what = f"job #{job.id} (“{job.command[:80]}”)"
+        what = f"job #{job.id} (“{trim(job.command, 80)}”)"
         if job.status == JobStatus.PAUSED:
             text = (
                 f"⏸️ I paused your {what} after {job.failure_streak} failed runs in a row. "
-                f"Last problem: {error[:300]}. Fix that, then `/jobs resume id: {job.id}`."
+                f"Last problem: {trim(error, 300)}. Fix that, then `/jobs resume id: {job.id}`."
             )
         else:
             text = (
                 f"⚠️ Your {what} has failed {job.failure_streak} times in a row. "
-                f"Last problem: {error[:300]}. `/jobs history id: {job.id}` shows each attempt; "
+                f"Last problem: {trim(error, 300)}. "
+                f"`/jobs history id: {job.id}` shows each attempt; "
                 "I'll keep trying and pause it if this goes on."
             )
         try:
@@ -116,22 +118,25 @@ class DiscordTransport:
 
     async def _deliver(self, d: Delivery) -> Delivered:
         channel, problem = await self._target(await self._where(d))
+        # The marker's words are for people: the run is re-fed from the job, so a text too
+        # long for a message (stored before the limit) is shortened, never split.
+        text = trim(d.text)
         if channel is not None:
             try:
-                msg = await self._send(channel, d.text, d.nonce)
+                msg = await self._send(channel, text, d.nonce)
                 return Delivered(msg.id, channel.id)
             except discord.HTTPException as exc:
-                if _retryable(exc):
+                if retryable(exc):
                     raise
                 problem = _describe(exc)
                 # An archived thread is reopened; a locked one was closed by a moderator.
                 archived = exc.code == THREAD_ARCHIVED and isinstance(channel, discord.Thread)
                 if archived and not channel.locked and await self._unarchive(channel):
                     try:
-                        msg = await self._send(channel, d.text, d.nonce)
+                        msg = await self._send(channel, text, d.nonce)
                         return Delivered(msg.id, channel.id)
                     except discord.HTTPException as again:
-                        if _retryable(again):
+                        if retryable(again):
                             raise
                         problem = _describe(again)
             ids = {"job_id": d.job_id, "run_id": d.run_id, "thread_id": d.channel_id}
@@ -156,7 +161,7 @@ class DiscordTransport:
         try:
             user = self.client.get_user(d.owner_id) or await self.client.fetch_user(d.owner_id)
             dm = user.dm_channel or await user.create_dm()
-            msg = await self._send(dm, d.text + note, d.nonce)
+            msg = await self._send(dm, with_note(d.text, note), d.nonce)
             return Delivered(msg.id, dm.id, route="dm")
         except discord.HTTPException as exc:
             if exc.status >= 500 or exc.status == 429:
@@ -167,7 +172,7 @@ class DiscordTransport:
             if parent is not None:
                 try:
                     why = f"this was meant for {where}, but {problem}"
-                    text = f"{d.text}\n(<@{d.owner_id}>: {why}.)"
+                    text = with_note(d.text, f"\n(<@{d.owner_id}>: {why}.)")
                     mentions = discord.AllowedMentions(
                         everyone=False, roles=False, users=[discord.Object(d.owner_id)]
                     )
@@ -211,7 +216,8 @@ class DiscordTransport:
         return msg
 
 
-def _retryable(exc: discord.HTTPException) -> bool:
+def retryable(exc: discord.HTTPException) -> bool:
+    """Whether Discord may take the same request later (server trouble or a rate limit)."""
     return exc.status >= 500 or exc.status == 429
 
 

@@ -25,7 +25,7 @@ from sqlalchemy.pool import StaticPool
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-HEAD_REVISION = "0002_i14a"
+HEAD_REVISION = "0002_i14b"
 
 T = TypeVar("T")
 # BEGIN IMMEDIATE runs on the raw driver (see `_sqlite_engine`), so a busy database

@@ -13,12 +13,23 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Table, bindparam, case, column, func, insert, or_, select, update
+from sqlalchemy import (
+    Table,
+    bindparam,
+    case,
+    column,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from storage.db import Database
-from storage.models import Job, JobRun, JobStatus, RunOutcome
+from storage.models import Job, JobRun, JobStatus, RunOutcome, UTCDateTime
 from storage.prepared import Prepared
 
 T = TypeVar("T")
@@ -272,19 +283,21 @@ class JobStore:
         q = select(func.min(Job.next_run_at)).where(Job.status == JobStatus.ACTIVE)
         return await self.db.run(lambda s: s.scalar(q))
 
-    async def unexecuted_nonces(
+    async def unreplied_nonces(
         self,
         now: datetime,
         within: timedelta = timedelta(days=1),
         settled: timedelta = timedelta(0),
     ) -> builtins.list[str]:
-        """Nonces of runs delivered (between `within` and `settled` ago) but never re-fed."""
+        """Nonces of runs delivered (between `within` and `settled` ago) and never answered,
+        that nobody is answering now (never taken, or their taker's lease ran out)."""
         q = (
             select(JobRun.nonce)
             .where(
-                JobRun.executed_at.is_(None),
+                JobRun.replied_at.is_(None),
                 JobRun.delivered_at >= now - within,
                 JobRun.delivered_at <= now - settled,
+                or_(JobRun.reply_lease_until.is_(None), JobRun.reply_lease_until <= now),
             )
             .order_by(JobRun.delivered_at)
         )
@@ -519,12 +532,103 @@ class JobStore:
         return await self.db.run(work)
 
     async def mark_executed(self, nonce: str, now: datetime) -> JobRun | None:
-        """Claim a delivered run for re-feeding; None if unknown or already executed."""
+        """Take a run that is answered on the spot (a heartbeat beat): taken and done at once.
+
+        None if the nonce is unknown or the run was already taken.
+        """
         stmt = (
             update(JobRun)
             .where(JobRun.nonce == nonce, JobRun.executed_at.is_(None))
-            .values(executed_at=now)
+            .values(executed_at=now, replied_at=now)
             .returning(JobRun)
+            .execution_options(synchronize_session=False)
+        )
+        return await self.db.run(lambda s: s.scalars(stmt).first())
+
+    async def claim_reply(self, nonce: str, now: datetime, lease: timedelta) -> JobRun | None:
+        """Take a delivered run to answer it; one taker at a time (compare-and-set).
+
+        A run is free while unanswered and not held, or when its taker's lease has run
+        out (that process died). None if the nonce is unknown, the run is answered, or
+        someone else holds it. The returned run's `reply_lease_until` is the taker's token.
+        """
+        stmt = (
+            update(JobRun)
+            .where(
+                JobRun.nonce == nonce,
+                JobRun.replied_at.is_(None),
+                or_(JobRun.reply_lease_until.is_(None), JobRun.reply_lease_until <= now),
+            )
+            .values(
+                executed_at=func.coalesce(JobRun.executed_at, literal(now, UTCDateTime())),
+                reply_lease_until=now + lease,
+            )
+            .returning(JobRun)
+            .execution_options(synchronize_session=False)
+        )
+        return await self.db.run(lambda s: s.scalars(stmt).first())
+
+    async def keep_reply(self, run_id: int, held_until: datetime, reply: dict[str, Any]) -> bool:
+        """Store a run's answer before posting it, if this taker still holds the run.
+
+        False when the lease was lost to another taker (this answer must not be posted).
+        """
+        stmt = (
+            update(JobRun)
+            .where(
+                JobRun.id == run_id,
+                JobRun.replied_at.is_(None),
+                JobRun.reply_lease_until == held_until,
+            )
+            .values(reply=reply)
+            .execution_options(synchronize_session=False)
+        )
+        return await self.db.run(lambda s: _rows_changed(s.execute(stmt)) == 1)
+
+    async def replied(self, run_id: int, now: datetime, *, failure: str | None = None) -> bool:
+        """The run is done: its answer was posted (or `failure` says why it could not be).
+
+        False if it was already recorded as done (another taker finished first).
+        """
+        values: dict[str, Any] = {"replied_at": now, "reply_lease_until": None}
+        if failure is not None:
+            values["error"] = failure[:2000]
+        stmt = (
+            update(JobRun)
+            .where(JobRun.id == run_id, JobRun.replied_at.is_(None))
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+        return await self.db.run(lambda s: _rows_changed(s.execute(stmt)) == 1)
+
+    async def release_reply_leases(self) -> int:
+        """Free every held, unanswered run (single-process start-up after a crash)."""
+        stmt = (
+            update(JobRun)
+            .where(JobRun.replied_at.is_(None), JobRun.reply_lease_until.is_not(None))
+            .values(reply_lease_until=None)
+            .execution_options(synchronize_session=False)
+        )
+        return await self.db.run(lambda s: _rows_changed(s.execute(stmt)))
+
+    async def update_if(
+        self, job_id: int, expected: dict[str, Any], values: dict[str, Any]
+    ) -> Job | None:
+        """Change a job only if it still holds the `expected` values (compare-and-set).
+
+        None when it changed meanwhile (a claim, a run recorded, another person's edit):
+        the caller reads it again and decides afresh. This is what serializes concurrent
+        changes across processes, not a lock in memory.
+        """
+        conditions = [Job.id == job_id]
+        for key, value in expected.items():
+            col = getattr(Job, key)
+            conditions.append(col.is_(None) if value is None else col == value)
+        stmt = (
+            update(Job)
+            .where(*conditions)
+            .values(**values)
+            .returning(Job)
             .execution_options(synchronize_session=False)
         )
         return await self.db.run(lambda s: s.scalars(stmt).first())
@@ -537,6 +641,11 @@ class JobStore:
             .execution_options(synchronize_session=False)
         )
         await self.db.run(lambda s: s.execute(stmt))
+
+
+def _rows_changed(result: object) -> int:
+    """How many rows an UPDATE changed (its result's `rowcount`)."""
+    return int(getattr(result, "rowcount", 0))
 
 
 def _with_runs(

@@ -163,7 +163,14 @@ class JobRun(Base):
     claimed_at: Mapped[datetime | None]
     lease_until: Mapped[datetime | None]
     delivered_at: Mapped[datetime | None]
+    # When the run was first taken for re-feeding (the agent started on it).
     executed_at: Mapped[datetime | None]
+    # The process answering the run holds it until then; a crashed one is taken over after.
+    reply_lease_until: Mapped[datetime | None]
+    # The answer, kept before it is posted: a restart posts it (same nonce), never re-runs it.
+    reply: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # The run is done: its answer reached the owner, or its failure was recorded.
+    replied_at: Mapped[datetime | None]
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     outcome: Mapped[str] = mapped_column(String(16), default=RunOutcome.PENDING)
     lateness_ms: Mapped[int | None] = mapped_column(Integer)
@@ -172,8 +179,8 @@ class JobRun(Base):
 
     __table_args__ = (
         UniqueConstraint("job_id", "scheduled_for", name="uq_job_runs_slot"),
-        # Finds delivered runs whose marker was never re-fed (the echo was lost).
-        Index("ix_job_runs_unexecuted", "executed_at", "delivered_at"),
+        # Finds delivered runs never answered (the echo was lost, or a crash mid-answer).
+        Index("ix_job_runs_unreplied", "replied_at", "delivered_at"),
     )
 
 

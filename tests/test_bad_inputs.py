@@ -83,9 +83,12 @@ async def run_case(case: dict[str, Any], rt: Runtime, engine: Engine, bob_job: i
     """None if the case was handled well, else what went wrong."""
     args = {k: (bob_job if v == "BOB" else v) for k, v in case["args"].items()}
 
+    told: list[str] = []  # what the tool answered the model (its error message)
+
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if len(messages) == 1:
             return ModelResponse(parts=[ToolCallPart(case["tool"], args)])
+        told.extend(str(getattr(p, "content", "")) for p in messages[-1].parts)
         return ModelResponse(parts=[TextPart("I couldn't do that.")])
 
     rt.model = FunctionModel(model)
@@ -98,8 +101,8 @@ async def run_case(case: dict[str, Any], rt: Runtime, engine: Engine, bob_job: i
         return "empty reply"
     if reply.job_ids or await snapshot(engine) != before:
         return f"job created or database changed: {reply.text[:120]}"
-    if "expect" in case and case["expect"] not in reply.text:
-        return f"expected {case['expect']!r} in the reply, got {reply.text[:200]!r}"
+    if "expect" in case and not any(case["expect"] in t for t in [reply.text, *told]):
+        return f"the reply should say {case['expect']!r}: {reply.text[:200]}"
     return None
 
 

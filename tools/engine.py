@@ -22,9 +22,9 @@ from sqlalchemy.orm import Session
 
 from storage.jobs import Claim, JobKey, JobSnapshot, JobStore, JobView, Outcome, open_job_keys
 from storage.models import Job, JobKind, JobRun, JobStatus, RunOutcome
-from tools import followups
+from tools import followups, message_size
 from tools.audience import MAX_JOINED, Audience
-from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
+from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError, quoted
 from tools.schedule import (
     Every,
     Once,
@@ -53,7 +53,9 @@ class Limits:
     max_horizon: timedelta = timedelta(days=5 * 365)
     min_interval: timedelta = timedelta(seconds=60)
     max_jobs_per_user: int = 50
-    max_command_chars: int = 2000
+    # A Discord message holds 2,000; the marker and its lead-in ("[DELAYED_COMMAND] Follow
+    # up on the reminder about: ", 51) and the owner's mention in the answer need the rest.
+    max_command_chars: int = 1900
     creations_per_minute: int = 10
     retry_window: timedelta = timedelta(minutes=15)
     late_after: timedelta = timedelta(seconds=60)
@@ -124,15 +126,23 @@ _MARKER_TEXT = re.compile(r"\[\s*DELAYED[_ ]COMMAND\s*\]", re.IGNORECASE)
 _MASS_MENTION = re.compile(r"@(everyone|here)\b|<@&\d+>", re.IGNORECASE)
 
 
+# Invisible characters a reader can't see. Joiners (U+200C/D) and direction marks
+# (U+200E/F) carry meaning (emoji sequences, Persian, Hebrew) and stay in a stored text;
+# the rest carry none and are dropped. Checks and comparisons look past all of them.
+_INVISIBLE = re.compile(r"[\u200b-\u200f\u2060\ufeff]")
+_MEANINGLESS = re.compile(r"[\u200b\u2060\ufeff]")
+
+
 def normalize_command(text: str) -> str:
     """Comparable form of a command for duplicate checks."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return re.sub(r"\s+", " ", re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", folded)).strip(" .!")
+    return re.sub(r"\s+", " ", _INVISIBLE.sub("", folded)).strip(" .!")
 
 
 def clean_command(text: str) -> str:
-    """Strip zero-width and control characters a command should never carry."""
-    text = re.sub(r"[\u200b-\u200f\u2060\ufeff]", "", text)
+    """Strip the zero-width and control characters a command should never carry, keeping
+    emoji joiners, non-joiners and direction marks where they are."""
+    text = _MEANINGLESS.sub("", text)
     text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
     return text.strip()
 
@@ -200,20 +210,23 @@ class Engine:
 
     def check_command(self, command: str) -> str:
         text = clean_command(command)
-        if not text:
+        visible = _INVISIBLE.sub("", text)  # a joiner or mark can't hide a tag or a ping
+        if not visible.strip():
             raise UserError("Tell me what to do or remind you about, e.g. `call mom`.")
-        if _MARKER_TEXT.search(text):
+        if _MARKER_TEXT.search(visible):
             # Only the dispatcher writes the marker; a command carrying it could pose as a run.
             raise UserError("A job's text can't contain `[DELAYED_COMMAND]`; leave that tag out.")
-        if _MASS_MENTION.search(text):
+        if _MASS_MENTION.search(visible):
             raise UserError(
                 "I don't schedule messages that ping @everyone, @here or a role; "
                 "leave the mention out (I'll mention you myself)."
             )
-        if len(text) > self.limits.max_command_chars:
+        length, limit = message_size.size(text), self.limits.max_command_chars
+        if length > limit:
             raise UserError(
-                f"That message is {len(text)} characters; keep it under "
-                f"{self.limits.max_command_chars}."
+                f"That text is {length:,} characters long; a job's text can be at most "
+                f"{limit:,} characters (it has to fit in one Discord message with my own "
+                "words). Shorten it and try again."
             )
         return text
 
@@ -236,7 +249,7 @@ class Engine:
         `allow_duplicate`: the owner chose to keep an identical job alongside this one.
         """
         if kind not in JobKind.ALL:
-            raise UserError(f"Unknown job kind {kind!r}.")
+            raise UserError(f"Unknown job kind {quoted(kind)}.")
         now = self.clock()
         text = self.check_command(command)
         first = self.check_schedule(schedule, now)
@@ -492,39 +505,44 @@ class Engine:
     # ------------------------------------------------------------ change
 
     async def cancel(self, job_id: int, actor: Actor | None = None) -> Job:
-        job = await self.get(job_id, actor)
-        if job.status not in JobStatus.OPEN:
-            raise UserError(f"Job #{job_id} is already {job.status}.")
-        return await self._set(job_id, status=JobStatus.CANCELLED, next_run_at=None)
+        def plan(job: Job) -> dict[str, Any]:
+            if job.status not in JobStatus.OPEN:
+                raise UserError(f"Job #{job_id} is already {job.status}.")
+            return {"status": JobStatus.CANCELLED, "next_run_at": None}
+
+        return await self._change(job_id, actor, plan)
 
     async def pause(self, job_id: int, actor: Actor | None = None) -> Job:
-        job = await self.get(job_id, actor)
-        if job.status != JobStatus.ACTIVE:
-            raise UserError(f"Job #{job_id} is {job.status}, so it can't be paused.")
-        return await self._set(job_id, status=JobStatus.PAUSED)
+        def plan(job: Job) -> dict[str, Any]:
+            if job.status != JobStatus.ACTIVE:
+                raise UserError(f"Job #{job_id} is {job.status}, so it can't be paused.")
+            return {"status": JobStatus.PAUSED}
+
+        return await self._change(job_id, actor, plan)
 
     async def resume(self, job_id: int, actor: Actor | None = None) -> Job:
-        job = await self.get(job_id, actor)
-        if job.status != JobStatus.PAUSED:
-            raise UserError(f"Job #{job_id} is {job.status}, not paused.")
-        now = self.clock()
-        schedule = schedule_of(job)
-        nxt = job.next_run_at if job.claimed_slot is not None else None
-        if nxt is None:
-            nxt = schedule.next_after(now, runs_done=job.run_count)
-            if nxt is None and isinstance(schedule.spec, Once):
-                # a paused one-off that came due while paused runs now, marked late (its slot)
-                nxt = min(schedule.spec.at, now)
-        if nxt is None:
-            raise UserError(f"Job #{job_id} has no runs left; create a new one instead.")
-        job = await self._set(
-            job_id,
-            status=JobStatus.ACTIVE,
-            next_run_at=nxt.astimezone(UTC),
-            failure_streak=0,
-            fail_reason=None,
-        )
-        self._wake(nxt)
+        def plan(job: Job) -> dict[str, Any]:
+            if job.status != JobStatus.PAUSED:
+                raise UserError(f"Job #{job_id} is {job.status}, not paused.")
+            now = self.clock()
+            schedule = schedule_of(job)
+            nxt = job.next_run_at if job.claimed_slot is not None else None
+            if nxt is None:
+                nxt = schedule.next_after(now, runs_done=job.run_count)
+                if nxt is None and isinstance(schedule.spec, Once):
+                    # a paused one-off that came due while paused runs now, marked late (its slot)
+                    nxt = min(schedule.spec.at, now)
+            if nxt is None:
+                raise UserError(f"Job #{job_id} has no runs left; create a new one instead.")
+            return {
+                "status": JobStatus.ACTIVE,
+                "next_run_at": nxt.astimezone(UTC),
+                "failure_streak": 0,
+                "fail_reason": None,
+            }
+
+        job = await self._change(job_id, actor, plan)
+        self._wake(job.next_run_at)
         return job
 
     async def update(
@@ -535,44 +553,62 @@ class Engine:
         command: str | None = None,
         schedule: Schedule | None = None,
     ) -> Job:
-        job = await self.get(job_id, actor)
-        if job.status not in JobStatus.OPEN:
-            raise UserError(f"Job #{job_id} is {job.status}; only scheduled jobs can be edited.")
-        values: dict[str, Any] = {}
-        if command is not None:
-            values["command"] = self.check_command(command)
-        if schedule is not None:
-            first = self.check_schedule(schedule)
-            values.update(
-                schedule=spec_to_json(schedule.spec),
-                tz=schedule.tz,
-                until=schedule.until,
-                max_runs=schedule.max_runs,
-                run_count=0,
-            )
-            if job.claimed_slot is None:
-                values["next_run_at"] = first
-            if isinstance(schedule.spec, Once) != (job.kind in _ONE_OFF_KINDS):
-                values["kind"] = _kind_for(schedule, job.kind)
-        if not values:
-            raise UserError("Nothing to change: give a new time, text or repeat.")
-        job = await self._set(job_id, **values)
+        def plan(job: Job) -> dict[str, Any]:
+            if job.status not in JobStatus.OPEN:
+                raise UserError(
+                    f"Job #{job_id} is {job.status}; only scheduled jobs can be edited."
+                )
+            values: dict[str, Any] = {}
+            if command is not None:
+                values["command"] = self.check_command(command)
+            if schedule is not None:
+                first = self.check_schedule(schedule)
+                values.update(
+                    schedule=spec_to_json(schedule.spec),
+                    tz=schedule.tz,
+                    until=schedule.until,
+                    max_runs=schedule.max_runs,
+                    run_count=0,
+                )
+                if job.claimed_slot is None:  # a run in flight advances onto the new schedule
+                    values["next_run_at"] = first
+                if isinstance(schedule.spec, Once) != (job.kind in _ONE_OFF_KINDS):
+                    values["kind"] = _kind_for(schedule, job.kind)
+            if not values:
+                raise UserError("Nothing to change: give a new time, text or repeat.")
+            return values
+
+        job = await self._change(job_id, actor, plan)
         self._wake(job.next_run_at)
         return job
 
     async def run_now(self, job_id: int, actor: Actor | None = None) -> Job:
-        """Fire a job now; a recurring job then continues on its schedule."""
-        job = await self.get(job_id, actor)
-        if job.status not in (JobStatus.ACTIVE, JobStatus.PAUSED):
-            raise UserError(f"Job #{job_id} is {job.status}, so it can't run.")
-        if job.claimed_slot is not None:
-            raise UserError(f"Job #{job_id} is being delivered right now.")
-        now = self.clock()
-        meta = dict(job.meta or {})
-        if job.next_run_at is not None and schedule_of(job).is_recurring:
-            meta["resume_at"] = job.next_run_at.isoformat()
-        job = await self._set(job_id, status=JobStatus.ACTIVE, next_run_at=now, meta=meta)
-        self._wake(now)
+        """Fire a job now; a recurring job then continues on its schedule.
+
+        Asked again within `RUN_NOW_QUIET` (a double click, two moderators, a client
+        retry), it is refused: one request, one run.
+        """
+
+        def plan(job: Job) -> dict[str, Any]:
+            if job.status not in (JobStatus.ACTIVE, JobStatus.PAUSED):
+                raise UserError(f"Job #{job_id} is {job.status}, so it can't run.")
+            if job.claimed_slot is not None:
+                raise UserError(f"Job #{job_id} is being delivered right now.")
+            now = self.clock()
+            meta = dict(job.meta or {})
+            last = meta.get(_RUN_NOW_AT)
+            if last is not None and now - datetime.fromisoformat(last) < RUN_NOW_QUIET:
+                raise UserError(
+                    f"Job #{job_id} just ran on request (or is starting now); "
+                    "run it again in a minute if you need to."
+                )
+            if job.next_run_at is not None and schedule_of(job).is_recurring:
+                meta["resume_at"] = job.next_run_at.isoformat()
+            meta[_RUN_NOW_AT] = now.isoformat()
+            return {"status": JobStatus.ACTIVE, "next_run_at": now, "meta": meta}
+
+        job = await self._change(job_id, actor, plan)
+        self._wake(job.next_run_at)
         return job
 
     async def follow_zone(self, owner_id: int, old_tz: str, new_tz: str) -> tuple[int, int]:
@@ -638,6 +674,25 @@ class Engine:
             return True
 
         return await self.store.transact(work)
+
+    async def _change(
+        self, job_id: int, actor: Actor | None, plan: Callable[[Job], dict[str, Any]]
+    ) -> Job:
+        """Apply `plan(job)` only if the job is still as `plan` saw it (compare-and-set).
+
+        If it changed meanwhile (a run claimed or recorded, someone else's change), read
+        it again and decide afresh: concurrent changes are serialized by the database, in
+        one process or several.
+        """
+        for _ in range(_CHANGE_ATTEMPTS):
+            job = await self.get(job_id, actor)
+            values = plan(job)
+            values["updated_at"] = self.clock()
+            seen = {key: getattr(job, key) for key in _GUARDED}
+            changed = await self.store.update_if(job_id, seen, values)
+            if changed is not None:
+                return changed
+        raise UserError(f"Job #{job_id} is changing right now; try again in a moment.")
 
     # ------------------------------------------------------------ reminder follow-ups
 
@@ -755,13 +810,6 @@ class Engine:
             raise JobNotFound(f"Reminder #{job_id} no longer exists.")
         if job.owner_id != user_id:
             raise NotAllowed("This reminder isn't yours, so its buttons aren't for you.")
-        return job
-
-    async def _set(self, job_id: int, **values: Any) -> Job:
-        values["updated_at"] = self.clock()
-        job = await self.store.update(job_id, **values)
-        if job is None:
-            raise JobNotFound(f"There is no job #{job_id}.")
         return job
 
     def _wake(self, at: datetime | None) -> None:
@@ -945,6 +993,11 @@ class Engine:
 
 
 _ZERO = timedelta(0)
+# What a change compares before writing: any claim, run or other change moves one of them.
+_GUARDED = ("status", "claimed_slot", "next_run_at", "run_count", "updated_at")
+_CHANGE_ATTEMPTS = 5
+_RUN_NOW_AT = "run_now_at"
+RUN_NOW_QUIET = timedelta(seconds=60)
 _ONE_OFF_KINDS = (JobKind.DELAYED, JobKind.SCHEDULED, JobKind.REMINDER, JobKind.CALLBACK)
 
 

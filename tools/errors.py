@@ -1,5 +1,7 @@
 """The one error type a user can cause, with a message that says what to do instead."""
 
+from tools.message_size import trim
+
 
 class UserError(ValueError):
     """Something a person asked for cannot be done; `message` is safe to show them."""
@@ -19,3 +21,13 @@ class NotAllowed(UserError):
 
 class LimitReached(UserError):
     pass
+
+
+QUOTE_LIMIT = 60  # characters of a person's own input an error message repeats back
+
+
+def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """A person's input as an error message repeats it: on one line, at most `limit`
+    characters (whole characters, then "…"), in quotes. A message never echoes a wall of
+    pasted text back, nor breaks its own layout with the input's line breaks."""
+    return f"“{trim(' '.join(text.split()), limit)}”"

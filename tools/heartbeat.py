@@ -15,7 +15,7 @@ from storage.models import Job, JobKind, JobStatus
 from storage.todos import TodoItem
 from tools import timeparse
 from tools.engine import Actor, Engine, Target
-from tools.errors import UserError
+from tools.errors import UserError, quoted
 from tools.schedule import Every, Schedule
 
 HEARTBEAT_COMMAND = "heartbeat: work through this thread's to-do list when idle"
@@ -31,7 +31,9 @@ def parse_every(text: str | None) -> timedelta:
     cleaned = re.sub(r"^(every|each)\s+", "", text.strip(), flags=re.I)
     every = timeparse.parse_duration(cleaned + " minutes" if cleaned.isdigit() else cleaned)
     if every is None:
-        raise UserError(f"I couldn't read `every: {text}`; try `30 minutes`, `1h` or `45`.")
+        raise UserError(
+            f"I couldn't read {quoted(text)} as `every`; try `30 minutes`, `1h` or `45`."
+        )
     check_every(every)
     return every
 

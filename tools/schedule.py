@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from dateutil.rrule import rrule, rrulestr
 
-from tools.errors import UserError
+from tools.errors import UserError, quoted
 
 __all__ = [
     "Cron",
@@ -51,12 +51,15 @@ def zone(name: str) -> ZoneInfo:
     if cached is not None:
         return cached
     if not name or name != name.strip() or "\x00" in name or len(name) > 64:
-        raise ScheduleError(f"Unknown time zone {name!r}; use an IANA name like Europe/Berlin.")
+        raise ScheduleError(
+            f"Unknown time zone {quoted(name)}; use an IANA name like Europe/Berlin."
+        )
     try:
         found = ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         raise ScheduleError(
-            f"Unknown time zone {name!r}; use an IANA name like Europe/Berlin or America/New_York."
+            f"Unknown time zone {quoted(name)}; "
+            "use an IANA name like Europe/Berlin or America/New_York."
         ) from None
     _ZONE_CACHE[name] = found
     return found
@@ -132,7 +135,7 @@ def _cron_value(token: str, name: str, lo: int, names: list[str] | None, expr: s
     if names is not None and token.upper() in names:
         return names.index(token.upper()) + (1 if name == "month" else 0)
     if not token.isdigit():
-        raise ScheduleError(f"{token!r} is not a valid {name} in cron `{expr}`.")
+        raise ScheduleError(f"{quoted(token)} is not a valid {name} in cron {quoted(expr)}.")
     return int(token)
 
 
@@ -142,13 +145,14 @@ def _cron_field(text: str, index: int, expr: str) -> frozenset[int]:
     values: set[int] = set()
     for part in text.split(","):
         if not part:
-            raise ScheduleError(f"Empty list item in the {name} field of cron `{expr}`.")
+            raise ScheduleError(f"Empty list item in the {name} field of cron {quoted(expr)}.")
         step = 1
         if "/" in part:
             part, _, step_text = part.partition("/")
             if not step_text.isdigit() or int(step_text) == 0:
                 raise ScheduleError(
-                    f"Step {step_text!r} in the {name} field of cron `{expr}` must be 1 or more."
+                    f"Step {quoted(step_text)} in the {name} field of cron {quoted(expr)} "
+                    "must be 1 or more."
                 )
             step = int(step_text)
             span = 7 if index == 4 else hi - lo + 1
@@ -174,7 +178,7 @@ def _cron_field(text: str, index: int, expr: str) -> frozenset[int]:
                     f"{name.capitalize()} {v} is out of range {lo}–{hi} in cron `{expr}`."
                 )
         if start > end:
-            raise ScheduleError(f"Range {start}-{end} runs backwards in cron `{expr}`.")
+            raise ScheduleError(f"Range {start}-{end} runs backwards in cron {quoted(expr)}.")
         values.update(range(start, end + 1, step))
     if index == 4 and 7 in values:
         values.discard(7)
@@ -213,7 +217,7 @@ class Cron:
         object.__setattr__(self, "any_day", parts[2] == "*")
         object.__setattr__(self, "any_weekday", parts[4] == "*")
         if not any(self._day_matches(d) for d in _probe_days()):
-            raise ScheduleError(f"Cron `{self.expr}` never matches a real date.")
+            raise ScheduleError(f"Cron {quoted(self.expr)} never matches a real date.")
 
     def matches(self, wall: datetime) -> bool:
         """Whether the expression names this wall-clock minute (seconds are ignored)."""
@@ -396,7 +400,7 @@ def _exdate(value: str, original: str) -> Exclusion:
     compact = value.strip().replace("-", "").replace(":", "")
     m = re.fullmatch(r"(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})?)?", compact)
     if not m:
-        raise ScheduleError(f"Exception {original!r} is not valid; {_EXCLUSION_HELP}.")
+        raise ScheduleError(f"Exception {quoted(original)} is not valid; {_EXCLUSION_HELP}.")
     y, mo, d = int(m[1]), int(m[2]), int(m[3])
     try:
         if m[4] is None:
@@ -404,7 +408,7 @@ def _exdate(value: str, original: str) -> Exclusion:
             return Exclusion(f"EXDATE:{day:%Y%m%d}", day=day)
         wall = datetime(y, mo, d, int(m[4]), int(m[5]), int(m[6] or 0))
     except ValueError:
-        raise ScheduleError(f"Exception {original!r} is not a real date or time.") from None
+        raise ScheduleError(f"Exception {quoted(original)} is not a real date or time.") from None
     return Exclusion(f"EXDATE:{wall:%Y%m%dT%H%M%S}", wall=wall)
 
 
@@ -412,11 +416,11 @@ def _exrule(body: str, original: str, start: datetime) -> Exclusion:
     body = body.strip().strip(";")
     keys = {p.partition("=")[0] for p in body.split(";") if p}
     if "FREQ" not in keys or not keys <= _RRULE_KEYS:
-        raise ScheduleError(f"Exception {original!r} is not valid; {_EXCLUSION_HELP}.")
+        raise ScheduleError(f"Exception {quoted(original)} is not valid; {_EXCLUSION_HELP}.")
     try:
         rrulestr(body, dtstart=_exclusion_anchor(start))
     except (ValueError, TypeError) as exc:
-        raise ScheduleError(f"Exception {original!r} is not a valid rule: {exc}") from None
+        raise ScheduleError(f"Exception {quoted(original)} is not a valid rule: {exc}") from None
     return Exclusion(f"EXRULE:{body}", rule=body)
 
 
@@ -431,17 +435,17 @@ def parse_exclusions(items: tuple[str, ...] | list[str], start: datetime) -> lis
     out: dict[str, Exclusion] = {}
     for item in items:
         if not isinstance(item, str):
-            raise ScheduleError(f"Exception {item!r} is not valid; {_EXCLUSION_HELP}.")
+            raise ScheduleError(f"Exception {quoted(item)} is not valid; {_EXCLUSION_HELP}.")
         head, sep, body = item.strip().upper().partition(":")
         head = head.strip()
         if not sep or not body.strip():
-            raise ScheduleError(f"Exception {item!r} is not valid; {_EXCLUSION_HELP}.")
+            raise ScheduleError(f"Exception {quoted(item)} is not valid; {_EXCLUSION_HELP}.")
         if head in ("EXDATE", "EXDATE;VALUE=DATE", "EXDATE;VALUE=DATE-TIME"):
             found = [_exdate(v, item) for v in body.split(",") if v.strip()]
         elif head == "EXRULE":
             found = [_exrule(body, item, start)]
         else:
-            raise ScheduleError(f"Exception {item!r} is not valid; {_EXCLUSION_HELP}.")
+            raise ScheduleError(f"Exception {quoted(item)} is not valid; {_EXCLUSION_HELP}.")
         for exc in found:
             out.setdefault(exc.text, exc)
     if len(out) > MAX_EXCLUSIONS:
@@ -473,11 +477,13 @@ class RRule:
             object.__setattr__(self, "start", self.start.replace(tzinfo=None))
         keys = {p.partition("=")[0] for p in self.rule.split(";") if p}
         if "FREQ" not in keys or not keys <= _RRULE_KEYS:
-            raise ScheduleError(f"Recurrence rule {self.rule!r} is not valid.")
+            raise ScheduleError(f"Recurrence rule {quoted(self.rule)} is not valid.")
         try:
             self.build()
         except (ValueError, TypeError) as exc:
-            raise ScheduleError(f"Recurrence rule {self.rule!r} is not valid: {exc}") from None
+            raise ScheduleError(
+                f"Recurrence rule {quoted(self.rule)} is not valid: {exc}"
+            ) from None
         raw = (self.exclude,) if isinstance(self.exclude, str) else tuple(self.exclude or ())
         parsed = parse_exclusions(raw, self.start)
         object.__setattr__(self, "exclude", tuple(e.text for e in parsed))
@@ -551,7 +557,7 @@ def spec_from_json(data: dict[str, Any]) -> Spec:
             datetime.fromisoformat(data["start"]),
             tuple(str(x) for x in exclude),
         )
-    raise ScheduleError(f"Unknown schedule type {kind!r}.")
+    raise ScheduleError(f"Unknown schedule type {quoted(str(kind))}.")
 
 
 # ---------------------------------------------------------------- schedule

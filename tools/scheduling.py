@@ -26,7 +26,7 @@ from tools.actions.thread import ThreadActions
 from tools.approval import needs_approval, render_proposal
 from tools.audience import Addressing, Audience, AudienceResolver
 from tools.engine import Actor, Engine, Target, schedule_of
-from tools.errors import LimitReached, NotAllowed, UserError
+from tools.errors import LimitReached, NotAllowed, UserError, quoted
 from tools.job_scope import Change
 from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, parse_at_form, zone
 
@@ -232,8 +232,8 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     got = parse_time(text, ctx.deps.reference_now(), ctx.deps.tz)
     if got is None:
         raise ModelRetry(
-            f"Could not read the {what} {text!r}. Give ISO 8601 (2026-05-01T15:00) or a phrase "
-            "like 'tomorrow at 9' or 'in 2 hours'."
+            f"Could not read the {what} {quoted(text)}. Give ISO 8601 (2026-05-01T15:00) "
+            "or a phrase like 'tomorrow at 9' or 'in 2 hours'."
         )
     return got
 
@@ -584,7 +584,7 @@ async def schedule_action(
         step = timeparse.parse_duration(text + " minutes" if text.isdigit() else text)
         if step is None:
             raise ModelRetry(
-                f"Could not read the interval {schedule!r}; use e.g. '30 minutes' or '2h'."
+                f"Could not read the interval {quoted(schedule)}; use e.g. '30 minutes' or '2h'."
             )
         secs = int(step.total_seconds())
         spec: Schedule = Schedule(Every(secs, now + timedelta(seconds=secs)), tz, end, max_runs)
@@ -593,7 +593,7 @@ async def schedule_action(
         rec = parse_recurrence(schedule, now, tz)
         if rec is None:
             raise ModelRetry(
-                f"Could not read the recurrence {schedule!r}; use cron like '0 8 * * 1-5' or "
+                f"Could not read the recurrence {quoted(schedule)}; use cron like '0 8 * * 1-5' or "
                 "'every weekday at 8'."
             )
         spec = Schedule(rec.spec, tz, end or rec.until, max_runs or rec.max_runs)

@@ -11,7 +11,7 @@ from discord import app_commands
 
 from bot.slash.context import reply_private, runtime_of, zone_of
 from storage.user_settings import UserSettingsStore
-from tools.errors import UserError
+from tools.errors import UserError, quoted
 from tools.schedule import zone as zone_info
 from tools.zones import resolve_zone, suggest_places
 
@@ -39,7 +39,7 @@ class TimezoneGroup(app_commands.Group):
         name = resolve_zone(zone)
         if name is None:
             raise UserError(
-                f"I don't know the zone {zone!r}. Try a city (`Berlin`), an IANA name "
+                f"I don't know the zone {quoted(zone)}. Try a city (`Berlin`), an IANA name "
                 "(`America/New_York`), an abbreviation (`PST`) or an offset (`UTC+2`)."
             )
         runtime = runtime_of(interaction)

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from storage.models import JobKind
 from tools import timeparse
-from tools.errors import UserError
+from tools.errors import UserError, quoted
 from tools.schedule import Every, Once, RRule, Schedule, zone
 from tools.scheduling import parse_recurrence, parse_time
 from tools.zone_phrases import split_zone
@@ -152,7 +152,7 @@ def read_repeat(repeat: str, when: Instant, *, now: datetime) -> Schedule:
     rec = parse_recurrence(text, now.astimezone(zone(tz)), tz)
     if rec is None:
         raise UserError(
-            f"I couldn't read {text!r} as a repeat.\nTry for example: {REPEAT_EXAMPLES}."
+            f"I couldn't read {quoted(text)} as a repeat.\nTry for example: {REPEAT_EXAMPLES}."
         )
     if isinstance(rec.spec, Every):
         # "every 2 hours": first at `when`, then every step after it
@@ -185,7 +185,9 @@ def read_until(text: str, *, now: datetime, tz: str) -> tuple[datetime | None, i
         return bounded.until, None
     got = parse_time(t, local_now, tz)
     if got is None:
-        raise UserError(f"I couldn't read {t!r} as an end.\nTry for example: {UNTIL_EXAMPLES}.")
+        raise UserError(
+            f"I couldn't read {quoted(t)} as an end.\nTry for example: {UNTIL_EXAMPLES}."
+        )
     return got.at, None
 
 

@@ -143,6 +143,15 @@ async def run_case(world: World, case: dict[str, Any], ids: dict[str, int]) -> s
         return f"answer looks like a failure, not guidance: {text[:200]!r}"
     if data.get("components"):
         return f"answer offers buttons, as if a job was made: {text[:120]!r}"
+    return exact_outcome(case, text)
+
+
+def exact_outcome(case: dict[str, Any], text: str) -> str | None:
+    """A case may name what its answer must say (`expect`) and how long it may be."""
+    if "expect" in case and case["expect"] not in text:
+        return f"answer should say {case['expect']!r}: {text[:200]!r}"
+    if "max_chars" in case and len(text) > case["max_chars"]:
+        return f"answer is {len(text)} chars (echoes the input?): {text[:200]!r}"
     return None
 
 

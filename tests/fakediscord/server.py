@@ -46,6 +46,9 @@ from .models import (
 )
 from .ratelimits import RateLimits
 
+# Discord refuses message content longer than this (characters).
+MAX_CONTENT = 2000
+
 log = logging.getLogger(__name__)
 
 JSON = Any
@@ -1547,6 +1550,8 @@ class FakeDiscord:
                     self.nonce_dedup_hits += 1
                     return json_response(existing.payload)
         await self._check_can_send(channel)
+        if len(str(body.get("content") or "")) > MAX_CONTENT:
+            raise DiscordError(400, 50035, "Invalid Form Body: content must be 2000 or fewer")
         if not (
             body.get("content")
             or body.get("embeds")
