@@ -4,7 +4,10 @@
 
 Runs against the in-process fake Discord on a temporary SQLite file (see
 `tests/reliability/crashkit.py`), then prints a human line and, last, the JSON line
-`{"cycles", "jobs", "lost", "duplicates"}`. Target: lost = duplicates = 0.
+`{"cycles", "jobs", "lost", "duplicates", ...}`. A job is delivered only when its answer
+(after the marker) was posted exactly once; `lost`/`duplicates` count answers,
+`marker_lost`/`marker_duplicates` the markers, `refeed_kills` the kills that landed
+between a marker and its answer. Target: all four counts 0.
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ async def main(jobs: int, cycles: int, seed: int | None) -> dict[str, int]:
             Path(tmp), jobs=jobs, cycles=cycles, seed_value=seed, finish_timeout=180
         )
     print(
-        f"{report.cycles} kills, {report.jobs} jobs in {report.seconds} s: {report.lost} lost, "
-        f"{report.duplicates} duplicates ({report.dedup_hits} re-sends answered by nonce, "
-        f"{report.unfinished} jobs not recorded as completed)"
+        f"{report.cycles} kills ({report.refeed_kills} between a marker and its answer), "
+        f"{report.jobs} jobs in {report.seconds} s: {report.lost} answers lost, "
+        f"{report.duplicates} duplicated; markers {report.marker_lost} lost, "
+        f"{report.marker_duplicates} duplicated ({report.dedup_hits} re-sends answered by "
+        f"nonce, {report.unfinished} jobs not recorded as completed)"
     )
     return report.summary()
 

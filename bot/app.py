@@ -444,6 +444,11 @@ def stop_on_signals(bot: HomarBot, grace: float) -> None:
 async def run_discord(settings: Settings) -> int:
     point_at(settings)
     runtime = Runtime(settings)
+    try:
+        await runtime.open()  # a database that can't be used stops the start, before Discord
+    except BaseException:
+        await runtime.db.close()
+        raise
     bot = make_bot(runtime)
     assert settings.token is not None
     stop_on_signals(bot, settings.shutdown_grace.total_seconds())

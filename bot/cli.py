@@ -76,10 +76,19 @@ def _logging(settings: Settings) -> None:
 
 
 def _run(coro: Coroutine[Any, Any, int | None]) -> None:
+    from storage.db import StorageUnavailable
+
     try:
         code = asyncio.run(coro)
     except KeyboardInterrupt:
         code = 130
+    except StorageUnavailable as exc:  # one line a person can act on, not a traceback
+        typer.echo(
+            f"Homar can't use its database: {exc}. Check DATABASE_URL in .env, that the "
+            "database server is running, and that the disk has room.",
+            err=True,
+        )
+        code = 2
     raise typer.Exit(code or 0)
 
 

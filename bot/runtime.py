@@ -18,7 +18,7 @@ from bot.threads import ThreadQueues
 from bot.wakeups import POLL_SECONDS, Wakeups
 from storage.approvals import ApprovalStore
 from storage.conversations import ConversationStore
-from storage.db import Database
+from storage.db import Database, StorageUnavailable
 from storage.jobs import JobStore
 from storage.models import Job, JobKind, JobRun
 from storage.user_settings import UserSettingsStore
@@ -47,6 +47,13 @@ FIRED_MIN_BUDGET = 5.0  # a run delivered late still gives the model this long
 REPLY_LEASE = timedelta(seconds=120)
 # An answer posted more than this after its run's scheduled time apologises for it.
 LATE_AFTER = timedelta(seconds=60)
+
+
+# What a person hears when a request can't be saved (disk full, read-only, database down).
+STORAGE_DOWN = (
+    "I can't save anything right now (my storage is unavailable), so nothing was scheduled "
+    "or changed. Please try again in a few minutes."
+)
 
 
 def reply_nonce(run_id: int) -> str:
@@ -204,7 +211,18 @@ class Runtime:
         return await UserSettingsStore(self.db).tz(user_id) or self.settings.default_timezone
 
     async def converse(self, who: Speaker, text: str, *, message_id: int | None = None) -> Reply:
-        """A person's message in a thread → the agent's answer (never raises)."""
+        """A person's message in a thread → the agent's answer (never raises).
+
+        With storage down, full or read-only the answer says so: a transaction that
+        failed wrote nothing, so nothing was scheduled.
+        """
+        try:
+            return await self._converse(who, text, message_id)
+        except StorageUnavailable as exc:
+            log.warning("chat in %s while storage is unavailable: %s", who.channel_id, exc)
+            return Reply(STORAGE_DOWN)
+
+    async def _converse(self, who: Speaker, text: str, message_id: int | None) -> Reply:
         await self.acknowledge_reminders(who, text, message_id)
         deps = HomarDeps(
             user_id=who.user_id,

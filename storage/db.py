@@ -28,6 +28,60 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 HEAD_REVISION = "0002_i14b"
 
 T = TypeVar("T")
+
+
+class StorageUnavailable(Exception):
+    """The database can't be reached or written right now (down, disk full, read-only,
+    busy for too long). Nothing of the failed transaction was written; the same call
+    works again once storage is back."""
+
+
+# Words in driver errors that mean "storage is unavailable", not "this request is wrong".
+_UNAVAILABLE = (
+    "disk is full",
+    "disk full",
+    "readonly",
+    "read-only",
+    "read only",
+    "disk i/o error",
+    "unable to open",
+    "database is locked",
+    "busy",
+    "connection refused",
+    "could not connect",
+    "connection was closed",
+    "connection is closed",
+    "does not exist",
+    "authentication failed",
+    "no space left",
+    "too many connections",
+    "timeout",
+    "timed out",
+    "name or service not known",
+    "temporary failure in name resolution",
+)
+
+
+def unavailable(exc: BaseException) -> StorageUnavailable | None:
+    """`exc` as a `StorageUnavailable` (with a short reason) if that's what it means."""
+    if isinstance(exc, StorageUnavailable):
+        return exc
+    chain: list[BaseException] = [exc]
+    for inner in (getattr(exc, "orig", None), exc.__cause__):
+        if isinstance(inner, BaseException):
+            chain.append(inner)
+    for err in chain:
+        if isinstance(err, (ConnectionError, TimeoutError, PermissionError)):
+            return StorageUnavailable(f"the database can't be reached ({type(err).__name__})")
+        text = str(err).lower()
+        for words in _UNAVAILABLE:
+            if words in text:
+                return StorageUnavailable(f"the database is unavailable ({words})")
+    if isinstance(exc, OSError):
+        return StorageUnavailable(f"the database can't be reached ({exc.strerror or exc})")
+    return None
+
+
 # BEGIN IMMEDIATE runs on the raw driver (see `_sqlite_engine`), so a busy database
 # surfaces as the driver's own error, not SQLAlchemy's.
 _LOCKED = (OperationalError, sqlite3.OperationalError)
@@ -44,7 +98,13 @@ class Database:
         if self.dialect == "sqlite":
             path = parsed.database
             if path and path != ":memory:":
-                Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                folder = Path(path).expanduser().parent
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StorageUnavailable(
+                        f"can't create the database folder {folder}: {exc.strerror or exc}"
+                    ) from None
             kwargs["connect_args"] = {"timeout": 30}
         else:
             kwargs["pool_pre_ping"] = True
@@ -77,6 +137,21 @@ class Database:
         return self.sessions()
 
     async def run(self, work: Callable[[Session], T]) -> T:
+        """Run `work(session)` as one transaction (see `_run`); storage that is down, full
+        or read-only raises `StorageUnavailable`, with nothing written."""
+        try:
+            return await self._run(work)
+        except (DBAPIError, sqlite3.Error, OSError) as exc:
+            raise unavailable(exc) or exc from exc
+
+    async def run_core(self, work: Callable[[Connection], T]) -> T:
+        """Like `run`, for Core-only work: a bare connection, without an ORM session."""
+        try:
+            return await self._run_core(work)
+        except (DBAPIError, sqlite3.Error, OSError) as exc:
+            raise unavailable(exc) or exc from exc
+
+    async def _run(self, work: Callable[[Session], T]) -> T:
         """Run `work(session)` as one transaction and return its result.
 
         On SQLite the transaction is `BEGIN IMMEDIATE` on the plain driver (inline,
@@ -98,8 +173,7 @@ class Database:
         async with self.sessions() as session, session.begin():
             return await session.run_sync(work)
 
-    async def run_core(self, work: Callable[[Connection], T]) -> T:
-        """Like `run`, for Core-only work: a bare connection, without an ORM session."""
+    async def _run_core(self, work: Callable[[Connection], T]) -> T:
         if self._inline is not None:
             inline = self._inline.kw["bind"]
             try:
@@ -124,11 +198,17 @@ class Database:
         return str(row[0]) if row else None
 
     async def upgrade(self) -> bool:
-        """Bring the schema to the newest revision; False if it already was."""
-        if await self.current_revision() == HEAD_REVISION:
-            return False
-        async with self.engine.begin() as conn:
-            await conn.run_sync(_alembic_upgrade)
+        """Bring the schema to the newest revision; False if it already was.
+
+        Raises `StorageUnavailable` when the database can't be reached or written.
+        """
+        try:
+            if await self.current_revision() == HEAD_REVISION:
+                return False
+            async with self.engine.begin() as conn:
+                await conn.run_sync(_alembic_upgrade)
+        except (DBAPIError, sqlite3.Error, OSError) as exc:
+            raise unavailable(exc) or exc from exc
         log.info("database migrated to revision %s", HEAD_REVISION)
         return True
 

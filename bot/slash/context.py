@@ -8,7 +8,7 @@ import discord
 
 from bot.commands import Answer, Caller, Zone, zone_for
 from tools.engine import Actor, Target
-from tools.errors import UserError
+from tools.errors import UserError, quoted
 from tools.zones import resolve_zone
 
 if TYPE_CHECKING:
@@ -58,6 +58,19 @@ async def caller_of(interaction: discord.Interaction[Any]) -> Caller:
     )
 
 
+async def defer_private(interaction: discord.Interaction[Any]) -> None:
+    """Acknowledge at once, privately ("thinking…"), before any work that may wait.
+
+    Discord drops an answer that comes later than 3 s; a locked or slow database must
+    not turn a job that was created into an error the person sees. The answer then
+    replaces the "thinking…" message (see `reply_private`).
+    """
+    if interaction.response.is_done():
+        return
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    interaction.extras[_AWAITING_ANSWER] = True
+
+
 async def reply_private(
     interaction: discord.Interaction[Any],
     content: str | None = None,
@@ -65,16 +78,19 @@ async def reply_private(
     embed: discord.Embed | None = None,
     view: discord.ui.View | None = None,
 ) -> None:
-    """Answer privately, whether or not the interaction was already answered or deferred."""
-    kwargs: dict[str, Any] = {"ephemeral": True}
+    """Answer privately: at once, in place of the "thinking…" of a deferral, or as a
+    follow-up when an answer was already given."""
+    kwargs: dict[str, Any] = {}
     if embed is not None:
         kwargs["embed"] = embed
     if view is not None:
         kwargs["view"] = view
-    if interaction.response.is_done():
-        await interaction.followup.send(content or "", **kwargs)
+    if not interaction.response.is_done():
+        await interaction.response.send_message(content, ephemeral=True, **kwargs)
+    elif interaction.extras.pop(_AWAITING_ANSWER, False):
+        await interaction.edit_original_response(content=content, **kwargs)
     else:
-        await interaction.response.send_message(content, **kwargs)
+        await interaction.followup.send(content or "", ephemeral=True, **kwargs)
 
 
 async def answer(interaction: discord.Interaction[Any], reply: Answer) -> None:
@@ -99,8 +115,11 @@ async def reading_zone(interaction: discord.Interaction[Any]) -> Zone:
         name = resolve_zone(typed)
         if name is None:
             raise UserError(
-                f"I don't know the zone {typed!r}. Try a city (`Berlin`), an IANA name "
+                f"I don't know the zone {quoted(typed)}. Try a city (`Berlin`), an IANA name "
                 "(`America/New_York`), an abbreviation (`PST`) or an offset (`UTC+2`)."
             )
         return Zone(name, assumed=False)
     return await zone_of(interaction)
+
+
+_AWAITING_ANSWER = "homar_awaiting_answer"

@@ -8,7 +8,9 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.runtime import STORAGE_DOWN
 from bot.slash.context import reply_private
+from storage.db import StorageUnavailable
 from tools.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -24,6 +26,8 @@ def friendly(error: BaseException) -> str | None:
         seen.add(id(current))
         if isinstance(current, UserError):
             return current.message
+        if isinstance(current, StorageUnavailable):
+            return STORAGE_DOWN
         if isinstance(current, app_commands.CheckFailure):
             return str(current) or "You can't use that command here."
         if isinstance(current, app_commands.TransformerError) and current.__cause__ is None:

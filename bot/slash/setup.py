@@ -7,6 +7,7 @@ import logging
 import discord
 from discord.ext import commands
 
+from bot.slash.context import defer_private
 from bot.slash.dm import DmGroup
 from bot.slash.errors import on_app_command_error
 from bot.slash.heartbeat import HeartbeatGroup
@@ -33,8 +34,21 @@ def install(bot: commands.Bot) -> None:
     tree.add_command(DmGroup())
     tree.add_command(ServerGroup())
     tree.on_error = on_app_command_error  # type: ignore[method-assign]
+    tree.interaction_check = acknowledge_commands  # type: ignore[method-assign]
     bot.add_dynamic_items(*DYNAMIC_ITEMS, FollowZoneButton)
     install_template_buttons(bot)
+
+
+async def acknowledge_commands(interaction: discord.Interaction) -> bool:
+    """Every command reads or writes the database (its time option too, for the zone):
+    defer it privately before any of that, then answer (see `defer_private`)."""
+    if interaction.type is discord.InteractionType.application_command:
+        try:
+            await defer_private(interaction)
+        except discord.HTTPException as exc:  # expired or already answered: answer anyway
+            name = getattr(interaction.command, "qualified_name", "?")
+            log.warning("could not acknowledge /%s: %s", name, exc)
+    return True
 
 
 async def sync(bot: commands.Bot, dev_guild_id: int | None) -> None:

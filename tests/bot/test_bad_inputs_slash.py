@@ -119,12 +119,8 @@ async def invoke(world: World, command: str, options: dict[str, Any]) -> Interac
 
 async def answer_of(handle: InteractionHandle) -> tuple[dict[str, Any], bool]:
     """The visible answer and whether it was private, following a deferral if there was one."""
-    body = await handle.wait_response(timeout=3.0)
-    if int(body["type"]) == 5:
-        (followup, *_) = await handle.wait_followups(timeout=3.0)
-        data = {"content": followup.content, "embeds": followup.embeds}
-        return data, bool(int(followup.payload.get("flags") or 0) & 64)
-    return dict(body.get("data") or {}), handle.ephemeral
+    data = await handle.wait_answer(timeout=3.0)
+    return data, handle.ephemeral
 
 
 async def run_case(world: World, case: dict[str, Any], ids: dict[str, int]) -> str | None:

@@ -77,8 +77,7 @@ def worker(bot: HomarBot) -> Worker:
 
 
 async def answer(handle: InteractionHandle) -> str:
-    body = await handle.wait_response()
-    return str((body.get("data") or {}).get("content") or "")
+    return str((await handle.wait_answer()).get("content") or "")
 
 
 async def slash(world: World, name: str, sub: str, channel: int, **options: Any) -> str:

@@ -31,8 +31,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
 
 
 async def answer(handle: InteractionHandle) -> dict[str, Any]:
-    body = await handle.wait_response()
-    return dict(body.get("data") or {})
+    return await handle.wait_answer()
 
 
 def text_of(data: dict[str, Any]) -> str:
@@ -88,7 +87,8 @@ async def test_remind_confirms_privately_with_timestamps_and_cancel(world: World
         h = await slash(world, "remind", when="tomorrow 9am", what="call the dentist")
         data = await answer(h)
         (job,) = await bot.runtime.engine.list_jobs(owner_id=world.alice.id)
-    assert h.response_type == 4 and h.ephemeral
+    # Acknowledged at once and privately, before any database work; then answered.
+    assert h.response_type == 5 and h.ephemeral
     text = text_of(data)
     unix = int(job.next_run_at.timestamp()) if job.next_run_at else 0
     assert f"<t:{unix}:F>" in text and f"<t:{unix}:R>" in text

@@ -457,6 +457,32 @@ class InteractionHandle:
         await self.wait_until(lambda h: h.responded, timeout)
         return self.callbacks[0]
 
+    async def wait_answer(self, timeout: float = 2.0) -> dict[str, Any]:
+        """The answer the user sees, as message data: the immediate response's, or after a
+        deferral ("thinking…") the edited original or the first follow-up."""
+        body = await self.wait_response(timeout)
+        if int(body["type"]) != 5:
+            return dict(body.get("data") or {})
+
+        def answered(h: InteractionHandle) -> bool:
+            original = h.original
+            return bool(h.followups) or (
+                original is not None and bool(original.content or original.embeds)
+            )
+
+        await self.wait_until(answered, timeout)
+        original = self.original
+        if original is not None and (original.content or original.embeds):
+            message = original
+        else:
+            message = self.followups[0]
+        return {
+            "content": message.content,
+            "embeds": message.embeds,
+            "components": message.components,
+            "flags": message.flags,
+        }
+
     async def wait_followups(self, count: int = 1, timeout: float = 2.0) -> list[FakeMessage]:
         await self.wait_until(lambda h: len(h.followups) >= count, timeout)
         return list(self.followups)

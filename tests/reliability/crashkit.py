@@ -3,8 +3,13 @@
 Shared by `tests/reliability/test_crash.py` (short) and `bench/crash.py` (long). The
 bot runs as `python -m bot run` against a fake Discord in this process, on a SQLite
 file seeded with one-off jobs coming due over the run. Each cycle starts the bot and
-SIGKILLs it, sometimes during start-up, sometimes right after it has delivered
-something (so mid-delivery, mid-recording); a last process then finishes the work.
+SIGKILLs it: anywhere (start-up included); right after it has delivered something
+(mid-delivery, mid-recording); or the moment a marker is posted whose answer is not
+(between marker and answer, at a random point inside the re-feed). A last process then
+finishes the work.
+
+A job counts as delivered only when its answer (the reminder or action report after
+the marker) was posted exactly once; markers are counted too.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import signal
 import sys
 from collections import Counter
@@ -33,20 +39,25 @@ ROOT = Path(__file__).resolve().parents[2]
 _SCRUB = ("DISCORD_", "DATABASE_URL", "HOMAR_", "HEALTH_PORT", "SHARD_", "MCP_CONFIG", "LOG_")
 
 
+_JOB_NUMBER = re.compile(r"\bcrash job (\d+)\b")
+
+
 @dataclass(frozen=True)
 class CrashReport:
     cycles: int
     jobs: int
-    lost: int
-    duplicates: int
-    dedup_hits: int  # re-sent markers Discord answered with the earlier message
+    lost: int  # jobs whose answer never reached its thread
+    duplicates: int  # answers posted more than once
+    marker_lost: int
+    marker_duplicates: int
+    refeed_kills: int  # kills between a marker and its answer
+    dedup_hits: int  # re-sent messages Discord answered with the earlier message
     unfinished: int  # jobs the database does not show as completed
     seconds: float
 
     def summary(self) -> dict[str, int]:
-        return {
-            k: v for k, v in asdict(self).items() if k in ("cycles", "jobs", "lost", "duplicates")
-        }
+        keys = ("cycles", "jobs", "lost", "duplicates", "marker_lost", "marker_duplicates")
+        return {k: v for k, v in asdict(self).items() if k in (*keys, "refeed_kills")}
 
 
 def bot_env(fake: FakeDiscord, database_url: str, **extra: str) -> dict[str, str]:
@@ -147,21 +158,42 @@ async def crash_run(
                 if m.content.startswith(MARKER)
             ]
 
+        def answers() -> Counter[int]:
+            """How many answers each job got (by the job's text, which each answer repeats)."""
+            got: Counter[int] = Counter()
+            for c in channels:
+                for m in fake.bot_messages(c.id):
+                    found = _JOB_NUMBER.search(m.content)
+                    if found and not m.content.startswith(MARKER):
+                        got[int(found.group(1))] += 1
+            return got
+
+        def unanswered_marker() -> bool:
+            return len(set(markers())) > len(answers())
+
+        refeed_kills = 0
         for cycle in range(cycles):
             proc = await start_bot(env, workdir, f"bot-{cycle}")
             before = len(markers())
-            if cycle % 2 == 0:  # anywhere, start-up included
+            if cycle % 3 == 0:  # anywhere, start-up included
                 await asyncio.sleep(rng.uniform(0.3, 3.0))
-            else:  # once this process is delivering: mid-delivery or mid-recording
+            elif cycle % 3 == 1:  # once this process is delivering: mid-delivery or recording
                 with contextlib.suppress(TimeoutError):
                     await fake.wait_for(lambda b=before: len(markers()) > b, timeout=8)
                 await asyncio.sleep(rng.uniform(0.0, 0.6))
+            else:  # a marker is out and its answer is not: somewhere inside the re-feed
+                with contextlib.suppress(TimeoutError):
+                    await fake.wait_for(
+                        lambda b=before: len(markers()) > b and unanswered_marker(), timeout=8
+                    )
+                await asyncio.sleep(rng.uniform(0.0, 0.05))
+                refeed_kills += int(unanswered_marker())
             await kill(proc)
 
         proc = await start_bot(env, workdir, "bot-final")
         try:
             with contextlib.suppress(TimeoutError):
-                await fake.wait_for(lambda: len(set(markers())) >= jobs, timeout=finish_timeout)
+                await fake.wait_for(lambda: len(answers()) >= jobs, timeout=finish_timeout)
             # Then until every run is recorded (and room for a duplicate to show up).
             deadline = asyncio.get_running_loop().time() + 15
             await asyncio.sleep(1.0)
@@ -172,11 +204,15 @@ async def crash_run(
         finally:
             await kill(proc)
         sent = Counter(markers())
+        answered = answers()
     return CrashReport(
         cycles=cycles,
         jobs=jobs,
-        lost=max(0, jobs - len(sent)),
-        duplicates=sum(n - 1 for n in sent.values()),
+        lost=sum(1 for i in range(jobs) if answered[i] == 0),
+        duplicates=sum(n - 1 for n in answered.values() if n > 1),
+        marker_lost=max(0, jobs - len(sent)),
+        marker_duplicates=sum(n - 1 for n in sent.values()),
+        refeed_kills=refeed_kills,
         dedup_hits=fake.nonce_dedup_hits,
         unfinished=unfinished,
         seconds=round(asyncio.get_running_loop().time() - started, 1),
