@@ -145,7 +145,8 @@ async def crash_run(
         guild = fake.add_guild("Crash")
         owner = fake.add_user("alice")
         fake.add_member(guild.id, owner.id)
-        channels = [fake.add_channel(guild.id, f"room-{i}") for i in range(5)]
+        # Many threads, as in real use: each thread's answers are worked one after another.
+        channels = [fake.add_channel(guild.id, f"room-{i}") for i in range(40)]
         targets = [Target(owner.id, c.id, guild.id) for c in channels]
         await seed(database_url, targets, jobs, first=2.5, spread=spread)
         env = bot_env(fake, database_url)
@@ -171,22 +172,29 @@ async def crash_run(
         def unanswered_marker() -> bool:
             return len(set(markers())) > len(answers())
 
+        async def up(identified: int) -> None:
+            """Until this process has connected (start-up is slow on a loaded machine)."""
+            with contextlib.suppress(TimeoutError):
+                await fake.wait_for(lambda: fake.identify_count > identified, timeout=90)
+
         refeed_kills = 0
         for cycle in range(cycles):
+            identified = fake.identify_count
             proc = await start_bot(env, workdir, f"bot-{cycle}")
-            before = len(markers())
             if cycle % 3 == 0:  # anywhere, start-up included
                 await asyncio.sleep(rng.uniform(0.3, 3.0))
             elif cycle % 3 == 1:  # once this process is delivering: mid-delivery or recording
+                await up(identified)
+                before = len(markers())
                 with contextlib.suppress(TimeoutError):
                     await fake.wait_for(lambda b=before: len(markers()) > b, timeout=8)
                 await asyncio.sleep(rng.uniform(0.0, 0.6))
             else:  # a marker is out and its answer is not: somewhere inside the re-feed
+                await up(identified)
                 with contextlib.suppress(TimeoutError):
-                    await fake.wait_for(
-                        lambda b=before: len(markers()) > b and unanswered_marker(), timeout=8
-                    )
-                await asyncio.sleep(rng.uniform(0.0, 0.05))
+                    await fake.wait_for(unanswered_marker, timeout=8)
+                if cycle % 2:  # at once, or a little later inside the re-feed
+                    await asyncio.sleep(rng.uniform(0.0, 0.05))
                 refeed_kills += int(unanswered_marker())
             await kill(proc)
 
