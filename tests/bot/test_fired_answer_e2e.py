@@ -207,3 +207,33 @@ async def test_a_job_at_the_text_limit_reaches_the_dm_fallback_within_discords_l
     assert all(len(m.content) <= 2000 for m in world.bot_messages(dm))
     assert f"<@{world.alice.id}>" in answer.content
     assert "".join(m.content for m in world.bot_messages(dm)[1:]).count(family) == 1
+
+
+async def test_escalation_and_heartbeat_runs_are_never_answered_by_the_agent(
+    world: World,
+) -> None:
+    """Runs handled where they are delivered (an escalation DM, a beat) are not re-fed,
+    even when the orphan sweep finds them unanswered after a crash."""
+    from storage.jobs import JobStore
+
+    async with running_bot(world) as app:
+        store: JobStore = app.runtime.store
+        at = world.clock.now() + timedelta(hours=1)
+        job = await app.runtime.engine.create(
+            target=Target(world.alice.id, world.channel.id, world.guild.id),
+            command="stretch",
+            kind="reminder",
+            schedule=Schedule(Once(at)),
+        )
+        [claim] = await store.claim_due(at, limit=5, lease=timedelta(seconds=90))
+        assert claim.job.id == job.id
+        await store.update_run(claim.run.id, kind="escalate", delivered_at=at)
+
+        async def must_not_run(run: Any, job: Any) -> Any:
+            raise AssertionError("an escalation run was re-fed to the agent")
+
+        app.runtime.fired = must_not_run  # type: ignore[method-assign]
+        assert await app.runtime.take_run(claim.run.nonce) is None
+        run = await store.run_by_nonce(claim.run.nonce)
+        assert run is not None and run.replied_at is not None
+        await settle(app)
