@@ -532,7 +532,7 @@ class JobStore:
         return await self.db.run(work)
 
     async def mark_executed(self, nonce: str, now: datetime) -> JobRun | None:
-        """Take a run that is answered on the spot (a heartbeat beat): taken and done at once.
+        """Take a run that is answered on the spot (a beat, an escalation DM): taken and done.
 
         None if the nonce is unknown or the run was already taken.
         """

@@ -59,7 +59,7 @@ async def test_console_prints_the_escalation_once(tmp_path: Path) -> None:
         )
         assert "[DELAYED_COMMAND]" not in out.getvalue()
         await engine.record([engine.delivered(claim, engine.decide(claim), message_id=None)])
-        assert claim.run.nonce not in await runtime.store.unexecuted_nonces(clock.now())
+        assert claim.run.nonce not in await runtime.store.unreplied_nonces(clock.now())
         assert (await engine.get(job.id)).status == "completed"
     finally:
         await runtime.db.close()
