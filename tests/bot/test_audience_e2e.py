@@ -78,8 +78,7 @@ async def remind(world: World, user: int | None = None, **values: Any) -> dict[s
 
 
 async def answer(handle: InteractionHandle) -> dict[str, Any]:
-    body = await handle.wait_response()
-    return dict(body.get("data") or {})
+    return await handle.wait_answer()  # commands are deferred first, then answered
 
 
 def text_of(data: dict[str, Any]) -> str:

@@ -41,6 +41,11 @@ def content(body: dict[str, Any]) -> str:
     return str((body.get("data") or {}).get("content") or "")
 
 
+async def said(handle: Any) -> str:
+    """A command's answer (commands are deferred first, then answered)."""
+    return str((await handle.wait_answer()).get("content") or "")
+
+
 async def jobs(bot: HomarBot) -> list[Job]:
     return await bot.runtime.engine.list_jobs(include_closed=True)
 
@@ -64,9 +69,9 @@ async def test_save_as_template_then_remind_from_it(world: World) -> None:
             to=team.id,
             follow_up=True,
         )
-        body = await made.wait_response()
+        data = await made.wait_answer()
         [job] = await jobs(bot)
-        ids = [c["custom_id"] for row in body["data"]["components"] for c in row["components"]]
+        ids = [c["custom_id"] for row in data["components"] for c in row["components"]]
         assert f"homar:tplsave:{job.id}" in ids
         confirmation = await made.wait_original()
         opened = await world.fake.click_button(
@@ -93,7 +98,7 @@ async def test_save_as_template_then_remind_from_it(world: World) -> None:
 
         await (
             await remind(world, world.bob.id, when="monday 10am", template="standup")
-        ).wait_response()
+        ).wait_answer()
         new = max(await jobs(bot), key=lambda j: j.id)
     assert new.owner_id == world.bob.id and new.command == "standup"
     assert "every weekday" in schedule_of(new).describe()
@@ -107,14 +112,14 @@ async def test_template_audience_is_checked_for_whoever_uses_it(world: World) ->
     await world.fake.set_member_roles(world.guild.id, world.alice.id, [boss.id])
     async with running_bot(world) as bot:
         made = await remind(world, world.alice.id, when="tomorrow 9am", what="x", to=team.id)
-        await made.wait_response()
+        await made.wait_answer()
         [job] = await jobs(bot)
         assert "Saved" in await save(world, world.alice.id, job.id, "team ping")
         await world.fake.update_role(world.guild.id, team.id, mentionable=False)
         used = await remind(world, world.bob.id, when="tomorrow 9am", template="team ping")
-        assert "You can't ping @team" in content(await used.wait_response())
+        assert "You can't ping @team" in await said(used)
         unknown = await remind(world, world.bob.id, when="tomorrow 9am", template="nope")
-        assert "no template called" in content(await unknown.wait_response())
+        assert "no template called" in await said(unknown)
         bare = await remind(world, world.bob.id, when="tomorrow 9am")
-        assert "Tell me what to remind you about" in content(await bare.wait_response())
+        assert "Tell me what to remind you about" in await said(bare)
         assert [j.id for j in await jobs(bot)] == [job.id]

@@ -31,7 +31,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
 
 
 async def answer(handle: InteractionHandle) -> dict[str, Any]:
-    return dict((await handle.wait_response()).get("data") or {})
+    return await handle.wait_answer()  # commands are deferred first, then answered
 
 
 async def slash(world: World, name: str, sub: str | None = None, **options: Any) -> dict[str, Any]:
