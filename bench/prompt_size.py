@@ -23,8 +23,10 @@ from storage.jobs import JobStore
 from tools.agent import build_agent
 from tools.engine import Engine
 from tools.scheduling import HomarDeps
+from tools.words import read_words
 
 TARGET = 2000
+TYPICAL = "remind me tomorrow at 9 to call mom"
 
 
 async def measure() -> dict[str, object]:
@@ -46,7 +48,24 @@ async def measure() -> dict[str, object]:
             user_name="alice",
         )
         await build_agent().run("hi", deps=deps, model=FunctionModel(capture))
+        # A typical turn: the person asks for a reminder; tools it doesn't need are not offered.
+        deps.words = read_words(TYPICAL, now, deps.tz)
+        await build_agent().run(TYPICAL, deps=deps, model=FunctionModel(capture))
         await db.close()
+    turn = captured[1]
+    turn_chars = len(turn.instructions or "") + len(
+        json.dumps(
+            [
+                {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters_json_schema,
+                }
+                for t in [*turn.function_tools, *turn.output_tools]
+            ],
+            separators=(",", ":"),
+        )
+    )
     info = captured[0]
     tools = [*info.function_tools, *info.output_tools]
     schema = json.dumps(
@@ -70,6 +89,8 @@ async def measure() -> dict[str, object]:
         "target": TARGET,
         "ok": chars // 4 <= TARGET,
         "per_tool_tokens": per_tool,
+        "turn_tools": len(turn.function_tools) + len(turn.output_tools),
+        "turn_tokens_est": turn_chars // 4,
     }
 
 
@@ -78,6 +99,7 @@ def main() -> None:
     print(f"system prompt: {result['system_chars']} chars")
     print(f"tool schemas:  {result['tools_chars']} chars ({result['tools']} tools)")
     print(f"estimate:      {result['tokens_est']} tokens (target <= {TARGET})")
+    print(f"typical turn:  {result['turn_tokens_est']} tokens ({result['turn_tools']} tools)")
     print(json.dumps(result))
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +28,7 @@ from pydantic_ai import (
     ModelRetry,
     RunContext,
     TextOutput,
+    Tool,
     ToolDenied,
     ToolOutput,
 )
@@ -43,18 +45,22 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from tools import provenance, todo
+from storage.todos import TodoStore
+from tools import profile, provenance, todo
 from tools import scheduling as sch
 from tools.actions.recording import ToolCallRecord
 from tools.approval import Approvals, PendingApproval, ProposedCall
 from tools.errors import UserError
 from tools.memory import Memory, trim
+from tools.reading import ReadingModel
 from tools.schedule import Cron, Schedule, ScheduleError
 from tools.scheduling import HomarDeps, RunState
 from tools.textcalls import parse_json_call, parse_tags
+from tools.words import read_words
 
 __all__ = [
     "AgentReply",
@@ -78,18 +84,17 @@ You are Homar, a Discord bot that schedules reminders and delayed commands in th
 - Reminders: schedule_reminder. Commands for later: send_delayed_message (a delay) or \
 send_scheduled_message (a time). Repeats: schedule_action (cron or "every weekday at 8"; \
 interval "30 minutes"). Checking back on work: schedule_future_callback.
-- No clear time ("remind me about the dentist"): ask ONE short question, schedule nothing.
-- A time already past today: ask "Tomorrow at HH:MM?", schedule nothing.
-- Meetings/calls: reminder_time = event time, minutes_before=5 unless told otherwise.
-- Birthdays/anniversaries: 09:00 that day.
+- No clear time: ask ONE short question, schedule nothing.
+- A meeting/call at a time: that time, minutes_before=5.
+- Birthdays: 09:00 that day.
 - "Remind me now" or an event under a minute away: schedule_reminder at "now".
-- "Don't let me forget"/"nag me": follow_up=true.
-- One schedule per request unless the user asks for several.
+- "Don't let me forget"/nag: follow_up=true.
+- One job per request unless asked for several.
 - Cancel/pause/resume/change jobs by id; call list_scheduled_actions if unsure.
-- Commands that act on things (lights, devices, services) need a tool that does it: \
+- Commands that act on things need a tool that does it: \
 schedule them only if one of your tools fits, and say which; if none fits, say so and \
 offer a reminder instead. Never pretend to have done something.
-- Tools write the confirmation. Keep replies short.
+- Tools confirm; keep replies short.
 - Without tool calls, end with [CRON: 'm h dom mon dow' / MSG: 'text'] or \
 [EXECUTE_NOW: 'text'].\
 """
@@ -100,8 +105,8 @@ def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
     d = ctx.deps
     now = d.reference_now()
     text = (
-        f"Reference time: {now:%a %Y-%m-%d %H:%M} {d.tz} (UTC{now:%z}) = "
-        f"{now.astimezone(UTC):%Y-%m-%d %H:%M} UTC. User: {d.user_name or 'user'} ({d.user_id})."
+        f"Reference time: {now:%a %Y-%m-%d %H:%M:%S} {d.tz} (UTC{now:%z}) = "
+        f"{now.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC. User: {d.user_name or 'user'} ({d.user_id})."
     )
     if d.fired:
         text += (
@@ -148,8 +153,13 @@ async def _tagged_cron(ctx: RunContext[HomarDeps], cron: str, message: str) -> s
     deps = ctx.deps
     try:
         sched = Schedule(Cron(cron), deps.tz)
-    except ScheduleError as exc:
-        raise ModelRetry(exc.message) from None
+    except ScheduleError as exc:  # a malformed tag: say so plainly, schedule nothing
+        deps.state.clarifier = True
+        return sch._record(
+            ctx,
+            f"I couldn't read the schedule `{cron}` ({exc.message}), so nothing was "
+            "scheduled. Say it in words, e.g. `every weekday at 9`.",
+        )
     f = cron.split()
     if f[0].isdigit() and f[1].isdigit() and f[2].isdigit() and f[3].isdigit() and f[4] == "*":
         at = sched.next_after(deps.reference_now())  # a one-time date: the next such day
@@ -245,10 +255,61 @@ class HomarAgent(Agent[HomarDeps, str]):
         return self._fired_schema
 
 
+# Tools a turn needs only when the person's words are about them: a small model reads
+# fewer schemas (shorter prompt, fewer wrong picks). Fired runs (the heartbeat) get all.
+_TOPICS: dict[str, re.Pattern[str]] = {
+    "todo": re.compile(
+        r"\b(?:to-?dos?|tasks?|list|heartbeat|checklist|done|finished|complete[ds]?|tick)\b", re.I
+    ),
+    "heartbeat": re.compile(r"\b(?:heartbeat|every|idle|check|work through|list)\b", re.I),
+    "zone": re.compile(r"\b(?:time\s*zone|tz|zone|i'?m in|i live in|moved to)\b", re.I),
+}
+
+
+def _when_about(topic: str) -> Any:
+    async def prepare(ctx: RunContext[HomarDeps], tool: ToolDefinition) -> ToolDefinition | None:
+        d = ctx.deps
+        if d.fired or d.words is None or _TOPICS[topic].search(d.words.text):
+            return tool
+        if topic in ("todo", "heartbeat") and (_talked_about(ctx.messages) or await _has_todos(d)):
+            return tool  # a thread with a to-do list talks about it ("drop it", "again")
+        return None
+
+    return prepare
+
+
+_TODO_TOOLS = frozenset(fn.__name__ for fn in todo.TOOLS)
+
+
+def _talked_about(messages: list[ModelMessage]) -> bool:
+    """Whether this thread's recent turns used the to-do tools."""
+    for m in messages[-12:]:
+        for p in m.parts:
+            if getattr(p, "tool_name", None) in _TODO_TOOLS:
+                return True
+    return False
+
+
+async def _has_todos(deps: HomarDeps) -> bool:
+    try:
+        return await TodoStore(deps.engine.store.db).count_pending(deps.channel_id) > 0
+    except Exception:  # only a hint for which tools to offer
+        log.exception("counting to-dos failed")
+        return True
+
+
 def build_agent() -> Agent[HomarDeps, str]:
     """The agent, without a model (pass one per run or via `Runtime`)."""
-    tools = [*sch.PLAIN_TOOLS.values(), *(sch.TERMINAL_TOOLS[n] for n in sch.APPROVAL_TOOLS)]
-    tools += todo.TOOLS  # the thread's to-do list and the heartbeat proposal (seed 003)
+    tools: list[Any] = [
+        *sch.PLAIN_TOOLS.values(),
+        *(sch.TERMINAL_TOOLS[n] for n in sch.APPROVAL_TOOLS),
+    ]
+    # the thread's to-do list and the heartbeat proposal (seed 003); "my timezone is …"
+    tools += [
+        Tool(fn, prepare=_when_about("heartbeat" if fn is todo.propose_heartbeat else "todo"))
+        for fn in todo.TOOLS
+    ]
+    tools += [Tool(fn, prepare=_when_about("zone")) for fn in profile.TOOLS]
     agent: Agent[HomarDeps, str] = HomarAgent(
         output_type=_outputs(fired=False),
         deps_type=HomarDeps,
@@ -269,6 +330,7 @@ class AgentReply:
     text: str
     job_ids: list[int] = field(default_factory=list)
     requests: int = 0
+    output_tokens: int = 0  # what the model wrote, summed over the run's requests
     clarifier: bool = False
     error: str | None = None
     remind_now: str | None = None  # deliver this reminder now (mention the user)
@@ -367,6 +429,8 @@ async def _run(
         toolsets.append(_fired_toolset())
     if toolsets:
         extra["toolsets"] = toolsets
+    if not _is_offline(model):  # repair arguments; text calls only when a person asked
+        model = ReadingModel(model, read_text=not deps.fired)
     result = await rt.agent.run(
         prompt,
         deps=deps,
@@ -396,6 +460,9 @@ def _context(deps: HomarDeps) -> dict[str, Any]:
         # The approved calls are re-run against the proposal's time, so the job runs the
         # series its preview showed, however long the click took.
         "reference_time": deps.now.isoformat() if deps.now is not None else None,
+        # The person's words decided the proposal's times; the decision is checked by them too.
+        "words": deps.words.text if deps.words is not None else None,
+        "words_at": deps.reference_now().isoformat(),
     }
 
 
@@ -456,8 +523,10 @@ async def run_agent(
     usage = RunUsage()
     reply = AgentReply(text="")
     try:
-        deps.reference_now()
+        now = deps.reference_now()
         prompt = fired_prompt(text, deps) if deps.fired else text
+        # The person's live message is the authority on when (never a fired job's command).
+        deps.words = None if deps.fired else read_words(text, now, deps.tz)
         if history is None:
             history = await runtime.memory.load(deps.channel_id) if runtime.memory else []
         # A proposal still waiting for a click leaves calls open; close them for this new turn
@@ -488,6 +557,7 @@ async def run_agent(
                     output, new = await _run(runtime, prompt, deps, [], runtime.offline, spare)
                 finally:
                     usage.requests += spare.requests
+                    usage.output_tokens += spare.output_tokens
                 reply.offline = True  # only once the offline model has actually answered
                 messages = [*history, *new]
         await _finish(runtime, deps, reply, output, messages, save=save)
@@ -527,6 +597,7 @@ def _summed(reply: AgentReply, st: RunState, usage: RunUsage) -> AgentReply:
     reply.clarifier = st.clarifier and not st.job_ids and reply.approval is None
     reply.remind_now = st.remind_now
     reply.requests = usage.requests
+    reply.output_tokens = usage.output_tokens
     reply.tool_calls = list(st.tool_calls)
     return reply
 
@@ -562,6 +633,9 @@ async def resume_approval(
         if isinstance(proposed_at, str):
             deps.now = datetime.fromisoformat(proposed_at)
         deps.reference_now()
+        said, said_at = approval.context.get("words"), approval.context.get("words_at")
+        if said and said_at and not deps.fired:
+            deps.words = read_words(str(said), datetime.fromisoformat(str(said_at)), deps.tz)
         current = await runtime.memory.load(deps.channel_id) if runtime.memory else []
         continued = _open_calls(current, ids)
         history = (

@@ -31,7 +31,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tools import overlap, timeparse
 from tools.followups import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
-from tools.scheduling import parse_recurrence, parse_time, split_when
+from tools.words import read_words
 
 HELP = (
     "I'm running without my AI model, but I can still schedule things. Try:\n"
@@ -46,7 +46,7 @@ _MEETING = re.compile(
     r"|\b(my|the|a|our|conference|video|phone|team)\s+call\b|\bcall with\b",
     re.I,
 )
-_REF = re.compile(r"Reference time: \w{3} (\d{4}-\d{2}-\d{2} \d{2}:\d{2}) (\S+) ")
+_REF = re.compile(r"Reference time: \w{3} (\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?) (\S+) ")
 _ID_ACTIONS = {
     "delete_scheduled_action": r"cancel|delete|remove|drop|forget",
     "stop_interval_action": r"pause|stop|suspend|hold",
@@ -75,106 +75,292 @@ def _clean(text: str) -> str:
     return " ".join(text.split()).strip()
 
 
+# Words around the thing to be reminded of that are not part of it.
+_FRAMING = [
+    r"^(?:hey|hi|hiya|yo|ok|okay|so|well|quick one|please|pls|plz)\b[\s,:!;-]*",
+    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+)?",
+    r"^(?:i\s+(?:really\s+)?need\s+(?:a\s+reminder|you\s+to\s+remind\s+me))\b\s*",
+    r"^(?:set|create|add|make)\s+(?:me\s+)?an?\s+reminder\b\s*(?:for\s+)?",
+    r"^(?:i\s+(?:really\s+)?(?:want|need|would like|'d like)|set|create|make|add)\s+(?:me\s+)?"
+    r"an?\s+(?:(?:reminder|alarm)\b\s*(?:for\s+)?(?:to\s+)?|(?:for\s+)?to\s+)",
+    r"^(?:reminder|remember)\b[\s:,-]*",
+    r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug)\s+(?:me|us)\b\s*",
+    r"^(?:don'?t|do not)\s+let\s+me\s+forget\b\s*",
+    r"^make\s+sure\s+(?:that\s+)?i\b\s*",
+    r"^(?:to|about|of|that|for|:|-)\s+",
+    r"[\s,;:-]*\b(?:can|could|would)\s+(?:you|u)\s+remind\s+me\b.*$",
+    r"[\s,;:-]*\b(?:please\s+)?(?:remind|ping|nudge)\s+(?:me|us)(?:\s+(?:about\s+it|then|please|pls))*$",
+    r"[\s,;:-]*\buntil\s+i\s+(?:do|did|finish|answer|confirm)\b.*$",
+    r"[\s,;:-]*\b(?:please|pls|plz|thanks|thank you|thx)\b[\s!.]*$",
+    r"[\s,;:-]*:\)|[\s,;:-]*:-\)$",
+    r"\s+(?:is|are|'s|starts?|begins?)(?:\s+(?:on|at|in))?$",
+    r"\s+(?:at|on|in|for|by|to)$",
+]
+
+
 def _what(text: str) -> str:
-    text = re.sub(r"^(?:to|about|that|of|:|-)\s+", "", text.strip(" ,.:;-"), flags=re.I)
-    return text.strip(" ,.!;")
+    """The thing to remind of / the command, without framing words and time leftovers."""
+    t = " ".join(text.split()).strip(" ,.!?;:")
+    for _ in range(3):
+        before = t
+        for pattern in _FRAMING:
+            t = re.sub(pattern, "", t, flags=re.I).strip(" ,.!?;:")
+        if t == before:
+            break
+    return t
 
 
-def _phrase(body: str, rest: str, when: datetime | Schedule, now: datetime, tz: str) -> str:
-    """The time phrase in `body` (what is left without `rest`), or a canonical form of `when`."""
-    cand = body
-    i = body.lower().rfind(rest.lower()) if rest else -1
-    if i >= 0:
-        cand = body[:i] + " " + body[i + len(rest) :]
-    cand = re.sub(
-        r"^(?:to|about|that|of|for)\s+|\s+(?:to|about|that|of|for)$", "", cand.strip(" ,")
+_REMINDISH = re.compile(
+    r"\b(?:remind|reminder|remnd|alarm|wake me|ping me|nudge me|nag me|bug me|don'?t let me forget|"
+    r"do not let me forget|make sure i|keep reminding)\b",
+    re.I,
+)
+_OCCASION = re.compile(r"\b(?:birthday|anniversary|bday|b-day)\b", re.I)
+# A statement about oneself or the world, not a request: "I'll be home at 6".
+_STATEMENT = re.compile(
+    r"^(?:i|i'?ll|i'?m|i'?ve|i'?d|we|we'?ll|we'?re|it|it'?s|he|she|they|there|this|that|the|"
+    r"my|our|his|her|their|you|your)\b",
+    re.I,
+)
+_PAST = re.compile(r"\b(?:was|were|did|had|finished|got|went|moved|done)\b", re.I)
+_ZONE_SET = re.compile(
+    r"^(?:my\s+)?(?:time\s*zone|tz)\s+(?:is|=|:)\s*(?P<a>.+)$"
+    r"|^(?:set|change|switch|update)\s+my\s+(?:time\s*zone|tz)\s+to\s+(?P<b>.+)$"
+    r"|^i'?m\s+(?:in|on)\s+(?P<c>.+?)\s+time$",
+    re.I,
+)
+_TODO_ADD = re.compile(
+    r"^(?:add|put|create)\s+(?:an?\s+)?(?:task|to-?do|todo item)\s*[:,-]?\s*(?P<a>.+)$"
+    r"|^(?:add|put)\s+(?P<b>.+?)\s+(?:to|on(?:to)?)\s+(?:my|the|our)\s+"
+    r"(?:to-?do|todo|task)(?:\s+list)?$",
+    re.I,
+)
+_TODO_LIST = re.compile(
+    r"^(?:what'?s|what is|show(?: me)?|list)\s+(?:on\s+)?(?:my|the|our)\s+"
+    r"(?:to-?dos?|todo list|to-do list|tasks?(?: list)?)$",
+    re.I,
+)
+_LIST = re.compile(
+    r"^(?:list|show|ls)(?: me)?(?: my| all| the)*"
+    r"(?: (?:jobs?|reminders?|schedules?|scheduled(?: jobs| actions)?))?(?: in this thread)?"
+    r"|^(?:what|which) (?:jobs|reminders)(?: do i have)?(?: in this thread)?"
+    r"|^what(?:'s| is| have i| do i have| did i) (?:scheduled|got scheduled|set up|planned)"
+    r"(?: in this thread| here| for me)?",
+    re.I,
+)
+_VERBS = {
+    "delete_scheduled_action": r"cancel|delete|remove|drop|forget|kill",
+    "stop_interval_action": r"pause|stop|suspend|hold|mute",
+    "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate|unmute",
+    "update_scheduled_action": r"move|change|reschedule|push|snooze|postpone|delay|shift|bump",
+}
+_NOISE = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "my",
+        "our",
+        "this",
+        "that",
+        "job",
+        "jobs",
+        "reminder",
+        "reminders",
+        "one",
+        "task",
+        "action",
+        "schedule",
+        "scheduled",
+        "please",
+        "pls",
+        "it",
+        "to",
+        "by",
+        "for",
+        "about",
+        "back",
+        "of",
+        "checks",
+        "check",
+        "thing",
+    ]
+)
+ASK_WHAT = "What should I remind you about?"
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)  # any instant: only whether a time is named matters
+_ROLLED = "has already passed today. Shall I set it for tomorrow at"
+_NO_TIME = (
+    "I'm running without my AI model, so I only understand scheduling phrases right "
+    "now, like `remind me tomorrow at 9 to call mom` or `in 30 minutes check the oven`. "
+    "Say `help` for more."
+)
+
+
+def _manage(low: str, t: str) -> Call | str | None:
+    """cancel/pause/resume/move a job named by id; by a word of its text → list first."""
+    for tool, verbs in _VERBS.items():
+        m = re.match(rf"^(?:please\s+)?(?:{verbs})\b\s*(?P<rest>.*)$", low)
+        if m is None:
+            continue
+        rest = m.group("rest")
+        by_id = re.match(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b", rest)
+        if tool != "update_scheduled_action" and not by_id:
+            words = read_words(rest, _EPOCH, "UTC")
+            if words.instant is not None or words.recurrence is not None:
+                return None  # "restart the build server in 2 hours" is a command for later
+        if tool != "update_scheduled_action":
+            if by_id and not rest[by_id.end() :].strip(" .!"):
+                return tool, {"task_id": int(by_id.group(1))}
+            if _topic(rest):
+                return "list_scheduled_actions", {}
+            return None
+        return ("list_scheduled_actions", {}) if (by_id or _topic(rest)) else None
+    return None
+
+
+def _topic(rest: str) -> list[str]:
+    """The words that name a job ("the pizza reminder" → ["pizza"])."""
+    cut = re.split(r"\s+(?:to|by|until|till|at|on|for)\s+", rest, maxsplit=1)[0]
+    return [w for w in re.findall(r"[a-z0-9']+", cut.lower()) if w not in _NOISE][:4]
+
+
+_LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” · (\w+)$")
+
+
+def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
+    """After the job list came back: the job the person named, and what to do with it."""
+    low = _clean(prompt).lower().rstrip(" .!?")
+    jobs = [m.groups() for m in map(_LINE.match, listing.splitlines()) if m]
+    tool, rest = next(
+        (
+            (name, m.group("rest"))
+            for name, verbs in _VERBS.items()
+            if (m := re.match(rf"^(?:please\s+)?(?:{verbs})\b\s*(?P<rest>.*)$", low))
+        ),
+        ("", ""),
     )
-    cand = " ".join(cand.split())
-    if isinstance(when, Schedule):
-        if parse_recurrence(cand, now, tz) is not None:
-            return cand
-        if isinstance(when.spec, Every):
-            return f"{when.spec.seconds // 60} minutes"
-        return when.spec.expr if isinstance(when.spec, Cron) else cand
-    return cand if parse_time(cand, now, tz) is not None else when.isoformat()
+    by_id = re.match(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b", rest)
+    if by_id:
+        chosen = [j for j in jobs if j[0] == by_id.group(1)]
+        after = rest[by_id.end() :]
+    else:
+        words = _topic(rest)
+        chosen = [j for j in jobs if all(_has(j[3], w) for w in words)] if words else []
+        after = rest
+    if len(chosen) != 1:
+        if not chosen:
+            return "I couldn't find that job. Say `list` to see your jobs and their numbers."
+        options = ", ".join(f"#{j[0]} “{j[3]}”" for j in chosen[:5])
+        return f"Which one do you mean: {options}? Say e.g. `{tool.split('_')[0]} {chosen[0][0]}`."
+    job_id = int(chosen[0][0])
+    if tool != "update_scheduled_action":
+        return tool, {"task_id": job_id}
+    shift = re.search(r"\b(?:back\s+)?by\s+(.+)$|\bback\s+(.+)$", after)
+    if shift and chosen[0][2]:
+        span = timeparse.parse_duration(shift.group(1) or shift.group(2))
+        if span is not None:
+            at = datetime.fromisoformat(chosen[0][2]) + span
+            return tool, {"task_id": job_id, "new_time": at.isoformat()}
+    target = re.sub(r"^.*?\b(?:to|until|till|for)\s+", "", after, count=1)
+    said = read_words(target, now, tz) if target else None
+    if said is not None and said.instant is not None and not said.ambiguous:
+        return tool, {"task_id": job_id, "new_time": said.instant.isoformat()}
+    if said is not None and said.recurrence is not None:
+        return tool, {"task_id": job_id, "new_time": target}
+    return f"When should #{job_id} run instead? Say e.g. `move {job_id} to friday 10am`."
 
 
-def _delay(phrase: str) -> dict[str, int] | None:
-    if not re.match(r"^(in|after)\s", phrase, re.I):
-        return None
-    d = timeparse.parse_duration(phrase)
-    if d is None:
-        return None
-    secs = int(d.total_seconds())
-    return {"hours": secs // 3600, "minutes": secs % 3600 // 60, "seconds": secs % 60}
+def _has(command: str, word: str) -> bool:
+    stem = word[:5] if len(word) > 5 else word
+    return any(w.startswith(stem) for w in re.findall(r"[a-z0-9']+", command.lower()))
 
 
-def _recurring(what: str, sched: Schedule, phrase: str) -> Call:
-    kind = "interval" if isinstance(sched.spec, Every) else "recurring"
-    if kind == "interval":
-        phrase = re.sub(r"^(every|each)\s+", "", phrase, flags=re.I)
-    return "schedule_action", {"description": what, "type": kind, "schedule": phrase}
+def _recurring(what: str, sched: Schedule) -> Call:
+    if isinstance(sched.spec, Every):
+        return "schedule_action", {
+            "description": what,
+            "type": "interval",
+            "schedule": f"{sched.spec.seconds} seconds",
+        }
+    text = sched.spec.expr if isinstance(sched.spec, Cron) else sched.describe()
+    return "schedule_action", {"description": what, "type": "recurring", "schedule": text}
 
 
-def plan(text: str, now: datetime, tz: str) -> Call | str:
-    """A tool call for `text`, or the text to answer with."""
+def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
+    """A tool call for `text`, or the text to answer with.
+
+    Schedules only what it fully reads; otherwise asks for the missing piece or says
+    plainly what it could not read. `yes`: the person agreed to "tomorrow at HH:MM?".
+    """
     t = _clean(text)
     low = t.lower().rstrip(" .!?")
     if not low or re.fullmatch(r"help|commands|what can you do|how does this work|\?", low):
         return HELP
-    if re.fullmatch(
-        r"(list|show|ls)( me)?( my| all)*"
-        r"( (jobs?|reminders?|schedules?|tasks?|scheduled( jobs| actions)?))?"
-        r"|(what|which) (jobs|reminders|tasks)( do i have)?|what('s| is) scheduled",
-        low,
-    ):
+    if _LIST.fullmatch(low):
         return "list_scheduled_actions", {}
-    for tool, verbs in _ID_ACTIONS.items():
-        m = re.fullmatch(rf"(?:{verbs})\s+(?:(?:job|reminder|task|action|the)\s+)*#?(\d+)", low)
-        if m:
-            return tool, {"task_id": int(m.group(1))}
-    tail = re.search(r"[,.;]?\s*(?:please\s+)?remind me(?: about it| then)?$", t, re.I)
-    nag = re.match(r"^(?:don'?t let me forget|make sure i)\b[\s,:;-]*(?:remind me\s+)?", t, re.I)
-    if nag:
-        t = "remind me " + t[nag.end() :]
-    event = bool(tail and tail.start() > 0)
-    if tail and event:
-        t = "remind me " + re.sub(r"\bis (in|at)\b", r"\1", t[: tail.start()], flags=re.I)
-    remind = re.match(
-        r"^(?:please\s+)?(?:can you\s+)?(?:remind|ping|nudge)\s+(?:me|us)\b[\s,]*(.*)$", t, re.I
-    )
-    body = remind.group(1) if remind else t
-    if remind and re.search(r"(^|\s)(right )?now$|^(right )?now\b", body, re.I):
-        what = _what(re.sub(r"(^|\s)(right )?now\b", " ", body, flags=re.I))
+    if _TODO_LIST.fullmatch(low):
+        return "list_tasks", {}
+    todo_add = _TODO_ADD.fullmatch(t.rstrip(" .!"))
+    if todo_add:
+        item = (todo_add.group("a") or todo_add.group("b") or "").strip(" '\"")
+        return ("add_task", {"description": item}) if item else "What should I add?"
+    zone_set = _ZONE_SET.fullmatch(t.rstrip(" .!"))
+    if zone_set:
+        return "set_timezone", {"zone": next(g for g in zone_set.groups() if g).strip()}
+    managed = _manage(low, t)
+    if managed is not None:
+        return managed
+    remind = bool(_REMINDISH.search(t))
+    if remind and re.search(
+        r"(?:^|\s)(?:right\s+)?now[\s.!]*$|^(?:\S+\s+){0,3}(?:right\s+)?now\b", t, re.I
+    ):
+        what = _what(re.sub(r"\b(?:right\s+)?now\b", " ", t, flags=re.I))
         return "schedule_reminder", {"reminder_time": "now", "message": what or "reminder"}
-    found = split_when(body, now, tz) if body else None
-    if found is None:
-        if remind:
-            return timeparse.explain_invalid_date(body) or ASK_WHEN
-        return (
-            "I'm running without my AI model, so I only understand scheduling phrases right "
-            "now, like `remind me tomorrow at 9 to call mom` or `in 30 minutes check the oven`. "
-            "Say `help` for more."
-        )
-    when, rest = found
-    what = _what(rest)
-    phrase = _phrase(body, rest, when, now, tz)
+    words = read_words(t, now, tz)
+    what = _what(words.rest)
+    when = words.recurrence or words.instant
+    occasion = bool(_OCCASION.search(t))
+    event = words.event or occasion
+    if when is None:
+        if words.ambiguous:
+            return "I found more than one time in that, so I set nothing. Which one do you mean?"
+        if remind or event:
+            return timeparse.explain_invalid_date(t) or ASK_WHEN
+        return _NO_TIME
+    if words.rolled and not yes and words.instant is not None:
+        return f"{words.instant:%H:%M} {_ROLLED} {words.instant:%H:%M}?"
+    if words.ambiguous and not words.rolled:
+        return "I found more than one time in that, so I set nothing. Which one do you mean?"
     if not what:
-        return "What should I remind you about?" if remind else "What should I do then?"
-    if isinstance(when, Schedule):
-        return _recurring(what, when, phrase)
-    if remind:
-        args: dict[str, Any] = {"reminder_time": phrase, "message": what}
-        if _MEETING.search(what) and (event or not _delay(phrase)):
+        return ASK_WHAT if (remind or event) else "What should I do then?"
+    if not (remind or event) and _STATEMENT.match(what):
+        return (
+            "I'm not sure what you'd like me to do then. Say e.g. "
+            '`remind me at 6 to call Sam` or `at 6 post "dinner" here`.'
+        )
+    if words.recurrence is not None:
+        return _recurring(what, words.recurrence)
+    at = words.instant
+    assert at is not None
+    if remind or event:
+        args: dict[str, Any] = {"reminder_time": at.isoformat(), "message": what}
+        if words.lead is not None:
+            args["minutes_before"] = int(words.lead.total_seconds() // 60)
+        elif words.event and _MEETING.search(t):
             args["minutes_before"] = 5
-        # `t` no longer starts with the nag phrase once rewritten to "remind me …"
-        if nag or re.search(r"don'?t let me forget|nag me|make sure", t, re.I):
+        if words.nag:
             args["follow_up"] = True
         return "schedule_reminder", args
-    delay = _delay(phrase)
-    if delay is not None:
-        return "send_delayed_message", {"message": what, **delay}
-    return "send_scheduled_message", {"message": what, "scheduled_datetime": phrase}
+    delay = at - now
+    if re.search(r"\b(?:in|after)\s+(?:\d|an?\b|half|a\s+few)", t, re.I):
+        secs = round(delay.total_seconds())
+        return "send_delayed_message", {
+            "message": what,
+            "hours": secs // 3600,
+            "minutes": secs % 3600 // 60,
+            "seconds": secs % 60,
+        }
+    return "send_scheduled_message", {"message": what, "scheduled_datetime": at.isoformat()}
 
 
 _FOLLOW_UP = re.compile(
@@ -195,29 +381,86 @@ def _fired(text: str) -> str:
     return f"⏰ {cmd.strip()}"
 
 
+_QUESTIONS = (ASK_WHEN, ASK_WHAT, "What should I do then?")
+_YES = re.compile(
+    r"^(?:y|yes|yeah|yep|yup|sure|ok|okay|please|yes please|do it|go ahead|correct|"
+    r"right|sounds good|tomorrow(?: then)?|perfect)[\s.!]*$",
+    re.I,
+)
+_NO = re.compile(r"^(?:n|no|nope|nah|no thanks|never ?mind|cancel|don'?t|forget it)[\s.!]*$", re.I)
+
+
+def _prompts(messages: list[ModelMessage]) -> list[str]:
+    """The person's messages in this history, oldest first."""
+    out = []
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            out += [
+                str(p.content)
+                for p in m.parts
+                if isinstance(p, UserPromptPart) and isinstance(p.content, str)
+            ]
+    return out
+
+
+def _last_answer(messages: list[ModelMessage]) -> str:
+    """What Homar said last before the current message (its question, if it asked one)."""
+    for m in reversed(messages[:-1]):
+        if isinstance(m, ModelResponse):
+            return " ".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
+        if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart) for p in m.parts):
+            continue
+    return ""
+
+
+def _answering(
+    messages: list[ModelMessage], prompt: str, now: datetime, tz: str
+) -> Call | str | None:
+    """The current message as the answer to Homar's own question, if it asked one."""
+    asked = _last_answer(messages)
+    earlier = _prompts(messages)[:-1]
+    if not asked or not earlier:
+        return None
+    before = earlier[-1]
+    if _ROLLED in asked:
+        if _YES.match(prompt.strip()):
+            return plan(before, now, tz, yes=True)
+        if _NO.match(prompt.strip()):
+            return "Okay — nothing scheduled."
+        return None
+    if asked in _QUESTIONS:
+        if _NO.match(prompt.strip()):
+            return "Okay — nothing scheduled."
+        got = plan(f"{before} {prompt}", now, tz)
+        return None if isinstance(got, str) and got == _NO_TIME else got
+    return None
+
+
 def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     """The FunctionModel body."""
     last = messages[-1] if messages else None
     fresh = isinstance(last, ModelRequest) and any(
         isinstance(p, UserPromptPart) for p in last.parts
     )
+    prompts = _prompts(messages)
+    prompt = prompts[-1] if prompts else ""
+    now, tz = reference(info)
     if isinstance(last, ModelRequest) and not fresh:
         for part in last.parts:
             if isinstance(part, ToolReturnPart) and part.tool_name == "list_scheduled_actions":
-                return ModelResponse(parts=[TextPart(f"Your jobs:\n{part.model_response_str()}")])
+                listing = part.model_response_str()
+                if _manage(_clean(prompt).lower().rstrip(" .!?"), prompt) is not None:
+                    got = _pick(prompt, listing, now, tz)
+                    if not isinstance(got, str):
+                        return ModelResponse(parts=[ToolCallPart(got[0], got[1])])
+                    return ModelResponse(parts=[TextPart(got)])
+                return ModelResponse(parts=[TextPart(f"Your jobs:\n{listing}")])
+            if isinstance(part, ToolReturnPart) and part.tool_name in _PLAIN_REPLIES:
+                return ModelResponse(parts=[TextPart(part.model_response_str())])
             if isinstance(part, ToolReturnPart | RetryPromptPart):  # never loop on a retry
                 why = part.model_response_str() if isinstance(part, ToolReturnPart) else ""
                 why = why or (part.model_response() if isinstance(part, RetryPromptPart) else "")
                 return ModelResponse(parts=[TextPart(f"Sorry, I couldn't do that. {why}".strip())])
-    prompt = ""
-    for m in reversed(messages):
-        if isinstance(m, ModelRequest):
-            users = [
-                p for p in m.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)
-            ]
-            if users:
-                prompt = str(users[-1].content)
-                break
     if prompt.startswith("[Scheduled job"):
         return ModelResponse(parts=[TextPart(_fired(prompt))])
     answered = overlap.answer(messages, prompt)  # "replace" / "keep both" / "cancel"
@@ -225,14 +468,17 @@ def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
         return ModelResponse(parts=[TextPart(answered)])
     if answered is not None:
         return ModelResponse(parts=[ToolCallPart(*answered)])
-    now, tz = reference(info)
     try:
-        got = plan(prompt, now, tz)
+        answered = _answering(messages, prompt, now, tz) if fresh else None
+        got = plan(prompt, now, tz) if answered is None else answered
     except Exception:
         got = HELP
     if isinstance(got, str):
         return ModelResponse(parts=[TextPart(got)])
     return ModelResponse(parts=[ToolCallPart(got[0], got[1])])
+
+
+_PLAIN_REPLIES = ("list_tasks", "add_task", "set_timezone", "complete_task")
 
 
 def offline_model() -> FunctionModel:

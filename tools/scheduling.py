@@ -29,6 +29,7 @@ from tools.engine import Actor, Engine, Target, schedule_of
 from tools.errors import LimitReached, NotAllowed, UserError, quoted
 from tools.job_scope import Change
 from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, parse_at_form, zone
+from tools.words import Words
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,9 @@ class HomarDeps:
     action_tools: dict[str, str] = field(default_factory=dict)  # tool → description, if any
     audience: AudienceResolver | None = None  # checks who a job may address (None: no Discord)
     untrusted_history: str = ""  # a fired run's view of the thread: quoted, never obeyed
+    # The person's live message, read for its time: it wins over a tool's time argument
+    # (None on fired runs, whose command is data, not the person speaking now).
+    words: Words | None = None
 
     def reference_now(self) -> datetime:
         if self.now is None:
@@ -228,8 +232,22 @@ def _past_question(ctx: RunContext[HomarDeps], at: datetime, rolled: datetime | 
     )
 
 
+def words_of(deps: HomarDeps) -> Words:
+    """The person's words for this run (empty on fired runs and approval decisions)."""
+    return deps.words if deps.words is not None else Words("")
+
+
 def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved:
+    """Resolve a tool's instant argument; where the person's words name one, they win."""
     got = parse_time(text, ctx.deps.reference_now(), ctx.deps.tz)
+    if what == "time":
+        words = words_of(ctx.deps)
+        if got is None and words.instant is not None and not words.ambiguous:
+            return Resolved(words.instant)  # a garbled argument, but the person was clear
+        clear = words.instant is not None and not words.ambiguous
+        if got is not None and (got.rolled is None or clear):
+            # A bare time past today asks "tomorrow?" unless the person named the day.
+            return Resolved(words.settle_instant(got.at))
     if got is None:
         raise ModelRetry(
             f"Could not read the {what} {quoted(text)}. Give ISO 8601 (2026-05-01T15:00) "
@@ -432,11 +450,14 @@ async def send_delayed_message(
             "e.g. minutes=90 or hours=1, minutes=30.",
         )
     # 90 minutes is 1 h 30 min: each field counts as what it says, whatever its size.
-    delay = timedelta(hours=hours, minutes=minutes, seconds=seconds)
+    now = ctx.deps.reference_now()
+    delay = words_of(ctx.deps).settle_delay(
+        now, timedelta(hours=hours, minutes=minutes, seconds=seconds)
+    )
     limit = ctx.deps.engine.limits.max_horizon
     if not timedelta(seconds=1) <= delay <= limit:
         return _record(ctx, f"The delay must be between 1 second and {limit.days // 365} years.")
-    at = ctx.deps.reference_now() + delay
+    at = now + delay
     extra = f" — in {duration_words(delay)}"
     schedule = Schedule(Once(at), ctx.deps.tz)
     return await _create(
@@ -495,6 +516,9 @@ async def schedule_reminder(
     now = ctx.deps.reference_now()
     if got.rolled is not None or got.at < now - NOW_SLACK:
         return _past_question(ctx, got.at, got.rolled)
+    words = words_of(ctx.deps)
+    minutes_before = words.settle_lead(minutes_before)
+    follow_up = words.settle_follow_up(follow_up)
     at = got.at - timedelta(minutes=max(0, minutes_before))
     # "Now", or a lead time that leaves under a minute: remind at once. A reminder the
     # user timed themselves ("in 2 seconds") is still scheduled and fired normally.
@@ -588,16 +612,19 @@ async def schedule_action(
             )
         secs = int(step.total_seconds())
         spec: Schedule = Schedule(Every(secs, now + timedelta(seconds=secs)), tz, end, max_runs)
-        kind = JobKind.INTERVAL
     else:
         rec = parse_recurrence(schedule, now, tz)
+        said = words_of(deps)
+        if rec is None and said.recurrence is not None and not said.ambiguous:
+            rec = said.recurrence  # a garbled argument, but the person was clear
         if rec is None:
             raise ModelRetry(
                 f"Could not read the recurrence {quoted(schedule)}; use cron like '0 8 * * 1-5' or "
                 "'every weekday at 8'."
             )
         spec = Schedule(rec.spec, tz, end or rec.until, max_runs or rec.max_runs)
-        kind = JobKind.INTERVAL if isinstance(rec.spec, Every) else JobKind.RECURRING
+    spec = words_of(deps).settle_recurrence(spec, now)
+    kind = JobKind.INTERVAL if isinstance(spec.spec, Every) else JobKind.RECURRING
     return await _create(ctx, description, spec, kind, on_duplicate=on_duplicate, audience=audience)
 
 
@@ -682,7 +709,9 @@ async def update_scheduled_action(
         if rec is None and re.match(r"\s*(every|each|daily|weekly)\b", new_time, re.I):
             rec = parse_recurrence(new_time, now, tz)
         if rec is not None:
-            sched = Schedule(rec.spec, tz, rec.until, rec.max_runs)
+            sched = words_of(deps).settle_recurrence(
+                Schedule(rec.spec, tz, rec.until, rec.max_runs), now
+            )
         else:
             got = _time(ctx, new_time)
             if got.rolled is not None or got.at < now - NOW_SLACK:

@@ -1,10 +1,15 @@
 """Tool calls written as text, as small local models often do.
 
-Two forms are understood:
+These forms are understood:
 
 * a JSON object naming a tool — `{"name": ..., "arguments": {...}}`, `{"tool": ...,
   "parameters": ...}`, `{"function": {"name": ..., "arguments": "..."}}` — bare or
-  fenced in ```json, alone or at the end of a reply;
+  fenced in ```json, alone or at the end of a reply, or a JSON list of them; doubled
+  braces (`{{…}}`) as templated prompts teach;
+* wrappers around those: `<tool_call>…</tool_call>` (Qwen, Hermes), `<tools>…</tools>`
+  (with JSON or `<function name="…" arguments='{…}'/>` elements), `<function=name>{…}
+  </function>`, Llama 3.x `<|python_tag|>…`, Mistral `[TOOL_CALLS] […]`; several calls in
+  one reply are all read (`parse_calls`);
 * seed 000's tags at the end of a reply: `[CRON: 'min hour day month dow' / MSG: '…']`
   and `[EXECUTE_NOW: '…']` (single or double quotes). The text before the tag is the
   confirmation; a reply ending in a question without a tag is a clarifier.
@@ -82,6 +87,127 @@ def _as_call(obj: Any, names: Collection[str]) -> tuple[str, dict[str, Any]] | N
                 return None
         return (name, args) if isinstance(args, dict) else None
     return None
+
+
+_WRAPPED = re.compile(
+    r"<(tool_call|tools|function_call|functions)>\s*(.*?)\s*(?:</\1>|$)", re.S | re.I
+)
+_FN_ELEMENT = re.compile(
+    r"<function\s+name\s*=\s*[\"']?(?P<name>[\w.-]+)[\"']?"
+    r"(?:\s+(?:arguments|args|parameters)\s*=\s*(?:'(?P<a1>.*?)'|\"(?P<a2>(?:[^\"\\]|\\.)*)\"))?"
+    r"\s*/?>(?:(?P<body>.*?)</function>)?",
+    re.S | re.I,
+)
+_FN_EQ = re.compile(r"<function=(?P<name>[\w.-]+)>\s*(?P<body>\{.*?\})\s*</function>", re.S)
+_MARKERS = re.compile(r"<\|python_tag\|>|\[TOOL_CALLS\]|<\|eom_id\|>|<\|eot_id\|>")
+
+
+def _decode(raw: str) -> Any:
+    """JSON, or JSON written with doubled braces; None when neither reads."""
+    for cand in (raw, raw.replace("{{", "{").replace("}}", "}")):
+        try:
+            return json.loads(cand)
+        except ValueError:
+            continue
+    return None
+
+
+def _from_value(obj: Any, names: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
+    if isinstance(obj, list):
+        return [c for item in obj[:8] for c in _from_value(item, names)]
+    if isinstance(obj, dict) and isinstance(obj.get("tool_calls"), list):
+        return _from_value(obj["tool_calls"], names)
+    call = _as_call(obj, names)
+    return [call] if call is not None else []
+
+
+def _args(raw: str | None) -> dict[str, Any] | None:
+    if raw is None or not raw.strip():
+        return {}
+    got = _decode(raw.replace("&quot;", '"'))
+    return got if isinstance(got, dict) else None
+
+
+def _elements(text: str, names: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
+    """`<function name="x" arguments='{…}'/>` and `<function=x>{…}</function>` elements."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for m in _FN_ELEMENT.finditer(text):
+        name = m.group("name")
+        raw = m.group("a1") if m.group("a1") is not None else m.group("a2")
+        if raw is None and m.group("body"):
+            raw = m.group("body")
+        args = _args(raw)
+        if name in names and args is not None:
+            out.append((name, args))
+    for m in _FN_EQ.finditer(text):
+        args = _args(m.group("body"))
+        if m.group("name") in names and args is not None:
+            out.append((m.group("name"), args))
+    return out
+
+
+def _arrays(text: str) -> list[str]:
+    """Top-level JSON arrays (Mistral's `[TOOL_CALLS] [...]`)."""
+    out: list[str] = []
+    i = text.find("[")
+    while i != -1 and len(out) < 3:
+        depth = 0
+        for j in range(i, len(text)):
+            if text[j] == "[":
+                depth += 1
+            elif text[j] == "]":
+                depth -= 1
+                if depth == 0:
+                    out.append(text[i : j + 1])
+                    break
+        else:
+            break
+        i = text.find("[", j + 1)
+    return out
+
+
+def parse_calls(text: str, names: Collection[str]) -> list[TextCall]:
+    """Every tool call written in `text` naming one of `names`, in order (at most 8)."""
+    try:
+        return _parse_calls(text or "", names)[:8]
+    except Exception:
+        return []
+
+
+def _parse_calls(text: str, names: Collection[str]) -> list[TextCall]:
+    calls: list[tuple[str, dict[str, Any]]] = []
+    first = len(text)
+    for m in _WRAPPED.finditer(text):
+        first = min(first, m.start())
+        body = m.group(2)
+        found = _elements(body, names)
+        if not found:
+            for _, raw in _objects(body):
+                found += _from_value(_decode(raw), names)
+            if not found:
+                for raw in _arrays(body):
+                    found += _from_value(_decode(raw), names)
+        calls += found
+    if not calls:
+        calls = _elements(text, names)
+        if calls:
+            first = min(m.start() for m in (_FN_ELEMENT.search(text), _FN_EQ.search(text)) if m)
+    if not calls:
+        marker = _MARKERS.search(text)
+        body = _MARKERS.sub(" ", text)
+        if marker:
+            first = marker.start()
+        for raw in _arrays(body) if "[" in body.split("{", 1)[0] else []:
+            calls += _from_value(_decode(raw), names)
+        if not calls:
+            for start, raw in _objects(body):
+                got = _from_value(_decode(raw), names)
+                if got and not marker:
+                    first = min(first, start)
+                calls += got
+    before = _FENCE.sub("", text[:first]).strip().removesuffix("```json").strip()
+    before = _MARKERS.sub("", before).strip()
+    return [TextCall(n, a, before if i == 0 else "") for i, (n, a) in enumerate(calls)]
 
 
 def parse_json_call(text: str, names: Collection[str]) -> TextCall | None:

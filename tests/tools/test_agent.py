@@ -425,11 +425,11 @@ async def test_cron_tag_recurring_and_one_time(runtime: Runtime, deps: HomarDeps
         deps,
         "every day at 8 stretch",
         TextPart("Sure! [CRON: '0 8 * * *' / MSG: 'stretch']"),
-        call("schedule_action", description="stretch", type="recurring", schedule="0 8 * * *"),
         TextPart("Done."),
     )
-    # a repeating tag can't wait for approval, so the model is asked for the real tool call
-    assert r.approval is not None and not r.job_ids and r.requests == 2
+    # seed 000: the repeating tag is the proposed job, through the same approval (1 request)
+    assert r.approval is not None and not r.job_ids and r.requests == 1
+    assert r.approval.calls[0].args["schedule"] == "0 8 * * *"
     r = await resume_approval(runtime, r.approval, True, deps)
     job = await deps.engine.get(r.job_ids[0])
     assert job.kind == "recurring" and f"#{job.id}" in r.text
@@ -489,5 +489,5 @@ async def test_everything_failing_is_still_a_reply(runtime: Runtime, deps: Homar
 async def test_reference_time_in_instructions(runtime: Runtime, deps: HomarDeps) -> None:
     r = await ask(runtime, deps, "hi", TextPart("Hello."))
     instructions = r.script.infos[0].instructions or ""
-    assert "2026-11-23 16:00 Europe/Berlin" in instructions and "15:00 UTC" in instructions
+    assert "2026-11-23 16:00:00 Europe/Berlin" in instructions and "15:00:00 UTC" in instructions
     assert r.text == "Hello." and not r.clarifier

@@ -96,4 +96,7 @@ async def test_prompt_size_within_target() -> None:
 
     result = await measure()
     assert result["ok"] and isinstance(result["tokens_est"], int) and result["tokens_est"] <= TARGET
-    assert result["tools"] == 15  # 10 scheduling + 5 to-do/heartbeat (issues 9, 23)
+    # 10 scheduling + 5 to-do/heartbeat (issues 9, 23) + time zone (issue 15)
+    assert result["tools"] == 16
+    # a scheduling turn is offered neither the to-do tools nor set_timezone (issue 15)
+    assert result["turn_tools"] == 10 and result["turn_tokens_est"] < result["tokens_est"]

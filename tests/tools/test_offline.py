@@ -45,7 +45,7 @@ CASES: list[tuple[str, str | None, dict[str, object]]] = [
         {"message": "the tea is ready"},
     ),
     ("remind me tonight to water the plants", "schedule_reminder", {"message": "water the plants"}),
-    ("don't let me forget - remind me at 4pm to submit the report", "schedule_reminder", {}),
+    ("don't let me forget - remind me at 5pm to submit the report", "schedule_reminder", {}),
     ("remind me now to drink water", "schedule_reminder", {"reminder_time": "now"}),
     ("remind me to stretch now", "schedule_reminder", {"reminder_time": "now"}),
     (

@@ -1,0 +1,293 @@
+"""The offline model end to end: every README and /help phrase, and issue 15's wrong jobs.
+
+The clock is Monday 2026-11-23 10:00:07 Europe/Berlin (seconds on purpose: relative
+times must be exact to the second).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from storage.db import Database
+from storage.jobs import JobStore
+from storage.todos import TodoStore
+from storage.user_settings import UserSettingsStore
+from tools.agent import Runtime, resume_approval, run_agent
+from tools.engine import Engine, Target, schedule_of
+from tools.schedule import Once, Schedule
+from tools.scheduling import HomarDeps
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 11, 23, 10, 0, 7, tzinfo=BERLIN)
+
+
+def local(day: int, hour: int, minute: int = 0, month: int = 11, year: int = 2026) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=BERLIN)
+
+
+@pytest.fixture
+def engine(db: Database) -> Engine:
+    return Engine(JobStore(db), clock=lambda: NOW)
+
+
+@pytest.fixture
+async def deps(engine: Engine) -> AsyncIterator[HomarDeps]:
+    yield HomarDeps(user_id=1, channel_id=100, engine=engine, tz="Europe/Berlin", guild_id=10)
+
+
+async def say(runtime: Runtime, deps: HomarDeps, text: str) -> Any:
+    deps.now = NOW
+    return await run_agent(runtime, text, deps)
+
+
+async def one_job(deps: HomarDeps, reply: Any) -> Any:
+    assert len(reply.job_ids) == 1, reply.text
+    return await deps.engine.get(reply.job_ids[0])
+
+
+async def approved(runtime: Runtime, deps: HomarDeps, reply: Any) -> Any:
+    assert reply.approval is not None, reply.text
+    deps.now = NOW
+    return await one_job(deps, await resume_approval(runtime, reply.approval, True, deps))
+
+
+async def open_jobs(deps: HomarDeps) -> list[Any]:
+    return await deps.engine.list_jobs(owner_id=1)
+
+
+async def seeded(deps: HomarDeps, command: str, at: datetime) -> int:
+    job = await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command=command,
+        schedule=Schedule(Once(at), "Europe/Berlin"),
+        kind="reminder",
+    )
+    return job.id
+
+
+# ---------------------------------------------------------------- README "Using it"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "at", "words"),
+    [
+        ("remind me tomorrow at 9 to call mom", "reminder", local(24, 9), "call mom"),
+        (
+            "turn the porch light off in 30 minutes",
+            "delayed",
+            NOW + timedelta(minutes=30),
+            "porch light",
+        ),
+        ("my call with Sam is at 3pm", "reminder", local(23, 14, 55), "call with Sam"),
+        (
+            "Ana's birthday is on March 3rd",
+            "reminder",
+            local(3, 9, month=3, year=2027),
+            "Ana's birthday",
+        ),
+        (
+            "don't let me forget to submit the report at 4pm",
+            "reminder",
+            local(23, 16),
+            "submit the report",
+        ),
+        # /help
+        (
+            "remind me in 20 minutes to take the cake out",
+            "reminder",
+            NOW + timedelta(minutes=20),
+            "take the cake out",
+        ),
+    ],
+)
+async def test_readme_one_shot(
+    runtime: Runtime, deps: HomarDeps, text: str, kind: str, at: datetime, words: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.kind == kind and job.next_run_at == at and words in job.command, job.command
+
+
+async def test_readme_nag_follows_up(runtime: Runtime, deps: HomarDeps) -> None:
+    job = await one_job(
+        deps, await say(runtime, deps, "don't let me forget to submit the report at 4pm")
+    )
+    assert job.follow_up is not None
+
+
+async def test_readme_remind_now(runtime: Runtime, deps: HomarDeps) -> None:
+    r = await say(runtime, deps, "remind me now to drink water")
+    assert r.remind_now == "drink water" and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "first_runs", "words"),
+    [
+        (
+            "every weekday at 8 post standup time here",
+            [local(24, 8), local(25, 8), local(26, 8)],
+            "standup",
+        ),
+        (
+            'every weekday at 9 post "standup time" here',
+            [local(24, 9), local(25, 9), local(26, 9)],
+            "standup time",
+        ),
+        (
+            "every 45 minutes check the build",
+            [NOW + timedelta(minutes=45 * k) for k in (1, 2, 3)],
+            "check the build",
+        ),
+    ],
+)
+async def test_readme_repeats_wait_for_approval(
+    runtime: Runtime, deps: HomarDeps, text: str, first_runs: list[datetime], words: str
+) -> None:
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    runs = schedule_of(job).next_runs(NOW, 3)
+    assert runs == first_runs and words in job.command
+
+
+@pytest.mark.parametrize(
+    "text", ["what have I scheduled?", "what's scheduled in this thread?", "list"]
+)
+async def test_readme_list(runtime: Runtime, deps: HomarDeps, text: str) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert "order the pizza" in r.text and not r.job_ids
+
+
+async def test_readme_cancel_pause_move_by_id(runtime: Runtime, deps: HomarDeps) -> None:
+    jid = await seeded(deps, "water the plants", local(24, 18))
+    r = await say(runtime, deps, f"move {jid} to friday 10am")
+    assert (await deps.engine.get(jid)).next_run_at == local(27, 10), r.text  # not 06:10
+    await say(runtime, deps, f"pause {jid}")
+    assert (await deps.engine.get(jid)).status == "paused"
+    await say(runtime, deps, f"resume {jid}")
+    assert (await deps.engine.get(jid)).status == "active"
+    await say(runtime, deps, f"cancel job {jid}")
+    assert (await deps.engine.get(jid)).status == "cancelled"
+    assert len(await open_jobs(deps)) == 0  # and nothing new was created on the way
+
+
+async def test_readme_todo(runtime: Runtime, deps: HomarDeps, db: Database) -> None:
+    r = await say(runtime, deps, "add a task: draft the newsletter")
+    items = await TodoStore(db).list(100)
+    assert [i.description for i in items] == ["draft the newsletter"] and not r.job_ids
+    r = await say(runtime, deps, "what's on my to-do list?")
+    assert "draft the newsletter" in r.text
+
+
+async def test_my_timezone_is(runtime: Runtime, deps: HomarDeps, db: Database) -> None:
+    r = await say(runtime, deps, "my timezone is Tokyo")
+    assert await UserSettingsStore(db).tz(1) == "Asia/Tokyo" and "Asia/Tokyo" in r.text
+
+
+async def test_help(runtime: Runtime, deps: HomarDeps) -> None:
+    r = await say(runtime, deps, "help")
+    assert "remind me" in r.text and not r.job_ids
+
+
+# ---------------------------------------------------------------- issue 15's wrong jobs, as classes
+
+
+async def test_zone_named_by_city(runtime: Runtime, deps: HomarDeps) -> None:
+    job = await one_job(deps, await say(runtime, deps, "remind me at 3pm Tokyo time to call Ken"))
+    assert job.next_run_at == datetime(2026, 11, 24, 15, tzinfo=ZoneInfo("Asia/Tokyo"))
+    assert job.command == "call Ken"
+    job = await one_job(
+        deps, await say(runtime, deps, "at 9am Berlin time tomorrow remind me to stretch")
+    )
+    assert job.next_run_at == local(24, 9) and job.command == "stretch"
+
+
+async def test_set_a_reminder_framing_is_not_the_text(runtime: Runtime, deps: HomarDeps) -> None:
+    job = await one_job(
+        deps, await say(runtime, deps, "set a reminder for 4pm to pick up the kids")
+    )
+    assert job.command == "pick up the kids" and job.next_run_at == local(23, 16)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll be home at 6",
+        "snooze 30 by 10 minutes",
+        "my meeting got moved to 4pm",
+        "the weather is nice today",
+    ],
+)
+async def test_statements_make_no_job(runtime: Runtime, deps: HomarDeps, text: str) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and await open_jobs(deps) == [] and r.text
+
+
+async def test_snooze_by_a_span_moves_from_the_jobs_time(runtime: Runtime, deps: HomarDeps) -> None:
+    jid = await seeded(deps, "order the pizza", local(23, 19))
+    await say(runtime, deps, f"snooze {jid} by 10 minutes")
+    assert (await deps.engine.get(jid)).next_run_at == local(23, 19, 10)
+
+
+async def test_cancel_by_a_word_of_the_text(runtime: Runtime, deps: HomarDeps) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    await say(runtime, deps, "cancel the pizza reminder")
+    assert (await deps.engine.get(pizza)).status == "cancelled"
+    assert (await deps.engine.get(plants)).status == "active"
+
+
+async def test_nag_me_follows_up(runtime: Runtime, deps: HomarDeps) -> None:
+    job = await one_job(deps, await say(runtime, deps, "nag me about the taxes at 6pm"))
+    assert (
+        job.follow_up is not None
+        and job.next_run_at == local(23, 18)
+        and job.command == "the taxes"
+    )
+
+
+async def test_takes_answers_to_its_questions(runtime: Runtime, deps: HomarDeps) -> None:
+    r = await say(runtime, deps, "remind me to call the dentist")
+    assert r.clarifier and not r.job_ids
+    job = await one_job(deps, await say(runtime, deps, "tomorrow at 10"))
+    assert job.next_run_at == local(24, 10) and "dentist" in job.command
+    deps.channel_id = 101  # a fresh thread
+    r = await say(runtime, deps, "remind me at 8am to feed the fish")
+    assert "tomorrow" in r.text and not r.job_ids
+    job = await one_job(deps, await say(runtime, deps, "yes"))
+    assert job.next_run_at == local(24, 8) and "fish" in job.command
+    deps.channel_id = 102
+    await say(runtime, deps, "remind me at 8am to feed the fish")
+    r = await say(runtime, deps, "no")
+    assert not r.job_ids and len(await open_jobs(deps)) == 2
+
+
+async def test_long_request_reads_like_a_short_one(runtime: Runtime, deps: HomarDeps) -> None:
+    text = (
+        "remind me tomorrow at 9 to call the insurance company about the claim for the broken "
+        "window in the kitchen, ask them whether the adjuster can come over soon, and also "
+        "mention that the glass guy needs their written approval before he can start"
+    )
+    assert len(text.split()) > 38
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == local(24, 9) and job.command.startswith("call the insurance")
+    huge = "remind me tomorrow at 9 to " + "go over the notes about the project budget. " * 250
+    assert len(huge) > 11_000
+    r = await say(runtime, deps, huge)
+    assert r.text != "When should I remind you?"
+    for jid in r.job_ids:  # scheduled at the right time, or refused with a reason: never wrong
+        assert (await deps.engine.get(jid)).next_run_at == local(24, 9)
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("remind me in 10 seconds to test", 10), ("in 2 minutes remind me to check the tea", 120)],
+)
+async def test_relative_times_exact_to_the_second(
+    runtime: Runtime, deps: HomarDeps, text: str, seconds: int
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == NOW + timedelta(seconds=seconds)

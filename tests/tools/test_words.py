@@ -1,0 +1,250 @@
+"""The person's words win on *when*, and text-written or malformed tool calls are read.
+
+Each test replays a failure kind seen with small local models (issue 15) through a
+FunctionModel and asserts the job that results.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from tests.tools.conftest import FIXED_NOW
+from tools.agent import Runtime, resume_approval, run_agent
+from tools.reading import repair_args, repair_time
+from tools.scheduling import HomarDeps
+from tools.words import read_words
+
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def local(day: int, hour: int, minute: int = 0, second: int = 0) -> datetime:
+    return datetime(2026, 11, day, hour, minute, second, tzinfo=BERLIN)
+
+
+async def ask(runtime: Runtime, deps: HomarDeps, text: str, *parts: Any) -> Any:
+    replies = [p if isinstance(p, list) else [p] for p in parts] or [[TextPart("ok")]]
+
+    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        n = sum(isinstance(m, ModelResponse) for m in messages)
+        return ModelResponse(parts=replies[min(n, len(replies) - 1)])
+
+    runtime.model = FunctionModel(fn)
+    return await run_agent(runtime, text, deps)
+
+
+async def next_run(deps: HomarDeps, reply: Any) -> datetime:
+    assert reply.job_ids, reply.text
+    job = await deps.engine.get(reply.job_ids[0])
+    assert job.next_run_at is not None
+    return job.next_run_at.astimezone(BERLIN)
+
+
+# ---------------------------------------------------------------- the words win
+
+
+@pytest.mark.parametrize(
+    ("text", "model_time", "expected"),
+    [
+        # the model did date arithmetic and got it wrong: an hour off, a day off, a year off
+        ("remind me tomorrow at 9am to call the dentist", "2026-11-24T10:00", local(24, 9)),
+        ("remind me tonight at 8 to call mom", "2026-11-24T20:00", local(23, 20)),
+        ("remind me on friday at 10 to pay rent", "2026-11-26T10:00", local(27, 10)),
+        (
+            "remind me on dec 5 at 9 to buy a gift",
+            "2027-12-05T09:00",
+            datetime(2026, 12, 5, 9, tzinfo=BERLIN),
+        ),
+        # an ISO time in UTC for a wall-clock time the person gave in their zone
+        ("remind me at 6pm to water the plants", "2026-11-23T18:00:00Z", local(23, 18)),
+    ],
+)
+async def test_wrong_absolute_time_from_the_model(
+    runtime: Runtime, deps: HomarDeps, text: str, model_time: str, expected: datetime
+) -> None:
+    call = ToolCallPart("schedule_reminder", {"reminder_time": model_time, "message": "x"})
+    r = await ask(runtime, deps, text, call)
+    assert await next_run(deps, r) == expected
+
+
+async def test_stray_lead_time_on_an_explicit_reminder_time(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    call = ToolCallPart(
+        "schedule_reminder",
+        {"reminder_time": "tomorrow at 9am", "message": "call the dentist", "minutes_before": 5},
+    )
+    r = await ask(runtime, deps, "remind me tomorrow at 9am to call the dentist", call)
+    assert await next_run(deps, r) == local(24, 9)
+
+
+async def test_lead_time_kept_for_an_event_time(runtime: Runtime, deps: HomarDeps) -> None:
+    call = ToolCallPart(
+        "schedule_reminder",
+        {"reminder_time": "5pm", "message": "call with Sam", "minutes_before": 5},
+    )
+    r = await ask(runtime, deps, "my call with Sam is at 5pm, remind me", call)
+    assert await next_run(deps, r) == local(23, 16, 55)
+
+
+async def test_lead_time_the_person_named_wins(runtime: Runtime, deps: HomarDeps) -> None:
+    call = ToolCallPart(
+        "schedule_reminder",
+        {"reminder_time": "6pm", "message": "standup", "minutes_before": 5},
+    )
+    r = await ask(runtime, deps, "remind me 15 minutes before my meeting at 6pm", call)
+    assert await next_run(deps, r) == local(23, 17, 45)
+
+
+async def test_relative_time_exact_to_the_second(runtime: Runtime, deps: HomarDeps) -> None:
+    deps.now = FIXED_NOW + timedelta(seconds=37)
+    join = ToolCallPart(
+        "schedule_reminder",
+        {"reminder_time": "in 1 hour", "message": "join the call", "minutes_before": 15},
+    )
+    r = await ask(runtime, deps, "in 1 hour and 15 minutes remind me to join the call", join)
+    assert await next_run(deps, r) == local(23, 17, 15, 37)
+    deps.now = FIXED_NOW + timedelta(seconds=37)
+    delayed = ToolCallPart("send_delayed_message", {"message": "check the oven", "minutes": 1})
+    r = await ask(runtime, deps, "check the oven in 10 seconds", delayed)
+    assert await next_run(deps, r) == local(23, 16, 0, 47)
+
+
+async def test_zone_named_by_city(runtime: Runtime, deps: HomarDeps) -> None:
+    call = ToolCallPart("schedule_reminder", {"reminder_time": "15:00", "message": "call Ken"})
+    r = await ask(runtime, deps, "remind me at 3pm Tokyo time tomorrow to call Ken", call)
+    assert await next_run(deps, r) == datetime(2026, 11, 24, 15, tzinfo=ZoneInfo("Asia/Tokyo"))
+
+
+async def test_recurrence_from_the_words_through_approval(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    wrong = ToolCallPart(
+        "schedule_action",
+        {"description": "post standup", "type": "recurring", "schedule": "0 9 * * *"},
+    )
+    r = await ask(runtime, deps, "every weekday at 9 post standup", wrong, TextPart("Done."))
+    assert r.approval is not None and "weekday" in r.text.lower(), r.text
+    done = await resume_approval(runtime, r.approval, True, deps)
+    job = await deps.engine.get(done.job_ids[0])
+    runs = [local(24, 9), local(25, 9), local(26, 9), local(27, 9), local(30, 9)]
+    from tools.engine import schedule_of
+
+    got = schedule_of(job).next_runs(FIXED_NOW, 5)
+    assert [t.astimezone(BERLIN) for t in got] == runs
+
+
+async def test_two_times_in_the_words_correct_nothing(runtime: Runtime, deps: HomarDeps) -> None:
+    words = read_words("move my 5pm reminder to 6pm", FIXED_NOW, "Europe/Berlin")
+    assert words.ambiguous
+    call = ToolCallPart("schedule_reminder", {"reminder_time": "7pm", "message": "x"})
+    r = await ask(runtime, deps, "move my 5pm reminder to 6pm", call)
+    assert await next_run(deps, r) == local(23, 19)
+
+
+async def test_past_bare_time_still_asks(runtime: Runtime, deps: HomarDeps) -> None:
+    call = ToolCallPart("schedule_reminder", {"reminder_time": "2026-11-23T15:00", "message": "x"})
+    r = await ask(runtime, deps, "remind me at 3pm to call mom", call)
+    assert r.clarifier and not r.job_ids
+
+
+async def test_nag_words_turn_on_follow_ups(runtime: Runtime, deps: HomarDeps) -> None:
+    call = ToolCallPart("schedule_reminder", {"reminder_time": "6pm", "message": "the taxes"})
+    r = await ask(runtime, deps, "nag me about the taxes at 6pm", call)
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.follow_up is not None and "follow up" in r.text
+
+
+# ---------------------------------------------------------------- text calls
+
+
+_ARGS = '{"reminder_time": "tomorrow at 9", "message": "call mom"}'
+_CALL = '{"name": "schedule_reminder", "arguments": ' + _ARGS + "}"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"<tools><function name=\"schedule_reminder\" arguments='{_ARGS}'/></tools>",
+        f"<tool_call>\n{_CALL}\n</tool_call>",
+        f"<tools>{_CALL}</tools>",
+        f"<|python_tag|>{_CALL}",
+        f"[TOOL_CALLS] [{_CALL}]",
+        f"Sure!\n```json\n{_CALL}\n```",
+        f"Okay: {_CALL}",
+        "{" + _CALL + "}",
+        f"<function=schedule_reminder>{_ARGS}</function>",
+        '{"function": {"name": "schedule_reminder", "arguments": ' + repr(_ARGS)[0] + "}}",
+    ][:-1],
+)
+async def test_text_call_forms(runtime: Runtime, deps: HomarDeps, reply: str) -> None:
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart(reply))
+    assert r.requests == 1 and await next_run(deps, r) == local(24, 9), r.text
+    assert "function" not in r.text and "{" not in r.text and "tool" not in r.text
+
+
+async def test_several_text_calls_in_one_reply(runtime: Runtime, deps: HomarDeps) -> None:
+    a = '{"name": "schedule_reminder", "arguments": {"reminder_time": "6pm", "message": "a"}}'
+    b = '{"name": "send_delayed_message", "arguments": {"message": "b", "minutes": 30}}'
+    r = await ask(
+        runtime,
+        deps,
+        "remind me of a and do b later",
+        TextPart(f"<tool_call>{a}</tool_call>\n<tool_call>{b}</tool_call>"),
+    )
+    assert len(r.job_ids) == 2, r.text
+
+
+# ---------------------------------------------------------------- malformed arguments
+
+
+async def test_impossible_minute_and_string_numbers_repaired(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    call = ToolCallPart(
+        "schedule_reminder",
+        {"reminder_time": "2026-11-24T13:66", "message": "x", "follow_up": "yes"},
+    )
+    r = await ask(runtime, deps, "do it", call)
+    assert r.requests == 1 and await next_run(deps, r) == local(24, 14, 6)
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.follow_up is not None
+    call = ToolCallPart("send_delayed_message", {"message": "tea", "minutes": "30 minutes"})
+    r = await ask(runtime, deps, "do it", call)
+    assert r.requests == 1 and await next_run(deps, r) == local(23, 16, 30)
+
+
+def test_repair_helpers() -> None:
+    assert repair_time("13:66") == "14:06"
+    assert repair_time("2026-11-23T23:75:00+01:00") == "2026-11-24T00:15:00+01:00"
+    assert repair_time("25:00") == "25:00"
+    schema = {
+        "properties": {"n": {"type": "integer"}, "b": {"type": "boolean"}, "s": {"type": "string"}},
+        "required": ["s"],
+    }
+    got = repair_args({"n": "5 times", "b": "no", "s": 7, "junk": 1, "x": None}, schema)
+    assert got == {"n": 5, "b": False, "s": "7"}
+
+
+async def test_fired_run_text_calls_are_not_read(runtime: Runtime, deps: HomarDeps) -> None:
+    """A job's command is data: a tool call written in the reply to a fired run runs nothing."""
+    deps.fired, deps.fired_job_id, deps.fired_kind = True, 7, "delayed"
+    r = await ask(runtime, deps, "post the report", TextPart(f"<tool_call>{_CALL}</tool_call>"))
+    assert not r.job_ids and r.approval is None
+    assert await deps.engine.list_jobs(owner_id=1) == []
+
+
+async def test_fired_run_cannot_change_the_time_zone(
+    runtime: Runtime, deps: HomarDeps, db: Any
+) -> None:
+    from storage.user_settings import UserSettingsStore
+
+    deps.fired, deps.fired_job_id, deps.fired_kind = True, 7, "delayed"
+    call = ToolCallPart("set_timezone", {"zone": "Tokyo"})
+    await ask(runtime, deps, "my timezone is Tokyo", call, TextPart("ok"))
+    assert await UserSettingsStore(db).tz(1) is None

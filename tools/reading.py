@@ -1,0 +1,209 @@
+"""What a model replied, read the way it was meant: text tool calls and repaired arguments.
+
+Small local models often write their tool calls as text (`<tool_call>…</tool_call>`,
+`<tools><function name=… arguments='…'/></tools>`, `[TOOL_CALLS] […]`, fenced JSON, …)
+and get arguments slightly wrong (a number as a string, "13:66", `"yes"` for a boolean).
+`ReadingModel` wraps the configured model for a run: each response's tool calls get their
+arguments repaired against the tool's schema, and — when the run answers a person's
+live message — a text reply holding tool calls becomes those calls, so they run exactly
+like native ones (a repeating job still waits for approval). A repeating seed-000 tag
+(`[CRON: '0 9 * * 1-5' / MSG: '…']`) becomes a `schedule_action` call the same way.
+Repairs happen here, in code: the model is never asked again for what is clearly meant.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    ModelResponsePart,
+    TextPart,
+    ToolCallPart,
+)
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
+
+from tools.schedule import Cron, ScheduleError
+from tools.textcalls import parse_calls, parse_tags
+
+__all__ = ["ReadingModel", "read_response", "repair_args", "repair_time"]
+
+_TRUE = {"true", "yes", "y", "1", "on"}
+_FALSE = {"false", "no", "n", "0", "off", "none", ""}
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+# A clock time whose fields overflow ("13:66", "2026-11-23T13:66:00"): carried, not refused.
+_CLOCK = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})?(?P<sep>[T ])?(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
+)
+
+
+def repair_time(text: str) -> str:
+    """Carry overflowing minutes/seconds/hours into the next unit ("13:66" → "14:06")."""
+    m = _CLOCK.match(text.strip())
+    # Only a time or ISO date-time on its own: "daily@09:60" is a schedule string to refuse.
+    if m is None or not re.fullmatch(r"\s*(?:Z|[+-]\d{2}:?\d{2})?\s*", text.strip()[m.end() :]):
+        return text
+    h, mi, sec = int(m.group("h")), int(m.group("m")), int(m.group("s") or 0)
+    if h < 24 and mi < 60 and sec < 60:
+        return text
+    span = timedelta(hours=h, minutes=mi, seconds=sec)
+    if m.group("date"):
+        try:
+            day = datetime.fromisoformat(m.group("date"))
+        except ValueError:
+            return text
+        at = day + span
+        fixed = at.strftime("%Y-%m-%d") + (m.group("sep") or "T") + at.strftime("%H:%M:%S")
+    else:
+        if span >= timedelta(days=1):
+            return text  # "25:00" without a date has no day to carry into
+        total = int(span.total_seconds())
+        fixed = f"{total // 3600:02d}:{total % 3600 // 60:02d}"
+        if m.group("s"):
+            fixed += f":{total % 60:02d}"
+    return fixed + text.strip()[m.end() :]
+
+
+def _coerce(value: Any, prop: dict[str, Any]) -> Any:
+    kinds = prop.get("type")
+    if kinds is None and "anyOf" in prop:
+        kinds = [p.get("type") for p in prop["anyOf"] if isinstance(p, dict)]
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if value is None:
+        return None
+    if "integer" in kinds and not isinstance(value, bool):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            n = _NUMBER.search(value)
+            if n is not None:
+                return round(float(n.group()))
+    if "boolean" in kinds and isinstance(value, str | int) and not isinstance(value, bool):
+        low = str(value).strip().lower()
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+    if "string" in kinds:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        if isinstance(value, str):
+            return repair_time(value)
+    if "enum" in prop and isinstance(value, str):
+        low = value.strip().lower()
+        for option in prop["enum"]:
+            if isinstance(option, str) and option.lower() == low:
+                return option
+    return value
+
+
+def repair_args(args: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments fitted to a tool's JSON schema: unknown keys and nulls dropped, kinds fixed."""
+    props: dict[str, Any] = schema.get("properties") or {}
+    if not props:
+        return args
+    required = set(schema.get("required") or ())
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        prop = props.get(key)
+        if not isinstance(prop, dict):
+            continue  # a made-up argument would fail validation; drop it
+        if value is None and key not in required:
+            continue  # "null" for an optional argument means "the default"
+        out[key] = _coerce(value, prop)
+    return out
+
+
+def _tools(params: ModelRequestParameters) -> dict[str, ToolDefinition]:
+    return {t.name: t for t in [*params.function_tools, *params.output_tools]}
+
+
+def _repeating(cron: str) -> bool:
+    """A cron naming one date (all of minute, hour, day and month fixed) is a one-time job."""
+    f = cron.split()
+    return len(f) == 5 and not (all(x.isdigit() for x in f[:4]) and f[4] == "*")
+
+
+def _text_calls(text: str, tools: dict[str, ToolDefinition]) -> list[ToolCallPart]:
+    calls = parse_calls(text, tools)
+    if calls:
+        return [ToolCallPart(c.name, c.args) for c in calls]
+    tag = parse_tags(text)
+    if tag.kind == "cron" and tag.cron and _repeating(tag.cron) and "schedule_action" in tools:
+        try:
+            Cron(tag.cron)
+        except ScheduleError:
+            return []  # the text path says what was wrong with it
+        desc = tag.message or tag.friendly
+        if desc:
+            args = {"description": desc, "type": "recurring", "schedule": tag.cron}
+            return [ToolCallPart("schedule_action", args)]
+    return []
+
+
+def read_response(
+    response: ModelResponse, params: ModelRequestParameters, *, read_text: bool
+) -> ModelResponse:
+    """The response with repaired arguments and (if `read_text`) text calls made real."""
+    tools = _tools(params)
+    parts: list[ModelResponsePart] = []
+    changed = False
+    for part in response.parts:
+        if isinstance(part, ToolCallPart) and part.tool_name in tools:
+            try:
+                args = part.args_as_dict()
+            except Exception:
+                parts.append(part)
+                continue
+            fixed = repair_args(args, tools[part.tool_name].parameters_json_schema)
+            if fixed != args:
+                part = ToolCallPart(part.tool_name, fixed, part.tool_call_id)
+                changed = True
+        parts.append(part)
+    has_calls = any(isinstance(p, ToolCallPart) for p in parts)
+    if read_text and not has_calls:
+        text = "".join(p.content for p in parts if isinstance(p, TextPart))
+        calls = _text_calls(text, tools) if text else []
+        if calls:
+            parts = [
+                ToolCallPart(
+                    c.tool_name,
+                    repair_args(c.args_as_dict(), tools[c.tool_name].parameters_json_schema),
+                )
+                for c in calls
+            ]
+            changed = True
+    if not changed:
+        return response
+    return replace(response, parts=parts)
+
+
+@dataclass(init=False)
+class ReadingModel(WrapperModel):
+    """The configured model, its replies read by `read_response`.
+
+    `read_text`: whether text may become tool calls — only when answering a person's
+    live message, never on a fired run (a job's command is data, not a request).
+    """
+
+    read_text: bool
+
+    def __init__(self, wrapped: Any, *, read_text: bool) -> None:
+        super().__init__(wrapped)
+        self.read_text = read_text
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        response = await super().request(messages, model_settings, model_request_parameters)
+        return read_response(response, model_request_parameters, read_text=self.read_text)

@@ -1,0 +1,366 @@
+"""The person's own words are the authority on *when*.
+
+A model may compute a time itself and get it wrong (an hour off, the wrong weekday,
+"tonight at 8" as tomorrow, a lead time on an explicit reminder time). `read_words` reads
+the person's live message once with the time language; `Words.settle_*` then correct the
+time arguments a tool resolved (instant, delay, recurrence, end, lead time) wherever the
+message says something unambiguous and the tool disagrees. The scheduling tools call
+these at the single place each kind of time is resolved, so every tool with a time
+argument is corrected the same way, whatever model (or none) wrote the call.
+
+The same reading serves the offline model: what it finds here is what it schedules.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from tools import timeparse
+from tools.schedule import Schedule, ScheduleError, zone
+from tools.zones import resolve_zone
+
+__all__ = ["Words", "read_words"]
+
+_MENTION = re.compile(r"<@!?\d+>")
+# "3pm Tokyo time", "9am in Berlin time", "at 10 New York time": a city's wall clock.
+_CITY_TIME = re.compile(r"\b(?:in\s+)?([A-Za-z][A-Za-z_/]*(?:[ _][A-Za-z]+)?)\s+time\b", re.I)
+# "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
+_LEAD = re.compile(
+    r"\b(\d+|an?|one|two|five|ten|fifteen|twenty|thirty|half an?)\s*"
+    r"(m|mins?|minutes?|h|hrs?|hours?)\s+(?:before|early|earlier|ahead|prior)\b",
+    re.I,
+)
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "five": 5, "ten": 10, "fifteen": 15}
+_NUMBERS |= {"twenty": 20, "thirty": 30}
+# The time of an event: "my call is at 3", "the meeting starts at 10", "dinner's at 7".
+_COPULA = re.compile(
+    r"(?:\b(?:is|are|was|starts?|begins?|kicks off|happens?|will be)|'s)\s+"
+    r"(?:at|on|in|from|tomorrow|today|tonight|this|next|\d)",
+    re.I,
+)
+_EVENT_NOUN = (
+    r"meeting|call|appointment|interview|standup|stand-up|sync|1:1|webinar|class|lesson|"
+    r"flight|train|dinner|lunch|game|match|show|party|session|exam|test|doctor|dentist"
+)
+# "I have a meeting at 3", "dentist appointment tomorrow at 10": the time belongs to an event.
+_HAVE_EVENT = re.compile(
+    rf"\b(?:i have|i've got|i got|there's|we have|got)\s+(?:an?|my|the|our)?\s*[\w\s-]{{0,30}}?"
+    rf"\b(?:{_EVENT_NOUN})\b",
+    re.I,
+)
+_ABOUT_EVENT = re.compile(
+    rf"\b(?:remind|ping|nudge|tell)\s+(?:me|us)\s+(?:about|of|before)\s+(?:my|the|our|a)?\s*"
+    rf"[\w\s-]{{0,30}}?\b(?:{_EVENT_NOUN})\b",
+    re.I,
+)
+# "snooze 42 by 10 minutes", "push it back an hour": a shift of an existing job, not a time.
+_SHIFT = re.compile(
+    r"\b(?:snooze|push|postpone|delay|bump|move|shift)\b.*?\b(?:by|back)\s+"
+    r"(?:an?|\d+|half an?)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?)\b",
+    re.I,
+)
+# End conditions of a repeat: "3 times", "until december 18", "for the next hour".
+_TIMES = re.compile(
+    r"(?:,\s*|\s+)(?:for\s+)?(\d+|twice|once)\s*(?:times|x)\b(?:\s+(?:total|in all))?", re.I
+)
+_UNTIL = re.compile(r"(?:,\s*|\s+)(?:until|till|til|through|thru)\s+([^,.;!?]+)", re.I)
+_FOR_NEXT = re.compile(
+    r"(?:,\s*|\s+)for\s+the\s+next\s+((?:\d+|an?|one|two|three|half an?)?\s*"
+    r"(?:min(?:ute)?s?|hours?|days?|weeks?))\b",
+    re.I,
+)
+# A job named by its number ("move 42 to friday", "job 42") is not a time of day.
+_JOB_REF = re.compile(
+    r"\b((?:move|change|reschedule|push|snooze|postpone|delay|shift|bump|cancel|delete|"
+    r"remove|pause|resume|unpause|stop|edit|update)\s+(?:(?:job|reminder|task|number)\s+)?"
+    r"|(?:job|reminder|task)\s+)#?\d+\b",
+    re.I,
+)
+# Common misspellings of time words, read as meant.
+_TYPOS = {
+    r"tomm?orr?ow|tomorow|tommorrow|tomorrw|tmrw|tmr|2morrow|2moro|2mrw": "tomorrow",
+    r"minuts|mintues|minites|minuets": "minutes",
+    r"tonite|2nite": "tonight",
+    r"wensday|wedensday|wednsday": "wednesday",
+    r"thurs|thursay": "thursday",
+    r"tuesay|tues": "tuesday",
+    r"firday|fryday": "friday",
+}
+_TYPO_RE = [(re.compile(rf"(?<![\w'])(?:{k})(?![\w'])", re.I), v) for k, v in _TYPOS.items()]
+# A zone named in the words: the calendar day there may differ from the person's.
+_ZONEISH = re.compile(
+    r"\b(?:utc|gmt|[a-z]{1,3}[sd]t|cet|cest|jst|ist|aest|aedt|bst|msk)\b|\b(?:utc|gmt)?[+-]\d{1,2}\b",
+    re.I,
+)
+MAX_WORDS = 40  # the time language reads a phrase this long; longer text is read by clause
+_CLAUSE = re.compile(r"(?<=[,.;!?])\s+|\s+(?=(?:and|but|because|so)\s)", re.I)
+# "team call at 5pm": an event noun with its time; not "remind me to join the call at 3".
+_NOUN_AT = re.compile(
+    r"\b(?:meeting|call|appointment|interview|standup|stand-up|sync|1:1|webinar|class|lesson|"
+    r"flight|train|party|session|exam)\s+(?:is\s+)?(?:at|on|tomorrow|today|tonight)\b",
+    re.I,
+)
+_REMIND_AT = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:remind|ping|nudge)\s+(?:me|us)\s+"
+    r"(?:at|in|on|tomorrow|today|tonight|to|every|this|next)\b",
+    re.I,
+)
+_NAG = re.compile(
+    r"\b(?:don'?t let me forget|do not let me forget|nag me|keep (?:reminding|bugging|nagging)"
+    r"|make sure i|until i (?:do|answer|confirm|reply)|bug me)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Words:
+    """What a live message says about time; `None` fields say nothing (or nothing clear)."""
+
+    text: str
+    instant: datetime | None = None  # the one instant named, in the user's zone
+    recurrence: Schedule | None = None  # the one recurrence named
+    rest: str = ""  # the message without its time phrase
+    zone: str | None = None  # a zone the person named ("Tokyo time")
+    lead: timedelta | None = None  # a lead time the person named ("10 minutes before")
+    event: bool = False  # the time is of an event, not of the reminder
+    nag: bool = False  # "don't let me forget", "nag me"
+    ambiguous: bool = False  # two times, or a zone that couldn't be read: don't correct
+    rolled: bool = False  # a bare time already past today; `instant` is tomorrow's
+
+    # ------------------------------------------------------------ corrections
+
+    def settle_instant(self, at: datetime, *, lead: timedelta = timedelta(0)) -> datetime:
+        """The instant a tool should use: the words' instant when they disagree with `at`.
+
+        `at` is what the tool resolved *before* any lead time; with a lead, the words'
+        instant is the event time and the lead is kept (see `settle_lead`).
+        """
+        if self.instant is None or self.ambiguous:
+            return at
+        return at if at == self.instant else self.instant
+
+    def settle_delay(self, now: datetime, delay: timedelta) -> timedelta:
+        """A delay ("in 2 hours") as the words say it, exact to the second."""
+        if self.instant is None or self.ambiguous:
+            return delay
+        said = self.instant - now
+        return delay if abs(said - delay) < timedelta(seconds=1) else said
+
+    def settle_lead(self, minutes_before: int) -> int:
+        """A lead time applies only to the time of an event; the person's own lead wins."""
+        if self.lead is not None:
+            return int(self.lead.total_seconds() // 60)
+        if self.instant is None or self.ambiguous:
+            return minutes_before
+        return minutes_before if self.event else 0
+
+    def settle_recurrence(self, sched: Schedule, now: datetime) -> Schedule:
+        """The words' recurrence (with its end conditions) when the tool's runs differ."""
+        rec = self.recurrence
+        if rec is None or self.ambiguous:
+            return sched
+        mine = rec.next_runs(now, 12)  # over a week, so weekday sets differ
+        if mine == sched.next_runs(now, 12) and (rec.until, rec.max_runs) in (
+            (None, None),
+            (sched.until, sched.max_runs),
+        ):
+            return sched
+        try:
+            return Schedule(
+                rec.spec, rec.tz, rec.until or sched.until, rec.max_runs or sched.max_runs
+            )
+        except ScheduleError:
+            return sched
+
+    def settle_follow_up(self, follow_up: bool) -> bool:
+        return follow_up or self.nag
+
+
+def _lead(text: str) -> tuple[timedelta | None, str]:
+    m = _LEAD.search(text)
+    if m is None:
+        return None, text
+    q = m.group(1).lower()
+    n = 0.5 if q.startswith("half") else float(_NUMBERS.get(q, 0) or (q.isdigit() and int(q)))
+    unit = m.group(2).lower()
+    minutes = n * 60 if unit.startswith("h") else n
+    if not 0 < minutes <= 24 * 60:
+        return None, text
+    cut = (text[: m.start()] + " " + text[m.end() :]).strip()
+    return timedelta(minutes=minutes), " ".join(cut.split())
+
+
+def _city(text: str) -> tuple[str | None, str, bool]:
+    """A zone named as "<city> time": (zone, text without it, whether one was unreadable)."""
+    for m in _CITY_TIME.finditer(text):
+        name = m.group(1)
+        words = name.split()
+        # Take the longest tail of the words before "time" that names a zone.
+        for k in range(len(words)):
+            cand = " ".join(words[k:])
+            found = resolve_zone(cand)
+            if found is not None:
+                start = m.start(1) + name.find(cand)
+                cut = text[:start].removesuffix("in ") + " " + text[m.end() :]
+                return found, " ".join(cut.split()), False
+    return None, text, False
+
+
+def read_words(text: str, now: datetime, tz: str) -> Words:
+    """Read the time in a person's message (`now` aware; `tz` their zone). Never raises."""
+    raw = " ".join(_MENTION.sub(" ", text or "").split())
+    try:
+        return _read(raw, now, tz)
+    except Exception:  # a reading that fails corrects nothing
+        return Words(raw, ambiguous=True)
+
+
+def _ends(body: str, now: datetime, tz: str) -> tuple[str, datetime | None, int | None]:
+    """Cut a repeat's end conditions out of `body`: (body, until, max runs)."""
+    until: datetime | None = None
+    runs: int | None = None
+    m = _TIMES.search(body)
+    if m is not None:
+        q = m.group(1).lower()
+        runs = {"once": 1, "twice": 2}.get(q) or int(q)
+        body = body[: m.start()] + body[m.end() :]
+    m = _UNTIL.search(body) or _FOR_NEXT.search(body)
+    if m is not None:
+        phrase = m.group(1).strip()
+        end = m.end()
+        if m.re is _FOR_NEXT:
+            if not re.match(r"\d|an?\b|one|two|three|half", phrase, re.I):
+                phrase = "1 " + phrase
+            span = timeparse.parse_duration(phrase)
+            until = now + span if span is not None else None
+        else:
+            words = phrase.split()
+            for k in range(min(len(words), 6), 0, -1):  # the longest run of words that is a time
+                until = timeparse.parse_instant(" ".join(words[:k]), now=now, tz=tz)
+                if until is not None:
+                    end = m.start(1) + len(" ".join(words[:k]))
+                    break
+            if until is not None and (until.hour, until.minute) == (9, 0):
+                until = until.replace(hour=23, minute=59)  # "until friday": through that day
+        if until is not None:
+            body = body[: m.start()] + body[end:]
+    return " ".join(body.split()), until, runs
+
+
+def _find(body: str, now: datetime, tz: str) -> tuple[timeparse.When | None, str]:
+    """The time in `body`; a long message is read clause by clause (the one with a time)."""
+    if len(body.split()) <= MAX_WORDS:
+        return timeparse.split_when(body, now=now, tz=tz), ""
+    clauses = [c for c in _CLAUSE.split(body) if c and c.strip()][:400]
+    hits = []
+    for i, clause in enumerate(clauses):
+        if len(clause.split()) > MAX_WORDS:
+            continue
+        got = timeparse.split_when(clause, now=now, tz=tz)
+        if got is not None:
+            hits.append((i, got))
+    if len(hits) != 1:
+        return None, "" if not hits else "several"
+    i, got = hits[0]
+    rest = " ".join([*clauses[:i], got.rest, *clauses[i + 1 :]])
+    return timeparse.When(got.schedule, rest), ""
+
+
+def normalize(text: str) -> str:
+    """The message with job numbers set aside and time-word typos fixed."""
+    text = _JOB_REF.sub(lambda m: m.group(1).split()[0] + " ", text)
+    for pattern, word in _TYPO_RE:
+        text = pattern.sub(word, text)
+    return " ".join(text.split())
+
+
+def _read(raw: str, now: datetime, tz: str) -> Words:
+    nag = bool(_NAG.search(raw))
+    if _SHIFT.search(raw):  # "snooze 42 by 10 minutes" moves a job by a span, from its time
+        return Words(raw, nag=nag, ambiguous=True)
+    lead, body = _lead(normalize(raw))
+    named, body, _bad = _city(body)
+    body, until, runs = _ends(body, now, tz)
+    found, note = _find(body, now, tz)
+    if found is None:
+        return Words(raw, rest=body, zone=named, lead=lead, nag=nag, ambiguous=bool(note))
+    rest = found.rest
+    # A second time in what is left ("move my 3pm to 5pm") makes the message ambiguous.
+    again = timeparse.split_when(rest, now=now, tz=named or tz) if rest else None
+    ambiguous = again is not None and _strong(rest)
+    event = lead is not None or bool(
+        _COPULA.search(raw)
+        or _HAVE_EVENT.search(raw)
+        or _ABOUT_EVENT.search(raw)
+        or (_NOUN_AT.search(raw) and not _REMIND_AT.match(raw))
+    )
+    if isinstance(found.schedule, Schedule):
+        sched = found.schedule
+        if named:  # "every day at 9 Tokyo time" repeats on Tokyo's clock
+            there, _ = _find(body, now, named)
+            if there is not None and isinstance(there.schedule, Schedule):
+                sched = there.schedule
+        if until is not None or runs is not None:
+            try:
+                sched = Schedule(sched.spec, sched.tz, until or sched.until, runs or sched.max_runs)
+            except ScheduleError:
+                return Words(raw, rest=rest, nag=nag, ambiguous=True)
+        return Words(
+            raw, recurrence=sched, rest=rest, zone=named, lead=lead, nag=nag, ambiguous=ambiguous
+        )
+    at = found.schedule.astimezone(zone(tz))
+    relative = re.search(r"\bin\s+(?:\d|an?\b|half)", body, re.I)
+    if named and not relative and _DAY.search(body):
+        # "tomorrow at 3pm Tokyo time": the speaker's day, Tokyo's wall clock.
+        at = at.replace(tzinfo=zone(named)).astimezone(zone(tz))
+    elif named and not relative:
+        # "at 3pm Tokyo time": the next 3pm there.
+        there, _ = _find(body, now, named)
+        if there is not None and isinstance(there.schedule, datetime):
+            at = there.schedule.astimezone(zone(tz))
+    if named and not relative:
+        wall = at.astimezone(zone(named))
+        while wall <= now:  # a time of day already past there: the next one
+            wall = (wall.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone(named))
+        at = wall.astimezone(zone(tz))
+    local_day = now.astimezone(zone(tz)).date()
+    if at.date() != local_day and not _DAY.search(body) and not named and not _ZONEISH.search(body):
+        # A bare time already past today: whether tomorrow is meant is the person's call
+        # (the tool asks), so the words don't pick the day.
+        ambiguous = rolled = True
+    else:
+        rolled = False
+    return Words(
+        raw,
+        instant=at,
+        rest=rest,
+        zone=named,
+        lead=lead,
+        event=event,
+        nag=nag,
+        ambiguous=ambiguous,
+        rolled=rolled,
+    )
+
+
+_DAY = re.compile(
+    r"\b(tomorrow|tmrw|tmr|tonight|today|mon|tue|wed|thu|fri|sat|sun|next|this|in (?:\d|an?\b)|"
+    r"week|weekend|month|year|day|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+    r"\d{4}|\d{1,2}(st|nd|rd|th))|\d+[/.-]\d+",
+    re.I,
+)
+
+
+def _strong(rest: str) -> bool:
+    """Whether the leftover time is a real time word, not a stray number ("take 2 pills")."""
+    return bool(
+        re.search(
+            r"\b(\d{1,2}(:\d{2})?\s*(am|pm)|\d{1,2}:\d{2}|at \d|tomorrow|today|tonight|noon|"
+            r"midnight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|in \d+ \w+|"
+            r"next \w+)\b",
+            rest,
+            re.I,
+        )
+    )
