@@ -430,7 +430,7 @@ async def _run(
     if toolsets:
         extra["toolsets"] = toolsets
     if not _is_offline(model):  # repair arguments; text calls only when a person asked
-        model = ReadingModel(model, read_text=not deps.fired)
+        model = ReadingModel(model, read_text=deps.state.text_calls)
     result = await rt.agent.run(
         prompt,
         deps=deps,

@@ -30,7 +30,9 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
+from tools import provenance
 from tools.schedule import Cron, ScheduleError
+from tools.scheduling import PLAIN_TOOLS
 from tools.textcalls import parse_calls, parse_tags
 
 __all__ = ["ReadingModel", "read_response", "repair_args", "repair_time"]
@@ -131,11 +133,24 @@ def _repeating(cron: str) -> bool:
     return len(f) == 5 and not (all(x.isdigit() for x in f[:4]) and f[4] == "*")
 
 
-def _text_calls(text: str, tools: dict[str, ToolDefinition]) -> list[ToolCallPart]:
+def _text_calls(
+    text: str, tools: dict[str, ToolDefinition], messages: list[ModelMessage]
+) -> list[ToolCallPart]:
+    """Calls written in the reply, only if they are the model's own answer to the person
+    (not repeated from a tool result, the thread or a job: see `tools.provenance`)."""
     calls = parse_calls(text, tools)
+    if any(c.name in PLAIN_TOOLS for c in calls):
+        return []  # the text path answers a listing in the same request
     if calls:
+        if not all(
+            provenance.is_own_reply(messages, provenance.call_key(c.name, c.args), tools)
+            for c in calls
+        ):
+            return []
         return [ToolCallPart(c.name, c.args) for c in calls]
     tag = parse_tags(text)
+    if not provenance.is_own_reply(messages, provenance.tag_key(tag), tools):
+        return []
     if tag.kind == "cron" and tag.cron and _repeating(tag.cron) and "schedule_action" in tools:
         try:
             Cron(tag.cron)
@@ -148,8 +163,36 @@ def _text_calls(text: str, tools: dict[str, ToolDefinition]) -> list[ToolCallPar
     return []
 
 
+_KINDS: dict[str, type | tuple[type, ...]] = {
+    "integer": int,
+    "boolean": bool,
+    "string": str,
+    "number": (int, float),
+}
+
+
+def _fits(call: ToolCallPart, tools: dict[str, ToolDefinition]) -> bool:
+    """Whether a text call's repaired arguments fit its tool; if not, the text path asks the
+    model again (a text call has no call id for pydantic-ai to retry against)."""
+    schema = tools[call.tool_name].parameters_json_schema
+    props: dict[str, Any] = schema.get("properties") or {}
+    args = repair_args(call.args_as_dict(), schema)
+    if any(key not in args for key in schema.get("required") or ()):
+        return False
+    for key, value in args.items():
+        kind = props.get(key, {}).get("type")
+        want = _KINDS.get(kind) if isinstance(kind, str) else None
+        if want is not None and not isinstance(value, want):
+            return False
+    return True
+
+
 def read_response(
-    response: ModelResponse, params: ModelRequestParameters, *, read_text: bool
+    response: ModelResponse,
+    params: ModelRequestParameters,
+    *,
+    read_text: bool,
+    messages: list[ModelMessage] | None = None,
 ) -> ModelResponse:
     """The response with repaired arguments and (if `read_text`) text calls made real."""
     tools = _tools(params)
@@ -170,7 +213,8 @@ def read_response(
     has_calls = any(isinstance(p, ToolCallPart) for p in parts)
     if read_text and not has_calls:
         text = "".join(p.content for p in parts if isinstance(p, TextPart))
-        calls = _text_calls(text, tools) if text else []
+        calls = _text_calls(text, tools, list(messages or [])) if text else []
+        calls = calls if all(_fits(c, tools) for c in calls) else []
         if calls:
             parts = [
                 ToolCallPart(
@@ -190,7 +234,7 @@ class ReadingModel(WrapperModel):
     """The configured model, its replies read by `read_response`.
 
     `read_text`: whether text may become tool calls — only when answering a person's
-    live message, never on a fired run (a job's command is data, not a request).
+    live message, never on a fired run or an approval decision (a job's command is data).
     """
 
     read_text: bool
@@ -206,4 +250,6 @@ class ReadingModel(WrapperModel):
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
         response = await super().request(messages, model_settings, model_request_parameters)
-        return read_response(response, model_request_parameters, read_text=self.read_text)
+        return read_response(
+            response, model_request_parameters, read_text=self.read_text, messages=messages
+        )

@@ -85,12 +85,6 @@ async def seeded(deps: HomarDeps, command: str, at: datetime) -> int:
         ),
         ("my call with Sam is at 3pm", "reminder", local(23, 14, 55), "call with Sam"),
         (
-            "Ana's birthday is on March 3rd",
-            "reminder",
-            local(3, 9, month=3, year=2027),
-            "Ana's birthday",
-        ),
-        (
             "don't let me forget to submit the report at 4pm",
             "reminder",
             local(23, 16),
@@ -110,6 +104,14 @@ async def test_readme_one_shot(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.kind == kind and job.next_run_at == at and words in job.command, job.command
+
+
+async def test_readme_birthday(runtime: Runtime, deps: HomarDeps) -> None:
+    """09:00 that day: once, or (the time language reads birthdays as yearly) every year."""
+    r = await say(runtime, deps, "Ana's birthday is on March 3rd")
+    job = await (approved(runtime, deps, r) if r.approval is not None else one_job(deps, r))
+    assert schedule_of(job).next_runs(NOW, 1) == [local(3, 9, month=3, year=2027)]
+    assert "Ana's birthday" in job.command
 
 
 async def test_readme_nag_follows_up(runtime: Runtime, deps: HomarDeps) -> None:
