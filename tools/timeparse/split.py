@@ -11,6 +11,7 @@ from datetime import datetime
 
 from tools.schedule import Schedule
 
+from . import duration, holidays, instant, lexicon, recurrence
 from .foreign import split_foreign
 from .instant import parse_instant, zone_named
 from .invalid import explain_invalid_date
@@ -19,6 +20,11 @@ from .recurrence import _KEYWORD, occasion_of, parse_recurrence
 MAX_TOKENS = 40
 MAX_SPAN = 16
 MAX_LEN = 1000
+# Hard bound on the grammar work one message may cost, in words parsed (summed over the
+# distinct spans tried). Only spans of words the grammar knows are tried, so ordinary
+# messages stay far below it; text that is nothing but time words (machine-made or
+# adversarial: "1 jan 2 feb 3 mar …") is answered "no time found" rather than slowly.
+WORK_BUDGET = 200
 
 _LEAD = re.compile(
     r"^(?:(?:please|pls|hey|ok|okay)[\s,]+)?(?:(?:can you|could you|would you)\s+)?"
@@ -126,6 +132,52 @@ _ADVERBS = frozenset(
 )
 
 
+def _strings(value: object) -> list[str]:
+    """The strings in a grammar table (a pattern, a word, or a container of them)."""
+    if isinstance(value, re.Pattern):
+        return [value.pattern]
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict | frozenset | set | list | tuple):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def _grammar_fragments() -> re.Pattern[str]:
+    """Every word (3+ letters) the English grammar's patterns and word tables mention.
+
+    A phrase the grammar reads is made of such words, digits and short glue ("a", "pm");
+    a word it never mentions ("call", "mom") cannot be inside one. Derived from the
+    grammar itself so that a rule added later is covered without a second list to keep
+    in step; matching by substring errs on the side of trying a span.
+    """
+    sources = [p.pattern for p, _ in instant._PIECES]
+    for module in (instant, recurrence, duration, holidays, lexicon):
+        sources.extend(s for value in vars(module).values() for s in _strings(value))
+    words: set[str] = set()
+    for src in sources:
+        # Drop escapes first (r"\bday" must give "day", not "bday").
+        words.update(re.findall(r"[a-z]{3,}", re.sub(r"\\.", " ", src.lower())))
+    return re.compile("|".join(sorted(words, key=len, reverse=True)))
+
+
+_TIME_FRAGMENT = _grammar_fragments()
+# "Ana's birthday is on March 3rd": up to three words of any kind before the occasion
+# word belong to the phrase (recurrence._OCCASION's "who").
+_OCCASION_HEAD = re.compile(r"^(?:birthday|bday|anniversary)s?$")
+_OCCASION_WHO = 3
+
+
+def _time_token(word: str) -> bool:
+    """Can this (bare, lower-case) word be part of a time phrase the grammar reads?"""
+    letters = re.sub(r"[^a-z]", "", word)
+    return (
+        len(letters) <= 2  # digits, "9am", "a", "pm", "p.m", "h"
+        or word in _EDGE_FILLER
+        or _TIME_FRAGMENT.search(word) is not None
+    )
+
+
 @dataclass(frozen=True)
 class When:
     """A time found in a message: a one-off instant or a recurrence, and the other words."""
@@ -151,7 +203,8 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     """Split a message into its time (instant or recurrence) and the remaining words.
 
     Tries every run of words, longest first, so "tomorrow at 9" wins over "9"; filler at
-    the edges ("at", "on") goes with the time. Returns None when no time is found.
+    the edges ("at", "on") goes with the time. Returns None when no time is found, or
+    when finding it would cost more than WORK_BUDGET (see there).
     """
     if not isinstance(text, str) or not text.strip() or len(text) > MAX_LEN:
         return None
@@ -164,6 +217,18 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     bare = [_bare(w) for w in words]
     adjectives = {k for k in range(1, n) if bare[k] in _ADVERBS and bare[k - 1] in _DETERMINERS}
     has_keyword = bool(_KEYWORD.search(text.lower()))
+    # Only spans made of words the grammar knows are parsed (any other word cannot be
+    # inside a time), and each distinct span once ("1 1 1 …" repeats spans).
+    allowed = [_time_token(b) for b in bare]
+    for k in range(n):
+        if _OCCASION_HEAD.match(bare[k]):
+            for w in range(max(0, k - _OCCASION_WHO), k):
+                allowed[w] = True
+    unknown_before = [0]  # unknown_before[k]: words the grammar never names in words[:k]
+    for ok in allowed:
+        unknown_before.append(unknown_before[-1] + (not ok))
+    seen: dict[str, datetime | Schedule | None] = {}
+    work = 0
     # The longest time phrase people write is well under MAX_SPAN words ("every first and
     # third friday of the month at 9am until december 31"); longer runs are never tried.
     for length in range(min(n, MAX_SPAN), 0, -1):
@@ -177,6 +242,8 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
                 continue  # a shorter span without the dangling filler is tried later
             if adjectives.intersection(range(i, j)):
                 continue
+            if unknown_before[j] != unknown_before[i]:
+                continue
             span = " ".join(words[i:j]).strip(",;:!?")
             core = [w for w in bare[i:j] if w not in _EDGE_FILLER]
             if len(core) == 1 and core[0] in _WEAK and n > 1:
@@ -188,11 +255,18 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
                 and not (bare[i] in _TIME_PREPOSITIONS or len(core) > 2)
             ):
                 continue  # "buy the christmas tree": a holiday named as a thing, not a time
-            sched: datetime | Schedule | None = None
-            if has_keyword and _KEYWORD.search(span.lower()):
-                sched = parse_recurrence(span, now=now, tz=tz)
-            if sched is None:
-                sched = parse_instant(span, now=now, tz=tz, foreign=False)
+            if span in seen:
+                sched = seen[span]
+            else:
+                work += length
+                if work > WORK_BUDGET:
+                    return None  # adversarial input: "no time found" beats a slow answer
+                sched = None
+                if has_keyword and _KEYWORD.search(span.lower()):
+                    sched = parse_recurrence(span, now=now, tz=tz)
+                if sched is None:
+                    sched = parse_instant(span, now=now, tz=tz, foreign=False)
+                seen[span] = sched
             if sched is not None:
                 # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
                 occasion = occasion_of(span) if isinstance(sched, Schedule) else None
