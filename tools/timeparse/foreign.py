@@ -22,6 +22,9 @@ LANGUAGES = ("de", "es", "fr", "pt", "pl")
 _NAMES = {"de": "German", "es": "Spanish", "fr": "French", "pt": "Portuguese", "pl": "Polish"}
 DEFAULT_HOUR = 9
 MAX_LEN = 120
+# dateparser's search grows super-linearly in words (40 repeated Spanish words: ~0.5 s,
+# 20: ~6 ms); a reminder written in another language is well under this many words.
+MAX_SEARCH_WORDS = 24
 
 # A word of at least three letters in any script: "A4 A5" or "2 3" is no phrase.
 _WORD = re.compile(r"(?<![\w])[^\W\d_]{3,}(?![\w])")
@@ -198,7 +201,7 @@ def _understood(got: datetime, lang: str, has_clock: bool, zone: tzinfo) -> Unde
 
 def split_foreign(text: str, *, now: datetime, zone: tzinfo) -> tuple[Understood, str] | None:
     """The first non-English time phrase inside a message and the other words, or None."""
-    if len(text) > 160 or not looks_foreign(text):
+    if len(text) > 160 or len(text.split()) > MAX_SEARCH_WORDS or not looks_foreign(text):
         return None  # dateparser's search grows fast with length: messages, not essays
     from dateparser.search import search_dates
 
