@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot import choices
+from bot.clicks import Ack, acknowledged, edit_clicked
+from bot.slash.context import reply_private
 from tools.approval import PendingApproval
 from tools.message_size import trim, with_note
 
@@ -97,7 +99,7 @@ async def on_click(interaction: discord.Interaction, approval_id: int, approved:
     runtime = bot.runtime
     row, note = await choices.decide(runtime, approval_id, interaction.user.id, approved)
     if row is None:
-        await interaction.response.send_message(note, ephemeral=True)
+        await reply_private(interaction, note)
         return
     try:
         base = re.sub(
@@ -106,7 +108,8 @@ async def on_click(interaction: discord.Interaction, approval_id: int, approved:
             (interaction.message.content if interaction.message else ""),
             flags=re.S,
         )
-        await interaction.response.edit_message(
+        await edit_clicked(
+            interaction,
             content=with_note(base, f"\n**{note}**"),
             view=_buttons(approval_id, disabled=True),
             allowed_mentions=discord.AllowedMentions.none(),
@@ -147,6 +150,7 @@ class DecisionButton(
     ) -> DecisionButton:
         return cls(int(match["id"]), match["verdict"] == "approve")
 
+    @acknowledged(Ack.UPDATE)
     async def callback(self, interaction: discord.Interaction) -> None:
         await on_click(interaction, self.approval_id, approved=self.approve)
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.clicks import Ack, acknowledged
 from bot.slash.context import reply_private, runtime_of
-from tools.errors import UserError
 
 if TYPE_CHECKING:
     from bot.app import HomarBot
@@ -64,29 +64,21 @@ class JoinButton(
     ) -> JoinButton:
         return cls(int(match["job"]), match["how"])
 
+    @acknowledged(Ack.PRIVATE)
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         joining = self.how == "join"
-        try:
-            engine = runtime_of(interaction).engine
-            changed = await engine.join_audience(self.job_id, interaction.user.id, present=joining)
-            if joining:
-                text = (
-                    "🔔 I'll ping you on the next ones too. Press **Stop notifying me** to leave."
-                    if changed
-                    else "You're already on this one's list."
-                )
-            else:
-                text = (
-                    "🔕 You won't be pinged on it any more."
-                    if changed
-                    else ("You weren't on this one's list.")
-                )
-        except UserError as exc:
-            text = exc.message
-        except Exception:
-            log.exception("notify-me-too on job %s failed", self.job_id)
-            text = "Something went wrong on my side; please try again in a moment."
-        try:
-            await reply_private(interaction, text)
-        except discord.HTTPException:
-            log.warning("could not answer a notify-me-too button privately")
+        engine = runtime_of(interaction).engine
+        changed = await engine.join_audience(self.job_id, interaction.user.id, present=joining)
+        if joining:
+            text = (
+                "🔔 I'll ping you on the next ones too. Press **Stop notifying me** to leave."
+                if changed
+                else "You're already on this one's list."
+            )
+        else:
+            text = (
+                "🔕 You won't be pinged on it any more."
+                if changed
+                else ("You weren't on this one's list.")
+            )
+        await reply_private(interaction, text)

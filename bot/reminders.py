@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot import choices
+from bot.clicks import Ack, acknowledged, before_form, edit_clicked, report
 from bot.slash.context import reply_private, runtime_of
-from tools.errors import UserError
 from tools.message_size import with_note
 
 if TYPE_CHECKING:
@@ -63,7 +63,8 @@ async def _close(interaction: discord.Interaction[Any], note: str) -> None:
         await _answer(interaction, note)
         return
     content = _NOTE.sub("", message.content or "")
-    await interaction.response.edit_message(
+    await edit_clicked(
+        interaction,
         content=with_note(content, f"\n{note}"),
         view=None,
         allowed_mentions=discord.AllowedMentions.none(),
@@ -89,15 +90,6 @@ async def _snooze(
     runtime = runtime_of(interaction)
     note = await choices.snooze(runtime, job_id, run_id, interaction.user.id, until, choice)
     await _close(interaction, note)
-
-
-async def _guarded(interaction: discord.Interaction[Any], exc: Exception) -> None:
-    """Every click is answered: user mistakes with their message, bugs with an apology."""
-    if isinstance(exc, UserError):
-        await _answer(interaction, exc.message)
-        return
-    log.exception("reminder button %s failed", interaction.data, exc_info=exc)
-    await _answer(interaction, "Something went wrong on my side; please try again in a moment.")
 
 
 class DoneButton(
@@ -126,13 +118,11 @@ class DoneButton(
     ) -> DoneButton:
         return cls(int(match["job"]), int(match["run"]))
 
+    @acknowledged(Ack.UPDATE)
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            runtime = runtime_of(interaction)
-            note = await choices.done(runtime, self.job_id, self.run_id, interaction.user.id)
-            await _close(interaction, note)
-        except Exception as exc:
-            await _guarded(interaction, exc)
+        runtime = runtime_of(interaction)
+        note = await choices.done(runtime, self.job_id, self.run_id, interaction.user.id)
+        await _close(interaction, note)
 
 
 class SnoozeButton(
@@ -163,18 +153,31 @@ class SnoozeButton(
         return cls(int(match["job"]), int(match["run"]), match["choice"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        if self.choice == "custom":
+            await self._open_form(interaction)
+        else:
+            await self._snooze_now(interaction)
+
+    @acknowledged(Ack.UPDATE)
+    async def _snooze_now(self, interaction: discord.Interaction[Any]) -> None:
+        tz = await _owned(interaction, self.job_id)
+        if tz is None:
+            return
+        now = runtime_of(interaction).clock.now()
+        until = choices.snooze_until(self.choice, now, tz)
+        await _snooze(interaction, self.job_id, self.run_id, until, self.choice)
+
+    async def _open_form(self, interaction: discord.Interaction[Any]) -> None:
+        """The form must be the first response, so no deferral: the ownership check is
+        bounded (`before_form`) and made again when the form is submitted."""
         try:
-            tz = await _owned(interaction, self.job_id)
-            if tz is None:
+            # None means refused (already answered) or too slow to tell (submission checks).
+            await before_form(_owned(interaction, self.job_id))
+            if interaction.response.is_done():  # refused privately
                 return
-            if self.choice == "custom":
-                await interaction.response.send_modal(SnoozeForm(self.job_id, self.run_id))
-                return
-            now = runtime_of(interaction).clock.now()
-            until = choices.snooze_until(self.choice, now, tz)
-            await _snooze(interaction, self.job_id, self.run_id, until, self.choice)
+            await interaction.response.send_modal(SnoozeForm(self.job_id, self.run_id))
         except Exception as exc:
-            await _guarded(interaction, exc)
+            await report(interaction, exc)
 
 
 class SnoozeForm(discord.ui.Modal):
@@ -217,14 +220,16 @@ async def on_snooze_form(interaction: discord.Interaction[Any]) -> None:
     match = _FORM.fullmatch(str(data.get("custom_id", "")))
     if match is None:
         return
-    job_id, run_id = int(match["job"]), int(match["run"])
-    try:
-        tz = await _owned(interaction, job_id)
-        if tz is None:
-            return
-        phrase = _form_value(data).strip()
-        now = runtime_of(interaction).clock.now()
-        until = choices.read_snooze(phrase, now, tz)  # a UserError answers what to type
-        await _snooze(interaction, job_id, run_id, until, "custom")
-    except Exception as exc:
-        await _guarded(interaction, exc)
+    await _submitted(int(match["job"]), int(match["run"]), _form_value(data), interaction)
+
+
+@acknowledged(Ack.UPDATE)
+async def _submitted(
+    job_id: int, run_id: int, typed: str, interaction: discord.Interaction[Any]
+) -> None:
+    tz = await _owned(interaction, job_id)
+    if tz is None:
+        return
+    now = runtime_of(interaction).clock.now()
+    until = choices.read_snooze(typed.strip(), now, tz)  # a UserError answers what to type
+    await _snooze(interaction, job_id, run_id, until, "custom")

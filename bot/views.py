@@ -5,7 +5,8 @@ Custom ids carry everything a click needs, so no view state lives in memory:
 - `homar:cancel:<job_id>` — Cancel on a job confirmation.
 - `homar:jobs:page:<scope>:<page>` — Previous/Next on a private `/jobs list`.
 
-Every callback checks the presser may act and answers refusals privately. Register
+Every callback checks the presser may act and answers refusals privately; all are
+acknowledged first (`bot.clicks`). Register
 the classes with `bot.add_dynamic_items(*DYNAMIC_ITEMS)`.
 """
 
@@ -17,24 +18,11 @@ from typing import Any
 
 import discord
 
-from bot.slash.context import actor_of, reply_private, runtime_of
+from bot.clicks import Ack, acknowledged, edit_clicked
+from bot.slash.context import actor_of, runtime_of
 from bot.slash.listing import page_embed
-from tools.errors import UserError
 
 log = logging.getLogger(__name__)
-
-
-async def _refuse_or_report(interaction: discord.Interaction[Any], exc: Exception) -> None:
-    """A click must always be answered; user mistakes get their message, bugs a short apology."""
-    if isinstance(exc, UserError):
-        text = exc.message
-    else:
-        log.exception("button %s failed", interaction.data, exc_info=exc)
-        text = "Something went wrong on my side; please try again in a moment."
-    try:
-        await reply_private(interaction, text)
-    except discord.HTTPException:
-        log.warning("could not answer a button click privately")
 
 
 # ------------------------------------------------------------------ job confirmations
@@ -65,16 +53,13 @@ class CancelJobButton(
     ) -> CancelJobButton:
         return cls(int(match["job_id"]))
 
+    @acknowledged(Ack.UPDATE)
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            engine = runtime_of(interaction).engine
-            job = await engine.cancel(self.job_id, actor_of(interaction))
-        except Exception as exc:  # every click is answered, whatever happens
-            await _refuse_or_report(interaction, exc)
-            return
+        engine = runtime_of(interaction).engine
+        job = await engine.cancel(self.job_id, actor_of(interaction))
         # Dropping the button (rather than a disabled one) keeps no view state in memory.
-        await interaction.response.edit_message(
-            content=f"Cancelled job #{job.id}: “{job.command[:200]}”.", view=None
+        await edit_clicked(
+            interaction, content=f"Cancelled job #{job.id}: “{job.command[:200]}”.", view=None
         )
 
 
@@ -117,15 +102,10 @@ class JobsPageButton(
     ) -> JobsPageButton:
         return cls(match["scope"], int(match["page"]))
 
+    @acknowledged(Ack.UPDATE)
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            embed, more = await page_embed(interaction, self.scope, self.page)
-        except Exception as exc:
-            await _refuse_or_report(interaction, exc)
-            return
-        await interaction.response.edit_message(
-            embed=embed, view=pager(self.scope, self.page, more=more)
-        )
+        embed, more = await page_embed(interaction, self.scope, self.page)
+        await edit_clicked(interaction, embed=embed, view=pager(self.scope, self.page, more=more))
 
 
 def pager(scope: str, page: int, *, more: bool) -> discord.ui.View:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot.clicks import Ack, acknowledged, before_form, report
 from bot.slash.context import reply_private, runtime_of
 from storage.templates import SavedTemplate, TemplateExists, TemplateStore, TooManyTemplates
 from tools.errors import UserError
@@ -73,12 +74,21 @@ class SaveTemplateButton(
         return cls(int(match["job"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """The form must be the first response, so no deferral: the ownership check is
+        bounded (`before_form`) and made again when the form is submitted."""
+        try:
+            if await before_form(self._may_save(interaction)) is False:
+                await reply_private(interaction, NOT_OWNER)
+                return
+            await interaction.response.send_modal(self._form())
+        except Exception as exc:
+            await report(interaction, exc)
+
+    async def _may_save(self, interaction: discord.Interaction[Any]) -> bool:
         job = await runtime_of(interaction).store.get(self.job_id)
-        if job is None or job.owner_id != interaction.user.id or job.guild_id is None:
-            await reply_private(
-                interaction, "Only the reminder's owner can save it, in its server."
-            )
-            return
+        return job is not None and job.owner_id == interaction.user.id and job.guild_id is not None
+
+    def _form(self) -> discord.ui.Modal:
         form = discord.ui.Modal(
             title="Save as template", custom_id=f"homar:tplname:{self.job_id}", timeout=900
         )
@@ -90,7 +100,7 @@ class SaveTemplateButton(
                 max_length=MAX_NAME,
             )
         )
-        await interaction.response.send_modal(form)
+        return form
 
 
 def _form_value(data: Any) -> str:
@@ -112,9 +122,14 @@ async def on_template_form(interaction: discord.Interaction[Any]) -> None:
     match = _FORM.fullmatch(str(data.get("custom_id", "")))
     if match is None:
         return
+    await _save(int(match["job"]), _form_value(data), interaction)
+
+
+@acknowledged(Ack.PRIVATE)
+async def _save(job_id: int, typed_name: str, interaction: discord.Interaction[Any]) -> None:
     runtime = runtime_of(interaction)
-    job = await runtime.store.get(int(match["job"]))
-    name = " ".join(_form_value(data).split())[:MAX_NAME]
+    job = await runtime.store.get(job_id)
+    name = " ".join(typed_name.split())[:MAX_NAME]
     if job is None or job.owner_id != interaction.user.id or job.guild_id is None:
         text = NOT_OWNER
     elif not name:
@@ -137,10 +152,7 @@ async def on_template_form(interaction: discord.Interaction[Any]) -> None:
             text = f"This server already has a template called **{name}**; pick another name."
         except TooManyTemplates:
             text = "This server has as many templates as I keep; reuse one of them."
-    try:
-        await reply_private(interaction, text)
-    except discord.HTTPException:
-        log.warning("could not answer a template form")
+    await reply_private(interaction, text)
 
 
 def install_template_buttons(bot: commands.Bot) -> None:

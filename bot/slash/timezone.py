@@ -9,6 +9,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.clicks import Ack, acknowledged
 from bot.slash.context import reply_private, runtime_of, zone_of
 from storage.user_settings import UserSettingsStore
 from tools.errors import UserError, quoted
@@ -107,6 +108,7 @@ class FollowZoneButton(
     ) -> FollowZoneButton:
         return cls(int(match["user"]), match["old"], match["new"])
 
+    @acknowledged(Ack.PRIVATE)
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.user.id != self.user_id:
             await reply_private(interaction, "These are someone else's jobs.")

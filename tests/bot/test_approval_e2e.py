@@ -59,19 +59,20 @@ async def test_proposal_message_then_only_requester_approves(world: World) -> No
 
         ids = buttons(ask)
         bob = await world.fake.click_button(ask.id, ids["approve"], world.bob.id)
-        refusal = await bob.wait_response()
-        assert bob.ephemeral and "Only the person" in refusal["data"]["content"]
+        refusal = await bob.wait_answer()
+        assert bob.ephemeral and "Only the person" in refusal["content"]
         assert await bot.runtime.engine.list_jobs(owner_id=world.alice.id) == []
 
         click = await world.fake.click_button(ask.id, ids["approve"], world.alice.id)
-        assert (await click.wait_response())["type"] == 7  # the message is updated in place
+        await click.wait_answer()
+        assert click.updated_in_place  # the message is updated in place
         done = await world.bot_says(thread_id, lambda m: "Job #" in m.content)
         await settle(bot)
         jobs = await bot.runtime.engine.list_jobs(owner_id=world.alice.id)
         assert len(jobs) == 1 and jobs[0].kind == "recurring" and f"#{jobs[0].id}" in done.content
         assert disabled(world.fake.get_message(ask.id) or ask)
         again = await world.fake.click_button(ask.id, ids["approve"], world.alice.id)
-        assert "already" in (await again.wait_response())["data"]["content"]
+        assert "already" in (await again.wait_answer())["content"]
         assert len(await bot.runtime.engine.list_jobs(owner_id=world.alice.id)) == 1
 
 
@@ -79,7 +80,7 @@ async def test_deny_creates_nothing(world: World) -> None:
     async with running_bot(world) as bot:
         thread_id, ask = await propose(world, bot, "every 2 hours drink water")
         click = await world.fake.click_button(ask.id, buttons(ask)["deny"], world.alice.id)
-        await click.wait_response()
+        await click.wait_answer()
         said = await world.bot_says(thread_id, lambda m: "nothing was scheduled" in m.content)
         await settle(bot)
         assert said and await bot.runtime.engine.list_jobs(owner_id=world.alice.id) == []
@@ -95,7 +96,7 @@ async def test_expiry_disables_buttons_and_denies(world: World) -> None:
         assert said and disabled(world.fake.get_message(ask.id) or ask)
         assert await rows(bot) == []
         late = await world.fake.click_button(ask.id, buttons(ask)["approve"], world.alice.id)
-        assert "expired" in (await late.wait_response())["data"]["content"]
+        assert "expired" in (await late.wait_answer())["content"]
         assert await bot.runtime.engine.list_jobs(owner_id=world.alice.id) == []
 
 
@@ -104,7 +105,7 @@ async def test_restart_then_approve(world: World) -> None:
         thread_id, ask = await propose(world, bot)
     async with running_bot(world) as bot:
         click = await world.fake.click_button(ask.id, buttons(ask)["approve"], world.alice.id)
-        await click.wait_response()
+        await click.wait_answer()
         await world.bot_says(thread_id, lambda m: "Job #" in m.content)
         await settle(bot)
         jobs = await bot.runtime.engine.list_jobs(owner_id=world.alice.id)

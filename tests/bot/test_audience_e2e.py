@@ -434,7 +434,7 @@ async def test_agent_repeating_post_in_a_channel_shows_it_before_approval(world:
         assert await jobs(bot) == []
         approve = next(c for c in ask.custom_ids() if ":approve" in c or "approve" in c)
         click = await world.fake.click_button(ask.id, approve, world.alice.id)
-        await click.wait_response()
+        await click.wait_answer()
         await settle(bot)
         [job] = await jobs(bot)
         audience = Audience.from_json(job.audience)

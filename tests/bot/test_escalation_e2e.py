@@ -79,7 +79,8 @@ async def test_done_in_the_dm_works_and_restart_sends_no_second_dm(world: World)
         await quiet(world, bot, world.channel.id, 3600)
         assert len(world.bot_messages(dm.id)) == 1
         click = await world.fake.click_button(said.id, button(said, "done"), world.alice.id)
-        assert (await click.wait_response())["type"] == 7
+        await click.wait_answer()
+        assert click.updated_in_place
         updated = world.fake.get_message(said.id)
         assert updated is not None and "Done" in updated.content
         runs = await runs_of(bot, job.id)
@@ -107,7 +108,8 @@ async def test_answered_reminder_never_escalates(world: World) -> None:
         await fires(world, bot, world.channel.id, 10 * 60)
         second = await fires(world, bot, world.channel.id, 30 * 60)
         click = await world.fake.click_button(second.id, button(second, "done"), world.alice.id)
-        assert (await click.wait_response())["type"] == 7
+        await click.wait_answer()
+        assert click.updated_in_place
         await settle(bot)
         await quiet(world, bot, world.channel.id, 4 * 3600)
         dm = world.fake.dm_channel(world.alice.id)

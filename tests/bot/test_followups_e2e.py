@@ -145,7 +145,8 @@ async def test_done_button_ends_follow_ups(world: World) -> None:
         first = await fires(world, bot, thread_id, 10 * 60)
         second = await fires(world, bot, thread_id, 30 * 60)
         click = await world.fake.click_button(second.id, button(second, "done"), world.alice.id)
-        assert (await click.wait_response())["type"] == 7
+        await click.wait_answer()
+        assert click.updated_in_place
         updated = world.fake.get_message(second.id)
         assert updated is not None and "Done" in updated.content and not updated.custom_ids()
         await quiet(world, bot, thread_id, 2 * 3600)
@@ -161,13 +162,13 @@ async def test_other_users_click_is_refused(world: World) -> None:
         first = await fires(world, bot, thread_id, 10 * 60)
         for cid in (button(first, "done"), button(first, "snooze", "1h")):
             click = await world.fake.click_button(first.id, cid, world.bob.id)
-            answer = await click.wait_response()
-            assert click.ephemeral and "isn't yours" in answer["data"]["content"]
+            answer = await click.wait_answer()
+            assert click.ephemeral and "isn't yours" in answer["content"]
         custom = await world.fake.click_button(
             first.id, button(first, "snooze", "custom"), world.bob.id
         )
-        refusal = await custom.wait_response()
-        assert custom.ephemeral and "isn't yours" in refusal["data"]["content"]
+        refusal = await custom.wait_answer()
+        assert custom.ephemeral and "isn't yours" in refusal["content"]
         assert (world.fake.get_message(first.id) or first).custom_ids() == first.custom_ids()
         await fires(world, bot, thread_id, 30 * 60)  # still nagging Alice
         assert "acknowledged" not in ((await runs_of(bot, job.id))[0].details or {})
@@ -191,7 +192,8 @@ async def test_snooze_refires_at_the_right_time(
         click = await world.fake.click_button(
             first.id, button(first, "snooze", choice), world.alice.id
         )
-        assert (await click.wait_response())["type"] == 7
+        await click.wait_answer()
+        assert click.updated_in_place
         assert "Snoozed" in (world.fake.get_message(first.id) or first).content
         when = (await job_of(bot, job.id)).next_run_at
         assert when is not None
@@ -227,8 +229,8 @@ async def test_custom_snooze_form(world: World) -> None:
             channel_id=thread_id,
             message_id=first.id,
         )
-        refusal = await bad.wait_response()
-        assert bad.ephemeral and "couldn't read" in refusal["data"]["content"]
+        refusal = await bad.wait_answer()
+        assert bad.ephemeral and "couldn't read" in refusal["content"]
         ok = await world.fake.submit_modal(
             form_id,
             {"when": "in 45 minutes"},
@@ -236,7 +238,8 @@ async def test_custom_snooze_form(world: World) -> None:
             channel_id=thread_id,
             message_id=first.id,
         )
-        assert (await ok.wait_response())["type"] == 7
+        await ok.wait_answer()
+        assert ok.updated_in_place
         assert (await job_of(bot, job.id)).next_run_at == world.clock.now() + timedelta(minutes=45)
         await quiet(world, bot, thread_id, 44 * 60)
         await fires(world, bot, thread_id, 60)
@@ -252,7 +255,8 @@ async def test_restart_between_follow_ups(world: World) -> None:
     async with running_bot(world) as bot:
         # buttons of a message posted before the restart still work
         click = await world.fake.click_button(first.id, button(first, "done"), world.alice.id)
-        assert (await click.wait_response())["type"] == 7
+        await click.wait_answer()
+        assert click.updated_in_place
         await quiet(world, bot, thread_id, 2 * 3600)
         assert (await job_of(bot, job.id)).status == "completed"
     assert len(world.markers(thread_id)) == 2
@@ -276,7 +280,7 @@ async def test_recurring_reminder_each_occurrence_has_its_own_cycle(world: World
         day1b = await fires(world, bot, thread_id, 3600)  # 10:00 follow-up
         assert "(reminder 2 of 3)" in day1b.content
         click = await world.fake.click_button(day1b.id, button(day1b, "done"), world.alice.id)
-        await click.wait_response()
+        await click.wait_answer()
         current = await job_of(bot, job.id)
         assert current.status == "active"
         assert current.next_run_at == datetime(2026, 11, 24, 9, 0, tzinfo=UTC)

@@ -274,9 +274,9 @@ async def test_someone_elses_todo_waits_for_the_owner_and_runs_as_its_author(
         assert [int(u) for u in (ask.allowed_mentions or {}).get("users", [])] == [world.alice.id]
         assert f"<@{world.bob.id}>" in ask.content  # whose to-do it is
         refused = await world.fake.click_button(ask_id, ids["approve"], world.bob.id)
-        assert "Only the person" in (await refused.wait_response())["data"]["content"]
+        assert "Only the person" in (await refused.wait_answer())["content"]
         click = await world.fake.click_button(ask_id, ids["approve"], world.alice.id)
-        await click.wait_response()
+        await click.wait_answer()
         await settle(bot)
         await beat(world, bot)
         assert model.runs == 1  # it ran, as bob: bob cannot touch alice's job
@@ -302,7 +302,7 @@ async def test_denied_todo_is_never_worked(world: World) -> None:
         await beat(world, bot)
         ask_id, ids = buttons(world, thread_id)
         click = await world.fake.click_button(ask_id, ids["deny"], world.alice.id)
-        await click.wait_response()
+        await click.wait_answer()
         await settle(bot)
         for _ in range(3):
             await beat(world, bot)
@@ -345,7 +345,7 @@ async def test_many_todos_from_others_ask_the_owner_one_at_a_time(world: World) 
         assert len(asks) == 1 and "chore 0" in asks[0].content
         ask_id, ids = buttons(world, thread_id)
         click = await world.fake.click_button(ask_id, ids["deny"], world.alice.id)
-        await click.wait_response()
+        await click.wait_answer()
         await settle(bot)
         await beat(world, bot)
         asks = [m for m in world.bot_messages(thread_id) if m.custom_ids()]

@@ -162,9 +162,9 @@ async def test_cancel_button_refuses_others_and_cancels_for_owner(world: World) 
         assert job.status == "active"
 
         mine = await world.fake.click_button(message.id, cid, world.alice.id)
-        await mine.wait_response()
+        await mine.wait_answer()
         job = await bot.runtime.engine.get(job.id)
-    assert mine.response_type == 7
+    assert mine.updated_in_place
     assert job.status == "cancelled"
     assert "Cancelled" in message.content and message.components == []
 
@@ -185,9 +185,9 @@ async def test_jobs_list_paginates_soonest_first(world: World) -> None:
 
         message = await h.wait_original()
         nxt = await world.fake.click_button(message.id, "homar:jobs:page:mine:1", world.alice.id)
-        await nxt.wait_response()
+        await nxt.wait_answer()
     second = text_of({"embeds": message.embeds})
-    assert nxt.response_type == 7
+    assert nxt.updated_in_place
     assert f"#{jobs[10].id}" in second and f"#{jobs[11].id}" in second
     assert "“task 0”" not in second and "Page 2" in second
 

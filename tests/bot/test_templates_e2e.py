@@ -54,7 +54,7 @@ async def save(world: World, user: int, job_id: int, name: str) -> str:
     handle = await world.fake.submit_modal(
         f"homar:tplname:{job_id}", {"name": name}, user_id=user, channel_id=world.channel.id
     )
-    return content(await handle.wait_response())
+    return await said(handle)
 
 
 async def test_save_as_template_then_remind_from_it(world: World) -> None:

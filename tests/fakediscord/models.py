@@ -418,6 +418,7 @@ class InteractionHandle:
         self.callbacks: list[dict[str, Any]] = []
         self.original: FakeMessage | None = None
         self.followups: list[FakeMessage] = []
+        self.edits = 0  # edits of the original response through the webhook
         self._changed = asyncio.Condition()
 
     # --- convenience views -------------------------------------------------
@@ -437,7 +438,16 @@ class InteractionHandle:
 
     @property
     def ephemeral(self) -> bool:
+        """Whether the presser alone sees the answer; after a silent deferral (type 6)
+        that answer, if any, is the first follow-up."""
+        if self.response_type == 6 and self.followups:
+            return self.followups[0].ephemeral
         return bool(int(self.response_data.get("flags") or 0) & EPHEMERAL)
+
+    @property
+    def updated_in_place(self) -> bool:
+        """The clicked message was edited: at once (type 7) or after a silent deferral."""
+        return self.response_type == 7 or (self.response_type == 6 and self.edits > 0)
 
     async def _notify(self) -> None:
         async with self._changed:
@@ -459,20 +469,26 @@ class InteractionHandle:
 
     async def wait_answer(self, timeout: float = 2.0) -> dict[str, Any]:
         """The answer the user sees, as message data: the immediate response's, or after a
-        deferral ("thinking…") the edited original or the first follow-up."""
+        deferral ("thinking…") the edited original or the first follow-up; after a silent
+        deferral of a click (type 6) the first follow-up or else the edited clicked message."""
         body = await self.wait_response(timeout)
-        if int(body["type"]) != 5:
+        if int(body["type"]) not in (5, 6):
             return dict(body.get("data") or {})
+        silent = int(body["type"]) == 6
 
         def answered(h: InteractionHandle) -> bool:
             original = h.original
+            if silent:
+                return bool(h.followups) or h.edits > 0
             return bool(h.followups) or (
                 original is not None and bool(original.content or original.embeds)
             )
 
         await self.wait_until(answered, timeout)
         original = self.original
-        if original is not None and (original.content or original.embeds):
+        if silent and self.followups:
+            message = self.followups[0]
+        elif original is not None and (silent or original.content or original.embeds):
             message = original
         else:
             message = self.followups[0]

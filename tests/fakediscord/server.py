@@ -1862,6 +1862,7 @@ class FakeDiscord:
         body = dict(body or {})
         body.pop("_files", None)
         await self._edit(message, body)
+        handle.edits += 1
         await handle._notify()
         return json_response(message.payload)
 
