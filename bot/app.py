@@ -17,7 +17,7 @@ import yarl
 from discord.ext import commands
 
 from bot import access
-from bot.approvals import DecisionButton, post_approval, sweep_forever
+from bot.approvals import DecisionButton, decide_elsewhere, post_approval, sweep_forever
 from bot.audience import AudienceGate
 from bot.dispatcher import MARKER, Delivered, Delivery
 from bot.escalation import Escalation
@@ -31,9 +31,12 @@ from bot.settings import Settings, SettingsError
 from bot.slash import setup as slash
 from bot.thread_actions import thread_actions
 from bot.transport import DiscordTransport, retryable
+from bot.web.dashboard import Dashboard
+from bot.web.discord_view import BotGuildView
 from storage.consents import ConsentStore
 from storage.guild_settings import GuildSettingsStore
 from storage.models import Job, JobKind
+from tools.approval import Outcome
 from tools.audience import Addressing, Audience
 from tools.message_size import MAX_MESSAGE
 from tools.message_size import split as split_message
@@ -62,6 +65,15 @@ def thread_name(text: str) -> str:
     clean = re.sub(r"<@!?&?\d+>", "", text)
     clean = re.sub(r"\s+", " ", clean).strip() or "Homar"
     return clean[:97] + "…" if len(clean) > 100 else clean
+
+
+def dashboard_for(bot: HomarBot) -> Dashboard:
+    """The web dashboard over this bot: its guild view, and Discord's approval path."""
+
+    async def decide(approval_id: int, user_id: int, approved: bool) -> Outcome:
+        return await decide_elsewhere(bot, approval_id, user_id, approved)
+
+    return Dashboard(bot.runtime, BotGuildView(bot), decide)
 
 
 class HomarBot(commands.Bot):
@@ -105,9 +117,13 @@ class HomarBot(commands.Bot):
         if not settings.shard_ids or 0 in settings.shard_ids:  # one process syncs, not each shard
             await slash.sync(self, settings.dev_guild_id)
 
-        if settings.health_port is not None:
+        port = settings.health_port or (settings.web_port if settings.web_base_url else None)
+        if port is not None:
             self.health = Health(self.runtime, lambda: self.is_ready() and not self.is_closed())
-            await self.health.start(settings.health_port)
+            if settings.web_base_url:
+                self.health.mount(dashboard_for(self).install)
+            web_port = settings.web_port if settings.web_base_url else None
+            await self.health.start(port, also=(web_port,) if web_port not in (None, port) else ())
 
     async def on_ready(self) -> None:
         # Fire jobs only once connected: a marker posted before the gateway is up would

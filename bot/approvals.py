@@ -18,7 +18,7 @@ import discord
 from bot import choices
 from bot.clicks import Ack, acknowledged, edit_clicked
 from bot.slash.context import reply_private
-from tools.approval import PendingApproval
+from tools.approval import Outcome, PendingApproval
 from tools.message_size import trim, with_note
 
 if TYPE_CHECKING:
@@ -117,12 +117,32 @@ async def on_click(interaction: discord.Interaction, approval_id: int, approved:
     except discord.HTTPException as exc:
         log.warning("could not update approval message %s: %s", row.message_id, exc)
 
-    async def work() -> None:
-        reply = await runtime.resume(row.id, approved=approved)
-        if reply is not None:
-            await bot.post(row.channel_id, None, reply)
+    _carry_on(bot, row.id, row.channel_id, approved)
 
-    runtime.queues.submit(row.channel_id, work)
+
+def _carry_on(bot: HomarBot, approval_id: int, channel_id: int, approved: bool) -> None:
+    """After a decision: the agent continues in the thread (creates the jobs, or not)."""
+    runtime = bot.runtime
+
+    async def work() -> None:
+        reply = await runtime.resume(approval_id, approved=approved)
+        if reply is not None:
+            await bot.post(channel_id, None, reply)
+
+    runtime.queues.submit(channel_id, work)
+
+
+async def decide_elsewhere(
+    bot: HomarBot, approval_id: int, user_id: int, approved: bool
+) -> Outcome:
+    """A decision made outside Discord (the dashboard): the same checks as a click (only the
+    requester, once, before expiry), then the message's buttons close and the agent goes on."""
+    row, note = await choices.decide(bot.runtime, approval_id, user_id, approved)
+    if row is None:
+        return Outcome(False, note)
+    await close_message(bot, row.channel_id, row.message_id, row.id, f"{note} on the dashboard")
+    _carry_on(bot, row.id, row.channel_id, approved)
+    return Outcome(True, approval=row)
 
 
 class DecisionButton(

@@ -430,3 +430,33 @@ def main() -> None:
     except SettingsError as exc:  # raised lazily by code paths that reload settings
         print(exc, file=sys.stderr)
         raise SystemExit(2) from None
+
+
+web_app = typer.Typer(help="The web dashboard.", no_args_is_help=True)
+app.add_typer(web_app, name="web")
+
+
+@web_app.command("login-link")
+def web_login_link(
+    user: Annotated[int, typer.Option("--user", help="The Discord user id to sign in as.")],
+    minutes: Annotated[int, typer.Option(min=1, max=60, help="How long it stays valid.")] = 10,
+) -> None:
+    """Print a one-time, short-lived dashboard sign-in link (no OAuth redirect needed).
+
+    It works once (any process of this deployment refuses it afterwards) and expires after
+    --minutes. Anyone holding it signs in as that user: send it only to them.
+    """
+    from datetime import UTC, datetime, timedelta
+
+    from bot.web.signin import make_login_link
+
+    settings = _settings()
+    if settings.web_base_url is None:
+        typer.echo("WEB_BASE_URL is not set, so there is no dashboard to sign in to.", err=True)
+        raise typer.Exit(2)
+    try:
+        link = make_login_link(settings, user, datetime.now(UTC), timedelta(minutes=minutes))
+    except SettingsError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    typer.echo(link)

@@ -31,20 +31,31 @@ class Health:
         self._runner: web.AppRunner | None = None
         self.port: int | None = None
         self.stopping = False  # set at the start of a graceful shutdown
+        # More routes on the same server (the dashboard), added before `start`.
+        self._mounted: list[Callable[[web.Application], None]] = []
 
-    async def start(self, port: int, host: str = "0.0.0.0") -> None:
+    def mount(self, install: Callable[[web.Application], None]) -> None:
+        self._mounted.append(install)
+
+    async def start(self, port: int, host: str = "0.0.0.0", also: tuple[int, ...] = ()) -> None:
+        """Serve on `port` (and on each of `also`: the dashboard's WEB_PORT, if different)."""
         app = web.Application()
         app.router.add_get("/healthz", self.healthz)
         app.router.add_get("/readyz", self.readyz)
         app.router.add_get("/metrics", self.metrics)
+        for install in self._mounted:
+            install(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
-        await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1] if sockets else port
-        log.info("health and metrics on http://%s:%s/healthz and /metrics", host, self.port)
+        for number in (port, *also):
+            site = web.TCPSite(self._runner, host, number)
+            await site.start()
+            server = site._server
+            sockets = getattr(server, "sockets", None) or []
+            bound = sockets[0].getsockname()[1] if sockets else number
+            if number == port:
+                self.port = bound
+            log.info("serving /healthz, /metrics (and the dashboard, if on) on %s:%s", host, bound)
 
     async def stop(self) -> None:
         runner, self._runner = self._runner, None

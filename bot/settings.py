@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from datetime import timedelta
 from typing import Annotated, Any
@@ -50,6 +52,7 @@ HINTS = {
     "SHARD_IDS": "comma-separated shard numbers such as 0,1",
     "LOG_FORMAT": "text or json",
     "LOG_LEVEL": "DEBUG, INFO, WARNING or ERROR",
+    "WEB_BASE_URL": "the dashboard's public address, such as https://homar.example.org",
 }
 
 
@@ -94,6 +97,16 @@ class Settings(BaseSettings):
 
     health_port: int | None = Field(default=None, ge=1, le=65535)
     shutdown_grace: timedelta = timedelta(seconds=20)
+    # The dashboard (bot/web): on when WEB_BASE_URL is set; served by the same aiohttp
+    # server as /healthz, on HEALTH_PORT and also on WEB_PORT when that differs.
+    web_base_url: str | None = None
+    web_port: int | None = Field(default=None, ge=1, le=65535)
+    web_secret: SecretStr | None = None
+    web_session_ttl: timedelta = timedelta(days=7)
+    web_live_poll: float = Field(default=2.0, gt=0)
+    discord_client_id: str | None = None
+    discord_client_secret: SecretStr | None = None
+    discord_oauth_authorize_url: str = "https://discord.com/oauth2/authorize"
     mcp_config: str | None = None
     homar_plugins: str | None = None
     log_level: str = "INFO"
@@ -106,6 +119,7 @@ class Settings(BaseSettings):
         "reminder_max_follow_up_window",
         "approval_timeout",
         "shutdown_grace",
+        "web_session_ttl",
         mode="before",
     )
     @classmethod
@@ -133,7 +147,16 @@ class Settings(BaseSettings):
             raise ValueError("use sqlite+aiosqlite:///path.db or postgresql+asyncpg://…")
         return value
 
-    @field_validator("discord_api_base", "discord_gateway_url")
+    @field_validator("web_base_url")
+    @classmethod
+    def _web_url(cls, value: str | None) -> str | None:
+        if not value:
+            return None
+        if not re.match(r"^https?://[^/\s]+(/\S*)?$", value):
+            raise ValueError("must be the dashboard's address, like https://homar.example.org")
+        return value.rstrip("/")
+
+    @field_validator("discord_api_base", "discord_gateway_url", "discord_oauth_authorize_url")
     @classmethod
     def _url(cls, value: str) -> str:
         if not re.match(r"^(https?|wss?)://\S+$", value):
@@ -169,6 +192,20 @@ class Settings(BaseSettings):
     @property
     def token(self) -> str | None:
         return self.discord_token.get_secret_value() if self.discord_token else None
+
+    @property
+    def web_port_or_health(self) -> int | None:
+        """The port the dashboard answers on: WEB_PORT, else HEALTH_PORT's server."""
+        return self.web_port or self.health_port
+
+    def web_key(self) -> bytes:
+        """Signs cookies and sign-in links: WEB_SECRET, else derived from the bot token, so
+        every process of one deployment agrees without another secret to share."""
+        if self.web_secret is not None:
+            return self.web_secret.get_secret_value().encode()
+        if not self.token:
+            raise SettingsError("Setting WEB_SECRET is missing: put a long random string there.")
+        return hmac.new(self.token.encode(), b"homar-web-dashboard", hashlib.sha256).digest()
 
     def limits(self) -> Limits:
         return Limits(

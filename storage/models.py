@@ -274,3 +274,33 @@ class Template(Base):
     created_at: Mapped[datetime]
 
     __table_args__ = (UniqueConstraint("guild_id", "name", name="uq_templates_guild_name"),)
+
+
+class WebSession(Base):
+    """A dashboard sign-in. The browser's cookie holds a random token; only its SHA-256 is
+    stored, so a leaked table signs nobody in. Deleting a user's rows signs them out
+    everywhere."""
+
+    __tablename__ = "web_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    user_name: Mapped[str] = mapped_column(String(100), default="")
+    # The guilds Discord said the person is in at sign-in (never from the browser);
+    # permissions in them are re-checked with the bot on every request.
+    guild_ids: Mapped[dict[str, Any]] = mapped_column(JSON)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class WebUsedLink(Base):
+    """One-time sign-in links already used (kept until they would have expired anyway).
+
+    In the database, not in memory, so a link used on one process is refused by the others.
+    """
+
+    __tablename__ = "web_used_links"
+
+    link_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(index=True)

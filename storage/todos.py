@@ -189,3 +189,13 @@ class TodoStore:
             return TodoItem.of(row)
 
         return await self.db.run(work)
+
+    async def channels_of(self, user_id: int, *, limit: int = 50) -> builtins.list[int]:
+        """Threads where `user_id` wrote to-dos still pending (for the dashboard)."""
+        q = (
+            select(Todo.channel_id)
+            .where(Todo.created_by == user_id, Todo.status == TodoStatus.PENDING)
+            .distinct()
+            .limit(limit)
+        )
+        return await self.db.run(lambda s: [int(c) for c in s.scalars(q).all()])

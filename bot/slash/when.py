@@ -215,3 +215,39 @@ def _short_enough(text: str, field: str) -> str:
             "`every weekday at 8` or `5 times`."
         )
     return text
+
+
+def edited_schedule(
+    current: Schedule,
+    *,
+    kind: str,
+    when: Instant | None,
+    repeat: str | None,
+    next_run: datetime | None,
+    now: datetime,
+    tz: str,
+) -> Schedule:
+    """An edited job's schedule: a new time keeps the repeat, a new repeat keeps the time.
+
+    Shared by `/jobs edit` and the dashboard's edit form.
+    """
+    if when is not None:
+        start = when
+    elif next_run is not None:
+        start = Instant(next_run, tz, "")
+    else:
+        raise UserError("That job has no next run; give a new `when` too.")
+    one_off = JobKind.REMINDER if kind == JobKind.REMINDER else JobKind.SCHEDULED
+    if repeat is not None:
+        return plan(
+            start, now=now, repeat=repeat if wants_repeat(repeat) else None, one_off_kind=one_off
+        ).schedule
+    if not current.is_recurring:
+        return plan(start, now=now, one_off_kind=one_off).schedule
+    spec = current.spec
+    if isinstance(spec, Every):
+        return Schedule(Every(spec.seconds, start.at), current.tz, current.until, current.max_runs)
+    raise UserError(
+        "That job repeats on a pattern; give the new `repeat` as well, e.g. "
+        "`every weekday at 9`, or `never` to make it a one-off."
+    )

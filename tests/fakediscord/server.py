@@ -11,6 +11,7 @@ import logging
 import re
 import secrets
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -44,6 +45,7 @@ from .models import (
     iso_now,
     pings_of,
 )
+from .oauth import FakeOAuth
 from .ratelimits import RateLimits
 
 # Discord refuses message content longer than this (characters).
@@ -162,12 +164,15 @@ class FakeDiscord:
         self._site: web.TCPSite | None = None
         self.port: int = 0
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
+        self.oauth = FakeOAuth()
         self._register_routes()
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> Self:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/gateway", self._gateway_handler)
+        app.router.add_get("/oauth2/authorize", self.oauth.authorize_page)
+        app.router.add_post("/oauth2/authorize", self.oauth.authorize_submit)
         app.router.add_route("*", self.API_PREFIX + "/{tail:.*}", self._rest_handler)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
@@ -1116,6 +1121,8 @@ class FakeDiscord:
             ("GET", r"/gateway", self._r_gateway),
             ("GET", r"/gateway/bot", self._r_gateway_bot),
             ("GET", r"/users/@me", self._r_me),
+            ("GET", r"/users/@me/guilds", self._r_my_guilds),
+            ("POST", r"/oauth2/token", self._r_oauth_token),
             ("GET", rf"/users/{S}", self._r_user),
             ("POST", r"/users/@me/channels", self._r_create_dm),
             ("GET", r"/oauth2/applications/@me", self._r_app_info),
@@ -1316,9 +1323,27 @@ class FakeDiscord:
         )
 
     async def _r_me(self, request: web.Request, m: re.Match[str], body: JSON) -> web.StreamResponse:
+        bearer = self.oauth.bearer_user(request)
+        if bearer is not None:  # an OAuth2 user token: that user, not the bot
+            return json_response(self.users[bearer].payload())
         if self.token is not None and request.headers.get("Authorization") != f"Bot {self.token}":
             return error_response(401, 0, "401: Unauthorized")
         return json_response(self.bot_user.payload() | {"verified": True, "mfa_enabled": False})
+
+    async def _r_my_guilds(
+        self, request: web.Request, m: re.Match[str], body: JSON
+    ) -> web.StreamResponse:
+        bearer = self.oauth.bearer_user(request)
+        if bearer is None:
+            return error_response(401, 0, "401: Unauthorized")
+        return json_response(self.oauth.guilds_of(self, bearer))
+
+    async def _r_oauth_token(
+        self, request: web.Request, m: re.Match[str], body: JSON
+    ) -> web.StreamResponse:
+        form = dict(urllib.parse.parse_qsl(body)) if isinstance(body, str) else {}
+        status, payload = self.oauth.token(form)
+        return json_response(payload, status=status)
 
     async def _r_user(
         self, request: web.Request, m: re.Match[str], body: JSON

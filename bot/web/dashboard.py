@@ -1,0 +1,556 @@
+"""The dashboard's pages and actions (aiohttp handlers).
+
+Reads go through the engine's and stores' read paths; every write goes through the same
+engine command as the slash command (`Engine.pause`, `update`, `create`…) with the Actor
+the bot computes, or the approval decision path of `bot/approvals.py`. Nothing here writes
+to a job table directly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+from aiohttp import web
+
+from bot.settings import Settings
+from bot.slash.remind import follow_up_config
+from bot.slash.when import edited_schedule, plan, read_instant
+from bot.web import live, present
+from bot.web.access import GuildView, Permissions, Viewer
+from bot.web.guard import SESSION_COOKIE, STATE_COOKIE, Guard, security_headers
+from bot.web.signin import SignInError, authorize_url, exchange_code, read_login_link
+from storage.approvals import ApprovalStore
+from storage.models import Job, JobKind, JobStatus
+from storage.todos import TodoStore
+from storage.user_settings import UserSettingsStore
+from storage.web_sessions import SignedIn, WebSessionStore
+from tools.approval import Outcome, next_runs, pending_from_row
+from tools.engine import Target, schedule_of
+from tools.errors import JobNotFound, NotAllowed, UserError
+from tools.schedule import ScheduleError
+from tools.zones import resolve_zone
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+FLASH_COOKIE = "homar_flash"
+STATUSES = ("open", "active", "paused", "completed", "cancelled", "failed", "all")
+ACTIONS = ("pause", "resume", "run-now", "cancel")
+LIST_LIMIT = 500
+
+Decide = Callable[[int, int, bool], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True)
+class Filters:
+    server: str = ""  # "" any, "dm", or a guild id
+    thread: str = ""
+    kind: str = ""
+    status: str = "open"
+    q: str = ""
+
+    @classmethod
+    def of(cls, request: web.Request) -> Filters:
+        get = request.query.get
+        status = get("status", "open")
+        return cls(
+            server=get("server", "")[:25],
+            thread=get("thread", "")[:25],
+            kind=get("kind", "") if get("kind", "") in JobKind.ALL else "",
+            status=status if status in STATUSES else "open",
+            q=get("q", "")[:200],
+        )
+
+    def keep(self, job: Job) -> bool:
+        if self.server == "dm" and job.guild_id is not None:
+            return False
+        if self.server.isdigit() and job.guild_id != int(self.server):
+            return False
+        if self.thread.isdigit() and job.channel_id != int(self.thread):
+            return False
+        if self.kind and job.kind != self.kind:
+            return False
+        if self.status == "open" and job.status not in JobStatus.OPEN:
+            return False
+        if self.status not in ("open", "all") and job.status != self.status:
+            return False
+        return not self.q or self.q.casefold() in job.command.casefold()
+
+
+class Dashboard:
+    """The web app: sign-in, pages, actions and the live event stream."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        view: GuildView,
+        decide: Decide,
+    ) -> None:
+        settings = runtime.settings
+        assert settings.web_base_url is not None
+        self.runtime = runtime
+        self.settings: Settings = settings
+        self.view = view
+        self.decide = decide
+        self.sessions = WebSessionStore(runtime.db)
+        self.guard = Guard(settings, self.sessions)
+        self.permissions = Permissions(view, settings)
+        self.approval_store = ApprovalStore(runtime.db)
+        self.todos = TodoStore(runtime.db)
+        self.zones = UserSettingsStore(runtime.db)
+        self.templates = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(HERE / "templates"),
+            autoescape=True,  # every value is escaped: a job's text is data, never markup
+            undefined=jinja2.StrictUndefined,
+        )
+
+    # ------------------------------------------------------------ wiring
+
+    def install(self, app: web.Application) -> None:
+        app.middlewares.append(security_headers)
+        r = app.router
+        r.add_get("/", self.home)
+        r.add_get("/login", self.login)
+        r.add_get("/auth/discord", self.auth_start)
+        r.add_get("/auth/callback", self.auth_callback)
+        r.add_get("/auth/link", self.auth_link)
+        r.add_post("/logout", self.logout)
+        r.add_post("/logout/everywhere", self.logout_everywhere)
+        r.add_get("/jobs", self.jobs)
+        r.add_post("/jobs/new", self.create)
+        r.add_get("/jobs/{id:[0-9]+}", self.job)
+        r.add_post("/jobs/{id:[0-9]+}/edit", self.edit)
+        r.add_post("/jobs/{id:[0-9]+}/{action:[a-z-]+}", self.act)
+        r.add_post("/approvals/decide", self.decide_approval)
+        r.add_post("/zone", self.set_zone)
+        r.add_get("/preview", self.preview)
+        r.add_get("/events", self.events)
+        r.add_static("/static", HERE / "static", append_version=False)
+
+    def now(self) -> datetime:
+        return self.runtime.clock.now()
+
+    # ------------------------------------------------------------ helpers
+
+    def render(self, name: str, status: int = 200, **values: Any) -> web.Response:
+        body = self.templates.get_template(name).render(**values)
+        return web.Response(text=body, status=status, content_type="text/html", charset="utf-8")
+
+    def flash(self, response: web.StreamResponse, text: str, kind: str = "ok") -> None:
+        self.guard.set_cookie(response, FLASH_COOKIE, json.dumps([kind, text[:500]]), 60)
+
+    def take_flash(self, request: web.Request, response: web.StreamResponse) -> list[str] | None:
+        raw = self.guard.unseal(request.cookies.get(FLASH_COOKIE))
+        if raw is None:
+            return None
+        self.guard.clear_cookie(response, FLASH_COOKIE)
+        try:
+            kind, text = json.loads(raw)
+        except (ValueError, TypeError):
+            return None
+        return [str(kind), str(text)]
+
+    async def signed_in(self, request: web.Request) -> SignedIn:
+        signed = await self.guard.session(request, self.now())
+        if signed is None:
+            raise web.HTTPFound("/login")
+        return signed
+
+    async def viewer_of(self, signed: SignedIn) -> Viewer:
+        return await self.permissions.viewer(signed.user_id, signed.user_name, signed.guild_ids)
+
+    async def tz_of(self, user_id: int) -> str:
+        return await self.zones.tz(user_id) or self.settings.default_timezone
+
+    async def visible_jobs(self, viewer: Viewer, *, closed: bool) -> list[Job]:
+        """The viewer's own jobs (servers and DMs) plus every job of a server they moderate."""
+        engine = self.runtime.engine
+        seen: dict[int, Job] = {}
+        for job in await engine.list_jobs(
+            owner_id=viewer.user_id, include_closed=closed, limit=LIST_LIMIT
+        ):
+            seen[job.id] = job
+        for gid in viewer.moderates:
+            for job in await engine.list_jobs(
+                guild_id=gid, include_closed=closed, limit=LIST_LIMIT
+            ):
+                seen.setdefault(job.id, job)
+        return list(seen.values())
+
+    async def job_for(self, viewer: Viewer, job_id: int) -> Job:
+        """The job if the viewer may see it (the engine's own rule), else 403/404."""
+        try:
+            job = await self.runtime.engine.get(job_id)
+            return await self.runtime.engine.get(job_id, viewer.actor(job.guild_id))
+        except JobNotFound:
+            raise web.HTTPNotFound(text=f"There is no job #{job_id}.") from None
+        except NotAllowed:
+            raise web.HTTPForbidden(text=f"Job #{job_id} isn't yours to see or change.") from None
+
+    def back(self, to: str, text: str, kind: str = "ok") -> web.Response:
+        """Post/redirect/get: back to a page, with a one-time message for it."""
+        response = web.Response(status=302, headers={"Location": to})
+        self.flash(response, text, kind)
+        return response
+
+    # ------------------------------------------------------------ sign-in
+
+    async def home(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.guard.session(request, self.now())
+        raise web.HTTPFound("/jobs" if signed else "/login")
+
+    async def login(self, request: web.Request) -> web.Response:
+        response = self.render(
+            "login.html",
+            oauth=bool(self.settings.discord_client_id and self.settings.discord_client_secret),
+            viewer=None,
+            csrf="",
+        )
+        return self._with_flash(request, response)
+
+    def _limit_sign_in(self, request: web.Request) -> None:
+        if not self.guard.sign_ins.allow(request.remote or "?"):
+            raise web.HTTPTooManyRequests(text="Too many sign-in attempts; wait a minute.")
+
+    async def auth_start(self, request: web.Request) -> web.StreamResponse:
+        self._limit_sign_in(request)
+        state = secrets.token_urlsafe(24)
+        response = web.Response(
+            status=302, headers={"Location": authorize_url(self.settings, state)}
+        )
+        self.guard.set_cookie(response, STATE_COOKIE, state, 600)
+        return response
+
+    async def auth_callback(self, request: web.Request) -> web.StreamResponse:
+        self._limit_sign_in(request)
+        expected = self.guard.unseal(request.cookies.get(STATE_COOKIE))
+        state = request.query.get("state", "")
+        if expected is None or not secrets.compare_digest(state, expected):
+            raise web.HTTPForbidden(text="Sign-in refused: the state did not match; start again.")
+        code = request.query.get("code")
+        if not code:
+            return self.back("/login", "Discord did not sign you in; try again.", "error")
+        try:
+            user = await exchange_code(self.settings, code)
+        except SignInError as exc:
+            return self.back("/login", str(exc), "error")
+        response = web.Response(status=302, headers={"Location": "/jobs"})
+        self.guard.clear_cookie(response, STATE_COOKIE)
+        await self.guard.start_session(
+            response, user_id=user.id, user_name=user.name, guild_ids=user.guild_ids, now=self.now()
+        )
+        return response
+
+    async def auth_link(self, request: web.Request) -> web.StreamResponse:
+        self._limit_sign_in(request)
+        now = self.now()
+        try:
+            link = read_login_link(self.settings, request.query.get("t", ""), now)
+        except (SignInError, ValueError, KeyError) as exc:
+            text = str(exc) if isinstance(exc, SignInError) else "That sign-in link is damaged."
+            return self.back("/login", text, "error")
+        if not await self.sessions.use_link(link.link_id, link.expires_at, now):
+            return self.back(
+                "/login", "That sign-in link was already used; make a new one.", "error"
+            )
+        # No OAuth guild list here: every server the bot shares (membership is checked anyway).
+        guilds = self.view.guild_ids()
+        response = web.Response(status=302, headers={"Location": "/jobs"})
+        await self.guard.start_session(
+            response, user_id=link.user_id, user_name=str(link.user_id), guild_ids=guilds, now=now
+        )
+        return response
+
+    async def logout(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.signed_in(request)
+        await self.guard.check_write(request, signed)
+        await self.sessions.end(signed.token_hash)
+        response = self.back("/login", "Signed out.")
+        self.guard.clear_cookie(response, SESSION_COOKIE)
+        return response
+
+    async def logout_everywhere(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.signed_in(request)
+        await self.guard.check_write(request, signed)
+        ended = await self.sessions.end_all(signed.user_id)
+        response = self.back("/login", f"Signed out everywhere ({ended} sign-ins ended).")
+        self.guard.clear_cookie(response, SESSION_COOKIE)
+        return response
+
+    # ------------------------------------------------------------ pages
+
+    async def jobs(self, request: web.Request) -> web.Response:
+        signed = await self.signed_in(request)
+        viewer = await self.viewer_of(signed)
+        tz = await self.tz_of(viewer.user_id)
+        filters = Filters.of(request)
+        now = self.now()
+        every = await self.visible_jobs(viewer, closed=filters.status != "open")
+        shown = sorted(
+            (j for j in every if filters.keep(j)),
+            key=lambda j: (j.next_run_at is None, j.next_run_at or now, j.id),
+        )
+        cards = [
+            present.card(j, viewer_id=viewer.user_id, tz=tz, view=self.view, now=now) for j in shown
+        ]
+        servers = {
+            gid: self.view.guild_name(gid) or f"Server {gid}"
+            for gid in {j.guild_id for j in every if j.guild_id is not None}
+        }
+        threads = {j.channel_id: present.where_of(j, self.view) for j in every}
+        approvals = [
+            present.approval_card(pending_from_row(row), tz)
+            for row in await self.approval_store.pending()
+            if row.user_id == viewer.user_id
+        ]
+        todo_lists = []
+        channels = {j.channel_id for j in every if j.owner_id == viewer.user_id}
+        channels |= set(await self.todos.channels_of(viewer.user_id))
+        for channel_id in sorted(channels):
+            items = await self.todos.list(channel_id)
+            if items:
+                name = self.view.channel_name(channel_id) or "Direct messages"
+                todo_lists.append((name, items))
+        response = self.render(
+            "jobs.html",
+            viewer=viewer,
+            csrf=signed.csrf,
+            tz=tz,
+            cards=cards,
+            filters=filters,
+            servers=sorted(servers.items(), key=lambda kv: kv[1]),
+            threads=sorted(threads.items(), key=lambda kv: kv[1]),
+            kinds=JobKind.ALL,
+            statuses=STATUSES,
+            approvals=approvals,
+            todo_lists=todo_lists,
+        )
+        return self._with_flash(request, response)
+
+    def _with_flash(self, request: web.Request, response: web.Response) -> web.Response:
+        flash = self.take_flash(request, response)
+        if flash is None:
+            return response
+        # Re-render with the message (cheap: pages are small) and drop the cookie.
+        assert response.text is not None
+        body = response.text.replace(
+            "<!--flash-->",
+            self.templates.get_template("flash.html").render(flash=flash),
+            1,
+        )
+        out = web.Response(text=body, content_type="text/html", charset="utf-8")
+        self.guard.clear_cookie(out, FLASH_COOKIE)
+        return out
+
+    async def job(self, request: web.Request) -> web.Response:
+        signed = await self.signed_in(request)
+        viewer = await self.viewer_of(signed)
+        job = await self.job_for(viewer, int(request.match_info["id"]))
+        tz = await self.tz_of(viewer.user_id)
+        now = self.now()
+        runs = await self.runtime.engine.history(job.id, viewer.actor(job.guild_id), limit=20)
+        schedule = schedule_of(job)
+        response = self.render(
+            "job.html",
+            viewer=viewer,
+            csrf=signed.csrf,
+            tz=tz,
+            job=present.card(
+                job,
+                viewer_id=viewer.user_id,
+                tz=tz,
+                view=self.view,
+                now=now,
+                runs=present.RUNS_SHOWN,
+            ),
+            repeat="" if not schedule.is_recurring else schedule.describe(),
+            runs=present.timeline(runs, tz),
+            open=job.status in JobStatus.OPEN,
+        )
+        return self._with_flash(request, response)
+
+    # ------------------------------------------------------------ actions
+
+    async def act(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.signed_in(request)
+        form = await self.guard.check_write(request, signed)
+        del form
+        viewer = await self.viewer_of(signed)
+        job_id = int(request.match_info["id"])
+        action = request.match_info["action"]
+        if action not in ACTIONS:
+            raise web.HTTPNotFound(text="No such action.")
+        job = await self.job_for(viewer, job_id)
+        actor = viewer.actor(job.guild_id)
+        engine = self.runtime.engine
+        to = f"/jobs/{job_id}"
+        try:
+            if action == "pause":
+                await engine.pause(job_id, actor)
+                text = f"Paused #{job_id}."
+            elif action == "resume":
+                done = await engine.resume(job_id, actor)
+                tz = await self.tz_of(viewer.user_id)
+                text = f"Resumed #{job_id}; next run {present.local(done.next_run_at, tz)}."
+            elif action == "run-now":
+                await engine.run_now(job_id, actor)
+                text = f"Running #{job_id} now."
+            else:
+                await engine.cancel(job_id, actor)
+                text = f"Cancelled #{job_id}."
+        except NotAllowed:
+            raise web.HTTPForbidden(text=f"Job #{job_id} isn't yours to change.") from None
+        except UserError as exc:
+            return self.back(to, _message(exc), "error")
+        return self.back(to, text)
+
+    async def edit(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.signed_in(request)
+        form = await self.guard.check_write(request, signed)
+        viewer = await self.viewer_of(signed)
+        job_id = int(request.match_info["id"])
+        job = await self.job_for(viewer, job_id)
+        actor = viewer.actor(job.guild_id)
+        text = _field(form, "what")
+        when = _field(form, "when")
+        repeat = _field(form, "repeat")
+        to = f"/jobs/{job_id}"
+        try:
+            schedule = None
+            if when or repeat:
+                tz = await self.tz_of(viewer.user_id)
+                now = self.now()
+                instant = read_instant(when, now=now, tz=tz) if when else None
+                schedule = edited_schedule(
+                    schedule_of(job),
+                    kind=job.kind,
+                    when=instant,
+                    repeat=repeat or None,
+                    next_run=job.next_run_at,
+                    now=now,
+                    tz=tz,
+                )
+            command = text if text and text != job.command else None
+            await self.runtime.engine.update(job_id, actor, command=command, schedule=schedule)
+        except NotAllowed:
+            raise web.HTTPForbidden(text=f"Job #{job_id} isn't yours to change.") from None
+        except (UserError, ScheduleError) as exc:
+            return self.back(to, _message(exc), "error")
+        return self.back(to, f"Updated #{job_id}.")
+
+    async def create(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.signed_in(request)
+        form = await self.guard.check_write(request, signed)
+        viewer = await self.viewer_of(signed)
+        tz = await self.tz_of(viewer.user_id)
+        now = self.now()
+        try:
+            when = _field(form, "when")
+            if not when:
+                raise UserError("Say when, e.g. `tomorrow 9am` or `in 20 minutes`.")
+            chosen = plan(
+                read_instant(when, now=now, tz=tz),
+                now=now,
+                repeat=_field(form, "repeat") or None,
+                until=_field(form, "until") or None,
+            )
+            channel_id = await self.view.dm_channel(viewer.user_id)
+            job = await self.runtime.engine.create(
+                target=Target(viewer.user_id, channel_id),
+                command=_field(form, "what"),
+                schedule=chosen.schedule,
+                kind=chosen.kind,
+                created_by="user",
+                follow_up=follow_up_config(form.get("follow_up") == "on", None),
+            )
+        except (UserError, ScheduleError) as exc:
+            return self.back("/jobs", _message(exc), "error")
+        return self.back(f"/jobs/{job.id}", f"Scheduled #{job.id} in your DMs with Homar.")
+
+    async def decide_approval(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.signed_in(request)
+        form = await self.guard.check_write(request, signed)
+        raw = _field(form, "approval_id")
+        if not raw.isdigit():
+            raise web.HTTPBadRequest(text="Which approval? (approval_id missing)")
+        approval_id = int(raw)
+        row = await self.approval_store.get(approval_id)
+        if row is None:
+            raise web.HTTPNotFound(text="That approval no longer exists.")
+        if row.user_id != signed.user_id:
+            raise web.HTTPForbidden(text="Only the person who asked can approve or deny this.")
+        approved = _field(form, "verdict") == "approve"
+        outcome = await self.decide(approval_id, signed.user_id, approved)
+        if not outcome.ok:
+            return self.back("/jobs", outcome.message, "error")
+        verdict = "Approved" if approved else "Denied"
+        return self.back("/jobs", f"{verdict}; Homar carries on in the thread.")
+
+    async def set_zone(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.signed_in(request)
+        form = await self.guard.check_write(request, signed)
+        wanted = _field(form, "zone")
+        name = resolve_zone(wanted) if wanted else None
+        if name is None:
+            return self.back(
+                "/jobs",
+                f"I don't know the zone {wanted!r}. Try a city (Berlin), an IANA name "
+                "(America/New_York), an abbreviation (PST) or an offset (UTC+2).",
+                "error",
+            )
+        await self.zones.set_tz(signed.user_id, name)
+        return self.back("/jobs", f"Your time zone is now {name}. Existing jobs keep their zone.")
+
+    async def preview(self, request: web.Request) -> web.Response:
+        """The live preview under a time field: what `when` (+ repeat, until) will mean."""
+        signed = await self.signed_in(request)
+        if not self.guard.writes.allow(f"preview:{signed.user_id}"):
+            return web.json_response({"ok": False, "text": "Slow down a little."}, status=429)
+        tz = await self.tz_of(signed.user_id)
+        now = self.now()
+        when = request.query.get("when", "").strip()
+        if not when:
+            return web.json_response({"ok": False, "text": ""})
+        try:
+            chosen = plan(
+                read_instant(when, now=now, tz=tz),
+                now=now,
+                repeat=request.query.get("repeat", "").strip() or None,
+                until=request.query.get("until", "").strip() or None,
+            )
+            self.runtime.engine.check_schedule(chosen.schedule, now)
+        except (UserError, ScheduleError) as exc:
+            return web.json_response({"ok": False, "text": _message(exc)})
+        runs = next_runs(chosen.schedule, now, present.RUNS_SHOWN)
+        return web.json_response(
+            {
+                "ok": True,
+                "text": chosen.schedule.describe(),
+                "runs": [present.local(at, tz) for at in runs],
+            }
+        )
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        signed = await self.signed_in(request)
+        return await live.stream(request, self, signed)
+
+
+def _field(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _message(exc: Exception) -> str:
+    text = getattr(exc, "message", None)
+    return str(text) if text else str(exc)

@@ -1,0 +1,53 @@
+"""The dashboard's view of Discord, through the running bot (its cache, then its API)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+
+if TYPE_CHECKING:
+    from discord import Client
+
+log = logging.getLogger(__name__)
+
+
+class BotGuildView:
+    """`GuildView` over a discord.py client: the bot's own knowledge, never the browser's."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def guild_ids(self) -> list[int]:
+        return [g.id for g in self.client.guilds]
+
+    def guild_name(self, guild_id: int) -> str | None:
+        guild = self.client.get_guild(guild_id)
+        return guild.name if guild is not None else None
+
+    def channel_name(self, channel_id: int) -> str | None:
+        channel = self.client.get_channel(channel_id)
+        name = getattr(channel, "name", None)
+        return name if isinstance(name, str) else None
+
+    async def manages(self, guild_id: int, user_id: int) -> bool | None:
+        guild = self.client.get_guild(guild_id)
+        if guild is None:
+            return None  # the bot isn't there: nothing to moderate through it
+        member = guild.get_member(user_id)
+        if member is None:
+            try:
+                member = await guild.fetch_member(user_id)
+            except discord.NotFound:
+                return None
+            except discord.HTTPException as exc:
+                # Unknown means no extra rights, never more.
+                log.warning("dashboard: could not check %s in guild %s: %s", user_id, guild_id, exc)
+                return None
+        return member.guild_permissions.manage_messages
+
+    async def dm_channel(self, user_id: int) -> int:
+        user = self.client.get_user(user_id) or await self.client.fetch_user(user_id)
+        channel = user.dm_channel or await user.create_dm()
+        return channel.id
