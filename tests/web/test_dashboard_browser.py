@@ -99,7 +99,8 @@ async def test_dashboard_in_a_real_browser(world: World, tmp_path: Path) -> None
         await page.get_by_role("button", name="Approve").click()
         await expect(page.locator(".flash")).to_contain_text("Approved")
         await settle(bot)
-        stretch = next(j for j in await engine.list_jobs(owner_id=world.alice.id) if j.id != cake.id)
+        jobs = await engine.list_jobs(owner_id=world.alice.id)
+        stretch = next(j for j in jobs if j.id != cake.id)
         assert "stretch" in stretch.command
         await expect(page.locator(f"#job-{stretch.id}")).to_be_visible()  # arrives live
 

@@ -1,0 +1,144 @@
+"""Dashboard writes go through the engine (limits, validation, wake-ups); the live stream
+says when something changed; the operator's one-time sign-in link from the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pydantic_ai.models
+import pytest
+from typer.testing import CliRunner
+
+from bot.cli import app as cli
+from storage.user_settings import UserSettingsStore
+from tests.bot.harness import World, make_world
+from tests.fakediscord import running_fake
+from tests.web.site import running_site
+from tools.engine import schedule_of
+
+
+@pytest.fixture(autouse=True)
+def _no_model_requests() -> None:
+    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    async with running_fake() as fake:
+        yield make_world(fake, tmp_path)
+
+
+async def test_create_goes_through_the_engine_and_its_limits(world: World) -> None:
+    async with running_site(world, max_job_creations_per_minute=2) as site, site.client() as web:
+        await web.sign_in(world.alice.id)
+        engine = site.bot.runtime.engine
+        status, _ = await web.post(
+            "/jobs/new", {"what": "call mom", "when": "tomorrow 9am", "repeat": "daily"}
+        )
+        assert status == 302
+        [job] = await engine.list_jobs(owner_id=world.alice.id)
+        assert job.command == "call mom" and job.guild_id is None  # in Alice's DMs
+        assert job.kind == "recurring" and job.next_run_at == datetime(2026, 11, 24, 9, tzinfo=UTC)
+        # a time in the past: refused with a message saying what to type instead
+        status, _ = await web.post("/jobs/new", {"what": "x", "when": "yesterday 9am"})
+        _, page = await web.page("/jobs")
+        assert "past" in page
+        # the engine's per-minute creation limit applies here as in chat
+        await web.post("/jobs/new", {"what": "two", "when": "in 2 hours"})
+        await web.post("/jobs/new", {"what": "three", "when": "in 3 hours"})
+        _, page = await web.page("/jobs")
+        assert "wait a moment" in page
+        assert len(await engine.list_jobs(owner_id=world.alice.id)) == 2
+        # a mass mention is refused by the same check as everywhere else
+        await web.post("/jobs/new", {"what": "@everyone hi", "when": "in 4 hours"})
+        _, page = await web.page("/jobs")
+        assert "@everyone" in page and len(await engine.list_jobs(owner_id=world.alice.id)) == 2
+
+
+async def test_edit_text_repeat_and_bad_time(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        job = await site.job(world.alice.id, "old text", guild=world.guild.id)
+        await web.sign_in(world.alice.id)
+        await web.page(f"/jobs/{job.id}")
+        status, _ = await web.post(
+            f"/jobs/{job.id}/edit", {"what": "new text", "when": "", "repeat": "every monday"}
+        )
+        assert status == 302
+        edited = await site.bot.runtime.engine.get(job.id)
+        assert edited.command == "new text" and "every Monday" in schedule_of(edited).describe()
+        await web.post(f"/jobs/{job.id}/edit", {"when": "banana o'clock"})
+        _, page = await web.page(f"/jobs/{job.id}")
+        assert "couldn" in page and "Try for example" in page
+        assert (await site.bot.runtime.engine.get(job.id)).next_run_at == edited.next_run_at
+
+
+async def test_preview_says_what_a_time_means(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        await web.sign_in(world.alice.id)
+        async with web.http.get(
+            f"{site.base}/preview", params={"when": "tomorrow 9am", "repeat": "daily"}
+        ) as r:
+            data = await r.json()
+        assert data["ok"] and "every day" in data["text"] and len(data["runs"]) == 5
+        assert data["runs"][0] == "Tue 24 Nov 2026, 09:00"
+        async with web.http.get(f"{site.base}/preview", params={"when": "whenever"}) as r:
+            data = await r.json()
+        assert not data["ok"] and "Try for example" in data["text"]
+
+
+async def test_zone_is_validated_and_used(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        await web.sign_in(world.alice.id)
+        await web.post("/zone", {"zone": "Mars/Olympus"})
+        _, page = await web.page("/jobs")
+        assert "know the zone" in page
+        await web.post("/zone", {"zone": "Berlin"})
+        assert await UserSettingsStore(site.bot.runtime.db).tz(world.alice.id) == "Europe/Berlin"
+        async with web.http.get(f"{site.base}/preview", params={"when": "tomorrow 9am"}) as r:
+            assert "(Europe/Berlin)" in (await r.json())["text"]
+
+
+async def test_writes_are_rate_limited(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        await web.sign_in(world.alice.id)
+        statuses = [(await web.post("/zone", {"zone": "UTC"}))[0] for _ in range(31)]
+        assert statuses[:30] == [302] * 30 and statuses[30] == 429
+
+
+async def test_live_stream_says_changed_when_a_job_is_made_elsewhere(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        await web.sign_in(world.alice.id)
+        async with web.http.get(f"{site.base}/events") as r:
+            assert r.headers["Content-Type"].startswith("text/event-stream")
+            first = await r.content.readline()
+            assert first.startswith(b"retry:")
+            await site.job(world.alice.id, "made in chat", guild=world.guild.id)
+
+            async def changed() -> None:
+                while (await r.content.readline()).strip() != b"event: changed":
+                    pass
+
+            await asyncio.wait_for(changed(), 10)
+
+
+async def test_cli_prints_a_one_time_login_link(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running_site(world) as site, site.client() as web:
+        settings = site.bot.runtime.settings
+        monkeypatch.setenv("WEB_BASE_URL", site.base)
+        monkeypatch.setenv("DISCORD_TOKEN", "fake-token")
+        monkeypatch.setenv("DATABASE_URL", settings.database_url)
+        result = CliRunner().invoke(cli, ["web", "login-link", "--user", str(world.alice.id)])
+        assert result.exit_code == 0, result.output
+        link = result.output.strip()
+        assert link.startswith(f"{site.base}/auth/link?t=")
+        # the bot's clock is the test's; the CLI used the wall clock, so the link is valid
+        # for ten minutes from now in real time: sign in with it
+        await world.clock.set(datetime.now(UTC))
+        async with web.http.get(link, allow_redirects=False) as r:
+            assert r.headers["Location"] == "/jobs"
+        assert (await web.page("/jobs"))[0] == 200
