@@ -226,11 +226,37 @@ def edited_schedule(
     next_run: datetime | None,
     now: datetime,
     tz: str,
+    until: str | None = None,
 ) -> Schedule:
-    """An edited job's schedule: a new time keeps the repeat, a new repeat keeps the time.
+    """An edited job's schedule: a new time keeps the repeat, a new repeat keeps the time;
+    a new `until` ("friday", "5 times") replaces the end of a repeating one.
 
     Shared by `/jobs edit` and the dashboard's edit form.
     """
+    if when is None and repeat is None and until is not None:
+        edited = current  # only the end changes
+    else:
+        edited = _edited(
+            current, kind=kind, when=when, repeat=repeat, next_run=next_run, now=now, tz=tz
+        )
+    if until is None:
+        return edited
+    if not edited.is_recurring:
+        raise UserError("`until` only applies to a repeating job; give a `repeat` as well.")
+    end, count = read_until(until, now=now, tz=edited.tz)
+    return Schedule(edited.spec, edited.tz, end, count)
+
+
+def _edited(
+    current: Schedule,
+    *,
+    kind: str,
+    when: Instant | None,
+    repeat: str | None,
+    next_run: datetime | None,
+    now: datetime,
+    tz: str,
+) -> Schedule:
     if when is not None:
         start = when
     elif next_run is not None:

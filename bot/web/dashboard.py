@@ -425,10 +425,11 @@ class Dashboard:
         text = _field(form, "what")
         when = _field(form, "when")
         repeat = _field(form, "repeat")
+        until = _field(form, "until")
         to = f"/jobs/{job_id}"
         try:
             schedule = None
-            if when or repeat:
+            if when or repeat or until:
                 tz = await self.tz_of(viewer.user_id)
                 now = self.now()
                 instant = read_instant(when, now=now, tz=tz) if when else None
@@ -440,6 +441,7 @@ class Dashboard:
                     next_run=job.next_run_at,
                     now=now,
                     tz=tz,
+                    until=until or None,
                 )
             command = text if text and text != job.command else None
             await self.runtime.engine.update(job_id, actor, command=command, schedule=schedule)

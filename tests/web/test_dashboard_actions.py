@@ -69,10 +69,13 @@ async def test_edit_text_repeat_and_bad_time(world: World) -> None:
         assert status == 302
         edited = await site.bot.runtime.engine.get(job.id)
         assert edited.command == "new text" and "every Monday" in schedule_of(edited).describe()
+        status, _ = await web.post(f"/jobs/{job.id}/edit", {"until": "3 times"})
+        ended = await site.bot.runtime.engine.get(job.id)
+        assert ended.max_runs == 3 and "every Monday" in schedule_of(ended).describe()
         await web.post(f"/jobs/{job.id}/edit", {"when": "banana o'clock"})
         _, page = await web.page(f"/jobs/{job.id}")
         assert "couldn" in page and "Try for example" in page
-        assert (await site.bot.runtime.engine.get(job.id)).next_run_at == edited.next_run_at
+        assert (await site.bot.runtime.engine.get(job.id)).next_run_at == ended.next_run_at
 
 
 async def test_preview_says_what_a_time_means(world: World) -> None:
