@@ -30,6 +30,14 @@ class GuildView(Protocol):
 
     def channel_name(self, channel_id: int) -> str | None: ...
 
+    def user_name(self, user_id: int) -> str | None:
+        """A name the view already knows (see `learn_users`)."""
+        ...
+
+    async def learn_users(self, user_ids: Sequence[int]) -> None:
+        """Look up names for these users (for showing who a job pings)."""
+        ...
+
     async def manages(self, guild_id: int, user_id: int) -> bool | None:
         """Manage Messages in that guild; None if not a member (or the bot isn't there)."""
         ...

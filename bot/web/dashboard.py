@@ -21,6 +21,7 @@ import jinja2
 from aiohttp import web
 
 from bot.settings import Settings
+from bot.slash.preview import repeat_preview, until_preview, when_preview
 from bot.slash.remind import follow_up_config
 from bot.slash.when import edited_schedule, plan, read_instant
 from bot.web import live, present
@@ -33,6 +34,7 @@ from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
 from storage.web_sessions import SignedIn, WebSessionStore
 from tools.approval import Outcome, next_runs, pending_from_row
+from tools.audience import Audience
 from tools.engine import Target, schedule_of
 from tools.errors import JobNotFound, NotAllowed, UserError
 from tools.schedule import ScheduleError
@@ -360,6 +362,8 @@ class Dashboard:
         tz = await self.tz_of(viewer.user_id)
         now = self.now()
         runs = await self.runtime.engine.history(job.id, viewer.actor(job.guild_id), limit=20)
+        audience = Audience.from_json(job.audience)
+        await self.view.learn_users([*audience.users, *audience.joined])
         schedule = schedule_of(job)
         response = self.render(
             "job.html",
@@ -515,31 +519,40 @@ class Dashboard:
         return self.back("/jobs", f"Your time zone is now {name}. Existing jobs keep their zone.")
 
     async def preview(self, request: web.Request) -> web.Response:
-        """The live preview under a time field: what `when` (+ repeat, until) will mean."""
+        """The live preview under the time fields: the slash commands' own preview lines
+        (`bot/slash/preview.py`), plus the next runs when the whole schedule is valid."""
         signed = await self.signed_in(request)
         if not self.guard.writes.allow(f"preview:{signed.user_id}"):
             return web.json_response({"ok": False, "text": "Slow down a little."}, status=429)
         tz = await self.tz_of(signed.user_id)
         now = self.now()
-        when = request.query.get("when", "").strip()
+        when = request.query.get("when", "").strip()[:200]
+        repeat = request.query.get("repeat", "").strip()[:200]
+        until = request.query.get("until", "").strip()[:200]
         if not when:
             return web.json_response({"ok": False, "text": ""})
+        engine = self.runtime.engine
+        lines = [when_preview(when, now=now, tz=tz, engine=engine)]
+        if repeat:
+            lines.append(repeat_preview(repeat, when=when, now=now, tz=tz, engine=engine))
+        if until:
+            lines.append(until_preview(until, now=now, tz=tz))
         try:
             chosen = plan(
                 read_instant(when, now=now, tz=tz),
                 now=now,
-                repeat=request.query.get("repeat", "").strip() or None,
-                until=request.query.get("until", "").strip() or None,
+                repeat=repeat or None,
+                until=until or None,
             )
-            self.runtime.engine.check_schedule(chosen.schedule, now)
-        except (UserError, ScheduleError) as exc:
-            return web.json_response({"ok": False, "text": _message(exc)})
+            engine.check_schedule(chosen.schedule, now)
+        except (UserError, ScheduleError):
+            return web.json_response({"ok": False, "text": "\n".join(lines)})
         runs = next_runs(chosen.schedule, now, present.RUNS_SHOWN)
         return web.json_response(
             {
                 "ok": True,
-                "text": chosen.schedule.describe(),
-                "runs": [present.local(at, tz) for at in runs],
+                "text": "\n".join([*lines, chosen.schedule.describe()]),
+                "runs": [present.local(at, chosen.schedule.tz) for at in runs],
             }
         )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import discord
@@ -18,6 +19,7 @@ class BotGuildView:
 
     def __init__(self, client: Client) -> None:
         self.client = client
+        self._names: dict[int, str] = {}  # users the bot has no cache entry for
 
     def guild_ids(self) -> list[int]:
         return [g.id for g in self.client.guilds]
@@ -30,6 +32,20 @@ class BotGuildView:
         channel = self.client.get_channel(channel_id)
         name = getattr(channel, "name", None)
         return name if isinstance(name, str) else None
+
+    def user_name(self, user_id: int) -> str | None:
+        user = self.client.get_user(user_id)
+        return user.display_name if user is not None else self._names.get(user_id)
+
+    async def learn_users(self, user_ids: Sequence[int]) -> None:
+        for user_id in user_ids:
+            if self.user_name(user_id) is not None or len(self._names) > 10_000:
+                continue
+            try:
+                user = await self.client.fetch_user(user_id)
+            except discord.HTTPException:
+                continue  # shown by id instead
+            self._names[user_id] = user.display_name
 
     async def manages(self, guild_id: int, user_id: int) -> bool | None:
         guild = self.client.get_guild(guild_id)

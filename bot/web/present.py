@@ -12,11 +12,13 @@ from bot.web.access import GuildView
 from storage.models import Job, JobRun
 from tools import followups
 from tools.approval import PendingApproval, next_runs
+from tools.audience import Audience
 from tools.engine import schedule_of
 from tools.schedule import zone
 
 RUNS_SHOWN = 5
 _DISCORD_TS = re.compile(r"<t:(\d+)(?::[tTdDfFR])?>")
+_MENTION = re.compile(r"<(@!?|@&|#)(\d+)>")
 
 
 def local(at: datetime | None, tz: str) -> str:
@@ -41,6 +43,7 @@ class JobCard:
     next_run: str
     next_run_iso: str
     follow_up: str
+    audience: str
     created_by: str
     next_runs: list[str] = field(default_factory=list)
 
@@ -51,6 +54,28 @@ def where_of(job: Job, view: GuildView) -> str:
     guild = view.guild_name(job.guild_id) or f"Server {job.guild_id}"
     channel = view.channel_name(job.channel_id) or str(job.channel_id)
     return f"{guild} · #{channel}"
+
+
+def plain_mentions(text: str, view: GuildView) -> str:
+    """Discord mention markup as readable names ("<@1>" → "@alice", "<#2>" → "#general")."""
+
+    def name(m: re.Match[str]) -> str:
+        kind, ident = m.group(1), int(m.group(2))
+        if kind == "#":
+            return f"#{view.channel_name(ident) or ident}"
+        if kind == "@&":
+            return f"@role {ident}"
+        return f"@{view.user_name(ident) or ident}"
+
+    return _MENTION.sub(name, text)
+
+
+def audience_words(job: Job, view: GuildView, *, own: bool) -> str:
+    """Who the job pings and where, from the stored audience (the owner by default)."""
+    words = Audience.from_json(job.audience).describe()
+    if not own:
+        words = re.sub(r"^you\b", "the owner", words)
+    return plain_mentions(words, view)
 
 
 def follow_up_words(job: Job, tz: str) -> str:
@@ -90,6 +115,7 @@ def card(
         next_run=local(job.next_run_at, tz) if job.status == "active" else "—",
         next_run_iso=job.next_run_at.isoformat() if job.next_run_at else "",
         follow_up=follow_up_words(job, tz),
+        audience=audience_words(job, view, own=job.owner_id == viewer_id),
         created_by=job.created_by,
         next_runs=upcoming,
     )

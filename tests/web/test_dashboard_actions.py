@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pydantic_ai.models
@@ -17,7 +17,9 @@ from storage.user_settings import UserSettingsStore
 from tests.bot.harness import World, make_world
 from tests.fakediscord import running_fake
 from tests.web.site import running_site
-from tools.engine import schedule_of
+from tools.audience import Audience
+from tools.engine import Target, schedule_of
+from tools.schedule import Once, Schedule
 
 
 @pytest.fixture(autouse=True)
@@ -85,11 +87,32 @@ async def test_preview_says_what_a_time_means(world: World) -> None:
             f"{site.base}/preview", params={"when": "tomorrow 9am", "repeat": "daily"}
         ) as r:
             data = await r.json()
-        assert data["ok"] and "every day" in data["text"] and len(data["runs"]) == 5
+        # the slash commands' own preview lines, then the schedule and its next runs
+        assert data["ok"] and data["text"].startswith("Tue 24 Nov 09:00 (UTC) — in 25 h")
+        assert "every day at 09:00" in data["text"] and len(data["runs"]) == 5
         assert data["runs"][0] == "Tue 24 Nov 2026, 09:00"
         async with web.http.get(f"{site.base}/preview", params={"when": "whenever"}) as r:
             data = await r.json()
-        assert not data["ok"] and "Try for example" in data["text"]
+        assert not data["ok"] and "not understood" in data["text"]
+        async with web.http.get(f"{site.base}/preview", params={"when": "yesterday 9am"}) as r:
+            data = await r.json()
+        assert not data["ok"] and "past" in data["text"]
+
+
+async def test_job_page_says_who_it_pings(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        now = world.clock.now()
+        job = await site.bot.runtime.engine.create(
+            target=Target(world.alice.id, world.channel.id, world.guild.id),
+            command="standup",
+            schedule=Schedule(Once(now + timedelta(hours=1)), "UTC"),
+            kind="reminder",
+            audience=Audience(users=(world.bob.id,)),
+        )
+        await web.sign_in(world.alice.id)
+        _, page = await web.page(f"/jobs/{job.id}")
+        pings = page.split("<dt>Pings</dt><dd>")[1].split("</dd>")[0]
+        assert pings == "you and @bob", pings
 
 
 async def test_zone_is_validated_and_used(world: World) -> None:
