@@ -8,6 +8,7 @@ to a job table directly.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
@@ -111,6 +112,7 @@ class Dashboard:
         self.approval_store = ApprovalStore(runtime.db)
         self.todos = TodoStore(runtime.db)
         self.zones = UserSettingsStore(runtime.db)
+        self.closing = asyncio.Event()  # set when the server stops: live streams end
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
             autoescape=True,  # every value is escaped: a job's text is data, never markup
@@ -121,6 +123,7 @@ class Dashboard:
 
     def install(self, app: web.Application) -> None:
         app.middlewares.append(security_headers)
+        app.on_shutdown.append(self._stop_streams)
         r = app.router
         r.add_get("/", self.home)
         r.add_get("/login", self.login)
@@ -142,6 +145,9 @@ class Dashboard:
 
     def now(self) -> datetime:
         return self.runtime.clock.now()
+
+    async def _stop_streams(self, _app: web.Application) -> None:
+        self.closing.set()
 
     # ------------------------------------------------------------ helpers
 

@@ -75,7 +75,11 @@ async def stream(request: web.Request, dash: Dashboard, signed: SignedIn) -> web
                 await response.write(b": keep-alive\n\n")
                 quiet = 0.0
             last = mark
-            await asyncio.sleep(poll)
+            # Wait one poll, or less if the server is stopping (so shutdown isn't held up).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(dash.closing.wait(), poll)
+            if dash.closing.is_set():
+                break
             quiet += poll
         with contextlib.suppress(ConnectionResetError, RuntimeError):
             await response.write_eof()

@@ -8,13 +8,14 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import aiohttp
 import pydantic_ai.models
 import pytest
 from typer.testing import CliRunner
 
 from bot.cli import app as cli
 from storage.user_settings import UserSettingsStore
-from tests.bot.harness import World, make_world
+from tests.bot.harness import World, make_world, running_bot
 from tests.fakediscord import running_fake
 from tests.web.site import running_site
 from tools.audience import Audience
@@ -168,3 +169,27 @@ async def test_cli_prints_a_one_time_login_link(
         async with web.http.get(link, allow_redirects=False) as r:
             assert r.headers["Location"] == "/jobs"
         assert (await web.page("/jobs"))[0] == 200
+
+
+async def test_web_port_alone_serves_the_dashboard_and_health(world: World) -> None:
+    from tests.web.site import free_port, web_settings
+
+    port = free_port()
+    settings = web_settings(world, port) | {"health_port": None, "web_port": port}
+    async with running_bot(world, **settings), aiohttp.ClientSession() as http:
+        async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
+            assert r.status == 200
+        async with http.get(f"http://127.0.0.1:{port}/login") as r:
+            assert r.status == 200 and "Sign in with Discord" in await r.text()
+            assert "script-src 'self'" in r.headers["Content-Security-Policy"]
+
+
+async def test_an_open_live_stream_does_not_hold_up_shutdown(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        await web.sign_in(world.alice.id)
+        response = await web.http.get(f"{site.base}/events")
+        assert (await response.content.readline()).startswith(b"retry:")
+        started = asyncio.get_running_loop().time()
+        await site.bot.health.stop()  # what `homar run` does on SIGTERM
+        assert asyncio.get_running_loop().time() - started < 5  # not aiohttp's 60 s wait
+        response.close()
