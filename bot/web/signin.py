@@ -49,7 +49,6 @@ def authorize_url(settings: Settings, state: str) -> str:
             "scope": SCOPES,
             "state": state,
             "redirect_uri": callback_url(settings),
-            "prompt": "none",
         }
     )
     return f"{settings.discord_oauth_authorize_url}?{query}"
