@@ -301,6 +301,8 @@ class Dashboard:
     async def jobs(self, request: web.Request) -> web.Response:
         signed = await self.signed_in(request)
         viewer = await self.viewer_of(signed)
+        # Before reading what the page shows: a change after this makes the stream refresh.
+        mark = await live.fingerprint(self, viewer)
         tz = await self.tz_of(viewer.user_id)
         filters = Filters.of(request)
         now = self.now()
@@ -343,6 +345,7 @@ class Dashboard:
             statuses=STATUSES,
             approvals=approvals,
             todo_lists=todo_lists,
+            mark=mark,
         )
         return self._with_flash(request, response)
 
@@ -364,6 +367,7 @@ class Dashboard:
     async def job(self, request: web.Request) -> web.Response:
         signed = await self.signed_in(request)
         viewer = await self.viewer_of(signed)
+        mark = await live.fingerprint(self, viewer)
         job = await self.job_for(viewer, int(request.match_info["id"]))
         tz = await self.tz_of(viewer.user_id)
         now = self.now()
@@ -387,6 +391,7 @@ class Dashboard:
             repeat="" if not schedule.is_recurring else schedule.describe(),
             runs=present.timeline(runs, tz),
             open=job.status in JobStatus.OPEN,
+            mark=mark,
         )
         return self._with_flash(request, response)
 

@@ -56,7 +56,10 @@ async def stream(request: web.Request, dash: Dashboard, signed: SignedIn) -> web
     await response.prepare(request)
     _open[user] += 1
     poll = dash.settings.web_live_poll
-    last: str | None = None
+    # The page says what it showed (its own fingerprint), so a change between rendering
+    # the page and opening this stream still counts.
+    since = request.query.get("since", "")
+    last: str | None = since if len(since) == 64 else None
     quiet = 0.0
     try:
         await response.write(b"retry: 3000\n\n")

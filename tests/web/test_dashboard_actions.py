@@ -4,6 +4,7 @@ says when something changed; the operator's one-time sign-in link from the CLI."
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -193,3 +194,20 @@ async def test_an_open_live_stream_does_not_hold_up_shutdown(world: World) -> No
         await site.bot.health.stop()  # what `homar run` does on SIGTERM
         assert asyncio.get_running_loop().time() - started < 5  # not aiohttp's 60 s wait
         response.close()
+
+
+async def test_a_change_between_page_and_stream_still_updates_the_page(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        await web.sign_in(world.alice.id)
+        _, page = await web.page("/jobs")
+        events = re.search(r'data-live="([^"]+)"', page)
+        assert events is not None
+        # the job appears after the page was rendered, before its script opens the stream
+        await site.job(world.alice.id, "made in between", guild=world.guild.id)
+        async with web.http.get(f"{site.base}{events.group(1)}") as r:
+
+            async def changed() -> None:
+                while (await r.content.readline()).strip() != b"event: changed":
+                    pass
+
+            await asyncio.wait_for(changed(), 5)
