@@ -265,7 +265,7 @@ class Dashboard:
         now = self.now()
         try:
             link = read_login_link(self.settings, request.query.get("t", ""), now)
-        except (SignInError, ValueError, KeyError) as exc:
+        except (SignInError, ValueError, KeyError, TypeError) as exc:
             text = str(exc) if isinstance(exc, SignInError) else "That sign-in link is damaged."
             return self.back("/login", text, "error")
         if not await self.sessions.use_link(link.link_id, link.expires_at, now):
@@ -274,9 +274,11 @@ class Dashboard:
             )
         # No OAuth guild list here: every server the bot shares (membership is checked anyway).
         guilds = self.view.guild_ids()
+        await self.view.learn_users([link.user_id])
+        name = self.view.user_name(link.user_id) or str(link.user_id)
         response = web.Response(status=302, headers={"Location": "/jobs"})
         await self.guard.start_session(
-            response, user_id=link.user_id, user_name=str(link.user_id), guild_ids=guilds, now=now
+            response, user_id=link.user_id, user_name=name, guild_ids=guilds, now=now
         )
         return response
 

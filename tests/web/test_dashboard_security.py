@@ -199,3 +199,18 @@ async def test_login_link_works_once(world: World) -> None:
         async with other.http.get(f"{site.base}{forged}", allow_redirects=False) as r:
             assert r.headers["Location"] == "/login"
         assert (await other.page("/jobs"))[0] == 302
+
+
+async def test_an_expired_login_link_is_refused(world: World) -> None:
+    from datetime import timedelta
+
+    from bot.web.signin import make_login_link
+
+    async with running_site(world) as site, site.client() as web:
+        settings = site.bot.runtime.settings
+        old = make_login_link(settings, world.alice.id, world.clock.now() - timedelta(minutes=11))
+        async with web.http.get(old, allow_redirects=False) as r:
+            assert r.headers["Location"] == "/login"
+        _, page = await web.page("/login")
+        assert "expired" in page
+        assert (await web.page("/jobs"))[0] == 302
