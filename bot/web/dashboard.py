@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from aiohttp import web
 
+from bot.commands.jobs import new_schedule
 from bot.settings import Settings
 from bot.slash.preview import repeat_preview, until_preview, when_preview
 from bot.slash.remind import follow_up_config
-from bot.slash.when import edited_schedule, plan, read_instant
+from bot.slash.when import plan, read_instant, read_until
 from bot.web import live, present
 from bot.web.access import GuildView, Permissions, Viewer
 from bot.web.guard import SESSION_COOKIE, STATE_COOKIE, Guard, security_headers
@@ -38,7 +39,7 @@ from tools.approval import Outcome, next_runs, pending_from_row
 from tools.audience import Audience
 from tools.engine import Target, schedule_of
 from tools.errors import JobNotFound, NotAllowed, UserError
-from tools.schedule import ScheduleError
+from tools.schedule import Schedule, ScheduleError
 from tools.zones import resolve_zone
 
 if TYPE_CHECKING:
@@ -450,16 +451,19 @@ class Dashboard:
                 tz = await self.tz_of(viewer.user_id)
                 now = self.now()
                 instant = read_instant(when, now=now, tz=tz) if when else None
-                schedule = edited_schedule(
-                    schedule_of(job),
-                    kind=job.kind,
-                    when=instant,
-                    repeat=repeat or None,
-                    next_run=job.next_run_at,
-                    now=now,
-                    tz=tz,
-                    until=until or None,
-                )
+                schedule = schedule_of(job)
+                if when or repeat:  # the same rule as /jobs edit
+                    schedule = new_schedule(
+                        now=now,
+                        tz=tz,
+                        job_schedule=schedule,
+                        kind=job.kind,
+                        when=instant,
+                        repeat=repeat or None,
+                        next_run=job.next_run_at,
+                    )
+                if until:
+                    schedule = _with_end(schedule, until, now=now)
             command = text if text and text != job.command else None
             await self.runtime.engine.update(job_id, actor, command=command, schedule=schedule)
         except NotAllowed:
@@ -572,6 +576,14 @@ class Dashboard:
     async def events(self, request: web.Request) -> web.StreamResponse:
         signed = await self.signed_in(request)
         return await live.stream(request, self, signed)
+
+
+def _with_end(schedule: Schedule, until: str, *, now: datetime) -> Schedule:
+    """A repeating schedule with a new end ("friday", "5 times")."""
+    if not schedule.is_recurring:
+        raise UserError("`until` only applies to a repeating job; give a `repeat` as well.")
+    end, count = read_until(until, now=now, tz=schedule.tz)
+    return Schedule(schedule.spec, schedule.tz, end, count)
 
 
 def _field(form: Any, name: str) -> str:
