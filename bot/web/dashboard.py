@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from aiohttp import web
 
+from bot import job_files
 from bot.commands.jobs import new_schedule
 from bot.settings import Settings
 from bot.slash.preview import repeat_preview, until_preview, when_preview
@@ -52,6 +53,7 @@ FLASH_COOKIE = "homar_flash"
 STATUSES = ("open", "active", "paused", "completed", "cancelled", "failed", "all")
 ACTIONS = ("pause", "resume", "run-now", "cancel")
 LIST_LIMIT = 500
+MAX_IMPORT_BYTES = 512 * 1024
 
 Decide = Callable[[int, int, bool], Awaitable[Outcome]]
 
@@ -140,6 +142,8 @@ class Dashboard:
         r.add_post("/jobs/{id:[0-9]+}/{action:[a-z-]+}", self.act)
         r.add_post("/approvals/decide", self.decide_approval)
         r.add_post("/zone", self.set_zone)
+        r.add_get("/export.{fmt:(json|ics)}", self.export)
+        r.add_post("/import", self.import_file)
         r.add_get("/preview", self.preview)
         r.add_get("/events", self.events)
         r.add_static("/static", HERE / "static", append_version=False)
@@ -534,6 +538,63 @@ class Dashboard:
             )
         await self.zones.set_tz(signed.user_id, name)
         return self.back("/jobs", f"Your time zone is now {name}. Existing jobs keep their zone.")
+
+    async def export(self, request: web.Request) -> web.Response:
+        """The viewer's own open jobs as a file (the same format as `homar jobs export`)."""
+        signed = await self.signed_in(request)
+        rows = await job_files.export_rows(self.runtime.engine, owner_id=signed.user_id)
+        fmt = request.match_info["fmt"]
+        body = job_files.to_json(rows) if fmt == "json" else job_files.to_ics(rows)
+        kind = "application/json" if fmt == "json" else "text/calendar"
+        return web.Response(
+            text=body,
+            content_type=kind,
+            charset="utf-8",
+            headers={"Content-Disposition": f'attachment; filename="homar-jobs.{fmt}"'},
+        )
+
+    async def import_file(self, request: web.Request) -> web.StreamResponse:
+        """Jobs from a file, each checked like a new one (`Engine.restore` via job_files).
+
+        Whatever the file says about owners and places, every job becomes the viewer's, in
+        their DMs with Homar, pinging only them: a file can't act for anyone else.
+        """
+        signed = await self.signed_in(request)
+        form = await self.guard.check_write(request, signed)
+        upload = form.get("file")
+        if not isinstance(upload, web.FileField):
+            return self.back("/jobs", "Choose a .json or .ics file to import.", "error")
+        text = upload.file.read(MAX_IMPORT_BYTES + 1).decode("utf-8", errors="replace")
+        if len(text) > MAX_IMPORT_BYTES:
+            return self.back("/jobs", "That file is too big to import here.", "error")
+        user = signed.user_id
+        try:
+            dm = await self.view.dm_channel(user)
+            place = job_files.Place(user, dm)
+            is_ics = (upload.filename or "").lower().endswith(".ics") or text.lstrip().startswith(
+                "BEGIN:VCALENDAR"
+            )
+            rows = job_files.from_ics(text, place) if is_ics else job_files.from_json(text)
+        except UserError as exc:
+            return self.back("/jobs", _message(exc), "error")
+        mine = [
+            {
+                **row,
+                "owner_id": user,
+                "channel_id": dm,
+                "guild_id": None,
+                "parent_channel_id": None,
+                "audience": None,
+                "meta": None,
+                "created_by": "user",
+            }
+            for row in rows
+        ]
+        made, problems = await job_files.import_rows(self.runtime.engine, mine)
+        text = f"Imported {len(made)} job(s) into your DMs with Homar."
+        if problems:
+            text += " Skipped " + "; ".join(problems[:5])
+        return self.back("/jobs", text, "error" if problems and not made else "ok")
 
     async def preview(self, request: web.Request) -> web.Response:
         """The live preview under the time fields: the slash commands' own preview lines

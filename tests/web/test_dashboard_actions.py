@@ -4,6 +4,7 @@ says when something changed; the operator's one-time sign-in link from the CLI."
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -211,3 +212,41 @@ async def test_a_change_between_page_and_stream_still_updates_the_page(world: Wo
                     pass
 
             await asyncio.wait_for(changed(), 5)
+
+
+async def test_export_then_import_makes_the_jobs_yours_in_your_dms(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        engine = site.bot.runtime.engine
+        mine = await site.job(world.alice.id, "water the plants", guild=world.guild.id, every=True)
+        await site.job(world.bob.id, "bob's own", guild=world.guild.id)
+        await web.sign_in(world.alice.id)
+        async with web.http.get(f"{site.base}/export.json") as r:
+            assert r.status == 200 and "attachment" in r.headers["Content-Disposition"]
+            exported = await r.text()
+        assert "water the plants" in exported and "bob's own" not in exported
+        async with web.http.get(f"{site.base}/export.ics") as r:
+            assert (await r.text()).startswith("BEGIN:VCALENDAR")
+        # A file claiming Bob as the owner in a server channel: imported as Alice's, in her DMs.
+        doc = json.loads(exported)
+        doc["jobs"][0] |= {"owner_id": world.bob.id, "command": "planted by a file"}
+        await engine.cancel(mine.id)  # not a duplicate of the open one
+        form = aiohttp.FormData()
+        form.add_field("csrf", web.csrf)
+        form.add_field("file", json.dumps(doc), filename="jobs.json")
+        async with web.http.post(
+            f"{site.base}/import", data=form, headers={"Origin": site.base}, allow_redirects=False
+        ) as r:
+            assert r.status == 302
+        _, page = await web.page("/jobs")
+        assert "Imported 1 job" in page
+        [made] = await engine.list_jobs(owner_id=world.alice.id)
+        assert made.command == "planted by a file" and made.guild_id is None
+        assert made.channel_id != world.channel.id
+        assert [j.command for j in await engine.list_jobs(owner_id=world.bob.id)] == ["bob's own"]
+        # without the form's token nothing is imported
+        form = aiohttp.FormData()
+        form.add_field("file", json.dumps(doc), filename="jobs.json")
+        async with web.http.post(
+            f"{site.base}/import", data=form, headers={"Origin": site.base}, allow_redirects=False
+        ) as r:
+            assert r.status == 403
