@@ -13,13 +13,12 @@ import hmac
 import secrets
 import time
 from collections import defaultdict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from multidict import MultiDictProxy
 
 from bot.settings import Settings
 from bot.web.signin import sign
@@ -172,7 +171,7 @@ class Guard:
             return f"{parts.scheme}://{parts.netloc}" == self.origin
         return True  # neither header: the CSRF token alone decides
 
-    async def check_write(self, request: web.Request, signed: SignedIn) -> MultiDictProxy[Any]:
+    async def check_write(self, request: web.Request, signed: SignedIn) -> Mapping[str, Any]:
         """The form of an allowed write, or an HTTP error (403 cross-site/CSRF, 429)."""
         if not self.same_site(request):
             raise web.HTTPForbidden(text="Refused: this request came from another site.")
