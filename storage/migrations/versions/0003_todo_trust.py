@@ -3,15 +3,15 @@
 `attempts` bounds the heartbeat's retries of a to-do it cannot finish; `approved_by` is
 the heartbeat owner who approved working on a to-do someone else added.
 
-Revision ID: 0002_i14a
-Revises: 0002_i19_audience
+Revision ID: 0003
+Revises: 0002
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002_i14a"
-down_revision = "0002_i19_audience"
+revision = "0003"
+down_revision = "0002"
 
 
 def upgrade() -> None:

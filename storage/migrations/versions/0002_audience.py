@@ -1,6 +1,6 @@
 """Audiences: who a job's delivery addresses; DM consents; per-server settings; templates.
 
-Revision ID: 0002_i19_audience
+Revision ID: 0002
 Revises: 0001
 """
 
@@ -11,7 +11,7 @@ from storage.models import UTCDateTime
 
 BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
-revision = "0002_i19_audience"
+revision = "0002"
 down_revision = "0001"
 
 

@@ -1,7 +1,7 @@
 """Dashboard sign-ins: server-side web sessions and used one-time sign-in links.
 
-Revision ID: 0003_i20
-Revises: 0002_i14b
+Revision ID: 0005
+Revises: 0004
 """
 
 import sqlalchemy as sa
@@ -9,8 +9,8 @@ from alembic import op
 
 from storage.models import UTCDateTime
 
-revision = "0003_i20"
-down_revision = "0002_i14b"
+revision = "0005"
+down_revision = "0004"
 
 
 def upgrade() -> None:

@@ -1,8 +1,8 @@
 """A run's reply is part of its lifecycle: who is answering it (a lease), what it will
 say, and when the answer reached its owner.
 
-Revision ID: 0002_i14b
-Revises: 0002_i14a (re-chained after rebasing on main)
+Revision ID: 0004
+Revises: 0003
 """
 
 import sqlalchemy as sa
@@ -10,8 +10,8 @@ from alembic import op
 
 from storage.models import UTCDateTime
 
-revision = "0002_i14b"
-down_revision = "0002_i14a"
+revision = "0004"
+down_revision = "0003"
 
 
 def upgrade() -> None:
