@@ -172,6 +172,10 @@ class Console:
                 lines.append(f"_{card.footer}_")
         if answer.cancel_job is not None:
             lines.append(f"(`/jobs cancel {answer.cancel_job}` cancels it.)")
+        if answer.zone_move is not None:
+            move = answer.zone_move
+            lines.append(move.question)
+            lines.append(f"(`/timezone move {move.old} {move.new}` moves them.)")
         if answer.page is not None and answer.page.more:
             nxt = answer.page.number + 2
             lines.append(f"(`/jobs list {answer.page.scope} {nxt}` shows the next page.)")

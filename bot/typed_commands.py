@@ -47,6 +47,7 @@ OPTIONS: tuple[str, ...] = (
     "repeat",
     "until",
     "follow_up",
+    "escalate",
     "scope",
     "zone",
     "every",
@@ -139,11 +140,14 @@ async def _remind(caller: Caller, t: Typed) -> Answer:
     if not when_text or not what:
         raise UserError(
             "Give both parts, e.g. `/remind when: in 20 minutes what: take the cake out` "
-            "(optionally `repeat: daily`, `until: 5 times`, `follow_up: yes`)."
+            "(optionally `repeat: daily`, `until: 5 times`, `follow_up: yes`, "
+            "`escalate: dm`, `zone: Tokyo`)."
         )
     if len(what) > 2000:
         raise UserError("`what` can be at most 2000 characters.")
-    when = read_instant(when_text, now=caller.runtime.clock.now(), tz=caller.zone.name)
+    reading = timezone.reading_zone(t.options.get("zone"), caller.zone)
+    when = read_instant(when_text, now=caller.runtime.clock.now(), tz=reading.name)
+    escalate = t.options.get("escalate")
     return await remind(
         caller,
         when,
@@ -151,6 +155,8 @@ async def _remind(caller: Caller, t: Typed) -> Answer:
         repeat=t.options.get("repeat"),
         until=t.options.get("until"),
         follow_up=_flag(t.options.get("follow_up")),
+        escalate=escalate.strip().lower() if escalate else None,
+        reading=reading,
     )
 
 
@@ -162,6 +168,14 @@ async def _timezone(caller: Caller, t: Typed) -> Answer:
         return await timezone.set_zone(caller, name)
     if t.sub in ("", "show"):
         return await timezone.show_zone(caller)
+    if t.sub == "move":  # the answer to /timezone set's offer ("Move them" in Discord)
+        zones = t.positional.split()
+        if len(zones) != 2:
+            raise UserError(
+                "Say from which zone to which, e.g. `/timezone move UTC Europe/Berlin`."
+            )
+        old, new = (timezone.zone_named(z) for z in zones)
+        return await timezone.move_jobs(caller, caller.user_id, old, new)
     raise UserError("Try `/timezone set Europe/Berlin` or `/timezone show`.")
 
 

@@ -71,6 +71,26 @@ class Page:
 
 
 @dataclass(frozen=True)
+class ZoneMove:
+    """An offer after a zone change: move `count` jobs from `old` to `new` at the same
+    local times (a button in Discord, a typed command in a terminal)."""
+
+    user_id: int
+    old: str
+    new: str
+    count: int
+
+    @property
+    def question(self) -> str:
+        """The offer in words; a surface shows it only when it can take the answer."""
+        return (
+            f"You have {self.count} scheduled job{'s' if self.count != 1 else ''} in "
+            f"{self.old}. Should they move to {self.new} at the same local times "
+            "(09:00 stays 09:00)? If not, they keep their zone."
+        )
+
+
+@dataclass(frozen=True)
 class Answer:
     """A command's answer: text or a card, plus what a person may do next."""
 
@@ -78,3 +98,4 @@ class Answer:
     card: Card | None = None
     cancel_job: int | None = None  # offer Cancel for this job
     page: Page | None = None
+    zone_move: ZoneMove | None = None  # offer to move these jobs to the new zone

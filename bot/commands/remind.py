@@ -1,12 +1,37 @@
-"""/remind: a reminder without the model, answered at once (with a way to cancel it)."""
+"""/remind: a reminder without the model, answered at once (with a way to cancel it).
+
+Every surface calls `remind`: Discord adds what only it can (its audience options are
+checked against the server before this runs, templates fill in missing options), the
+terminal passes what was typed.
+"""
 
 from __future__ import annotations
 
-from bot.commands import Answer, Caller
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from bot.commands import Answer, Caller, Zone
 from bot.commands.cards import confirmation
 from bot.slash.when import Instant, plan
+from tools import overlap
+from tools.audience import Audience
+from tools.errors import UserError
 
 FOLLOW_UP = {"interval_s": 1800, "max": 2}
+ESCALATIONS = ("dm",)
+
+
+def follow_up_config(follow_up: bool, escalate: str | None) -> dict[str, Any] | None:
+    """The reminder's nagging settings; escalating implies nagging (it follows the last nudge)."""
+    if not follow_up and escalate is None:
+        return None
+    if escalate is not None and escalate not in ESCALATIONS:
+        raise UserError("`escalate` can only be `dm` (one DM if you answer none of the nudges).")
+    config: dict[str, Any] = dict(FOLLOW_UP)
+    if escalate is not None:
+        config["escalate"] = escalate
+    return config
 
 
 async def remind(
@@ -17,18 +42,58 @@ async def remind(
     repeat: str | None = None,
     until: str | None = None,
     follow_up: bool = False,
+    escalate: str | None = None,
+    audience: Audience | None = None,
+    reading: Zone | None = None,
+    check_audience: Callable[[Audience], Awaitable[None]] | None = None,
 ) -> Answer:
+    """Create the reminder and say what was made, with notes on jobs it may collide with.
+
+    `when` was read in `reading` (a `zone:` option), else in the caller's zone. An
+    `audience` other than the default goes through `check_audience` (the surface's check
+    against its server) after the time is understood and before anything is created.
+    """
     runtime = caller.runtime
-    chosen = plan(when, now=runtime.clock.now(), repeat=repeat, until=until)
+    zone = reading or caller.zone
+    now = runtime.clock.now()
+    chosen = plan(when, now=now, repeat=repeat, until=until)
+    follow = follow_up_config(follow_up, escalate)
+    target = caller.target
+    around = await overlap.thread_jobs(runtime.engine, target.owner_id, target.channel_id)
+    custom = audience is not None and not audience.is_default
+    if custom and audience is not None:
+        if check_audience is None:
+            raise UserError("Only you can be reminded here; `to:` and `channel:` need Discord.")
+        await check_audience(audience)  # a refused audience creates nothing
     job = await runtime.engine.create(
-        target=caller.target,
+        target=target,
         command=what,
         schedule=chosen.schedule,
         kind=chosen.kind,
         created_by="user",
-        follow_up=dict(FOLLOW_UP) if follow_up else None,
+        follow_up=follow,
+        audience=audience if custom else None,
+        # The words typed, so "Save as template" can keep them as typed.
+        meta={"slash": {"repeat": repeat, "until": until}} if repeat or until else None,
     )
-    card = confirmation(
-        job, zone=caller.zone.name, assumed=caller.zone.assumed, follow_up=follow_up
-    )
+    card = confirmation(job, zone=zone.name, assumed=zone.assumed, follow_up=follow is not None)
+    notes: list[tuple[str, str]] = []
+    if escalate is not None:
+        notes.append(("Escalation", "If you answer none of the nudges, I'll DM you once."))
+    if custom and audience is not None:
+        notes.append(("For", audience.describe()))
+    # Seed 004, without a next turn to answer in: say so, and how to drop one of them.
+    same = overlap.duplicates(around, job.command, chosen.schedule, now)
+    if same:
+        notes.append(
+            (
+                "Already scheduled",
+                f"You already had {overlap.describe(same[0])}; `/jobs cancel id: "
+                f"{same[0].id}` if this one replaces it.",
+            )
+        )
+    heads_up = overlap.note(overlap.neighbours(around, chosen.schedule, now)).strip()
+    if heads_up:
+        notes.append(("Same minute", heads_up))
+    card = replace(card, fields=card.fields + tuple(notes))
     return Answer(card=card, cancel_job=job.id)

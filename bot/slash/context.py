@@ -8,8 +8,6 @@ import discord
 
 from bot.commands import Answer, Caller, Zone, zone_for
 from tools.engine import Actor, Target
-from tools.errors import UserError, quoted
-from tools.zones import resolve_zone
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -110,15 +108,11 @@ async def answer(interaction: discord.Interaction[Any], reply: Answer) -> None:
 async def reading_zone(interaction: discord.Interaction[Any]) -> Zone:
     """The zone a command's times are read in: its own `zone:` option if it has one (a
     per-job override), else the caller's zone."""
+    from bot.commands.timezone import reading_zone as read_in  # imports the engine's tools
+
     typed = getattr(interaction.namespace, "zone", None)
     if isinstance(typed, str) and typed.strip():
-        name = resolve_zone(typed)
-        if name is None:
-            raise UserError(
-                f"I don't know the zone {quoted(typed)}. Try a city (`Berlin`), an IANA name "
-                "(`America/New_York`), an abbreviation (`PST`) or an offset (`UTC+2`)."
-            )
-        return Zone(name, assumed=False)
+        return read_in(typed, await zone_of(interaction))
     return await zone_of(interaction)
 
 

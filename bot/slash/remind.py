@@ -12,30 +12,17 @@ from typing import Any, Literal
 import discord
 from discord import app_commands
 
-from bot.slash.context import reading_zone, reply_private, runtime_of, target_of
+from bot.commands import remind as shared
+from bot.slash.context import caller_of, reading_zone, reply_private
 from bot.slash.preview import repeat_choices, until_choices
-from bot.slash.render import confirmation
+from bot.slash.render import embed_of
 from bot.slash.templates import SaveTemplateButton, load_template, template_choices
 from bot.slash.timezone import zone_choices
 from bot.slash.transform import WhenOption
-from bot.slash.when import Instant, plan
+from bot.slash.when import Instant
 from bot.views import cancel_view
-from tools import overlap
 from tools.audience import Addressing, Audience
 from tools.errors import UserError
-
-FOLLOW_UP = {"interval_s": 1800, "max": 2}
-
-
-def follow_up_config(follow_up: bool, escalate: str | None) -> dict[str, Any] | None:
-    """The reminder's nagging settings; escalating implies nagging (it follows the last nudge)."""
-    if not follow_up and escalate is None:
-        return None
-    config: dict[str, Any] = dict(FOLLOW_UP)
-    if escalate is not None:
-        config["escalate"] = escalate
-    return config
-
 
 Channel = discord.TextChannel | discord.Thread
 
@@ -100,7 +87,6 @@ async def remind(
     zone: str | None = None,
     template: str | None = None,
 ) -> None:
-    runtime = runtime_of(interaction)
     reading = await reading_zone(interaction)  # `zone:` overrides the caller's for this job
     at: Instant = when
     saved = await load_template(interaction, template) if template else None
@@ -111,50 +97,31 @@ async def remind(
         follow_up = follow_up or saved.follow_up
     if not what:
         raise UserError("Tell me what to remind you about (`what:`), or pick a `template:`.")
-    chosen = plan(at, now=runtime.clock.now(), repeat=repeat, until=until)
-    target = target_of(interaction)
+    caller = await caller_of(interaction)
     audience = audience_of(interaction.user.id, to, channel, deliver)
     if saved is not None and saved.audience and audience.is_default and to is None:
         audience = Audience.from_json(saved.audience)
-    if not audience.is_default:
-        # Checked before anything is made: a refused audience creates nothing.
+
+    async def check(audience: Audience) -> None:
         owner = interaction.user if isinstance(interaction.user, discord.Member) else None
+        target = caller.target
         where = Addressing(target.owner_id, target.guild_id, target.channel_id)
         await interaction.client.audience_gate.check(audience, where, owner=owner)
-    around = await overlap.thread_jobs(runtime.engine, target.owner_id, target.channel_id)
-    job = await runtime.engine.create(
-        target=target,
-        command=what,
-        schedule=chosen.schedule,
-        kind=chosen.kind,
-        created_by="user",
-        follow_up=follow_up_config(follow_up, escalate),
-        audience=None if audience.is_default else audience,
-        # The words typed, so "Save as template" can keep them as typed.
-        meta={"slash": {"repeat": repeat, "until": until}} if repeat or until else None,
+
+    reply = await shared.remind(
+        caller,
+        at,
+        what,
+        repeat=repeat,
+        until=until,
+        follow_up=follow_up,
+        escalate=escalate,
+        audience=audience,
+        reading=reading,
+        check_audience=check,
     )
-    nagging = follow_up or escalate is not None
-    embed = confirmation(job, zone=reading.name, assumed=reading.assumed, follow_up=nagging)
-    if escalate is not None:
-        embed.add_field(
-            name="Escalation", value="If you answer none of the nudges, I'll DM you once."
-        )
-    if not audience.is_default:
-        embed.add_field(name="For", value=audience.describe(), inline=False)
-    # Seed 004, without a next turn to answer in: say so, and how to drop one of them.
-    now = runtime.clock.now()
-    same = overlap.duplicates(around, job.command, chosen.schedule, now)
-    if same:
-        embed.add_field(
-            name="Already scheduled",
-            value=f"You already had {overlap.describe(same[0])}; `/jobs cancel id: "
-            f"{same[0].id}` if this one replaces it.",
-            inline=False,
-        )
-    heads_up = overlap.note(overlap.neighbours(around, chosen.schedule, now)).strip()
-    if heads_up:
-        embed.add_field(name="Same minute", value=heads_up, inline=False)
-    view = cancel_view(job.id)
-    if job.guild_id is not None:
-        view.add_item(SaveTemplateButton(job.id))
-    await reply_private(interaction, embed=embed, view=view)
+    assert reply.card is not None and reply.cancel_job is not None  # /remind answers a card
+    view = cancel_view(reply.cancel_job)
+    if interaction.guild_id is not None:
+        view.add_item(SaveTemplateButton(reply.cancel_job))
+    await reply_private(interaction, embed=embed_of(reply.card), view=view)

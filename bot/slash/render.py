@@ -15,7 +15,7 @@ def embed_of(card: Card) -> discord.Embed:
     if card.description:
         embed.description = card.description
     for name, value in card.fields:
-        embed.add_field(name=name, value=value, inline=name in ("When", "Follow-up"))
+        embed.add_field(name=name, value=value, inline=name in ("When", "Follow-up", "Escalation"))
     if card.footer:
         embed.set_footer(text=card.footer)
     return embed

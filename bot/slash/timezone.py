@@ -3,28 +3,21 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.clicks import Ack, acknowledged
-from bot.slash.context import reply_private, runtime_of, zone_of
-from storage.user_settings import UserSettingsStore
-from tools.errors import UserError, quoted
-from tools.schedule import zone as zone_info
-from tools.zones import resolve_zone, suggest_places
+from bot.commands import timezone
+from bot.slash.context import answer, caller_of, reply_private
+from tools.zones import suggest_places
 
 
 async def zone_choices(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=label, value=z) for label, z in suggest_places(current)]
-
-
-def _local(now: datetime, tz: str) -> str:
-    return f"{now.astimezone(zone_info(tz)):%H:%M on %a %d %b}"
 
 
 class TimezoneGroup(app_commands.Group):
@@ -37,49 +30,23 @@ class TimezoneGroup(app_commands.Group):
     @app_commands.describe(zone="A city or zone: 'Berlin', 'America/New_York', 'PST', 'UTC+2'")
     @app_commands.autocomplete(zone=zone_choices)
     async def set_(self, interaction: discord.Interaction[Any], zone: str) -> None:
-        name = resolve_zone(zone)
-        if name is None:
-            raise UserError(
-                f"I don't know the zone {quoted(zone)}. Try a city (`Berlin`), an IANA name "
-                "(`America/New_York`), an abbreviation (`PST`) or an offset (`UTC+2`)."
-            )
-        runtime = runtime_of(interaction)
-        old = await UserSettingsStore(runtime.db).tz(interaction.user.id)
-        old = old or runtime.settings.default_timezone
-        await UserSettingsStore(runtime.db).set_tz(interaction.user.id, name)
+        reply = await timezone.set_zone(await caller_of(interaction), zone)
         interaction.extras.pop("homar_zone", None)
-        text = f"Your time zone is now **{name}** (it's {_local(runtime.clock.now(), name)} there)."
-        mine = [
-            j
-            for j in await runtime.engine.list_jobs(owner_id=interaction.user.id, limit=1000)
-            if j.tz == old
-        ]
-        button = FollowZoneButton(interaction.user.id, old, name)
-        if old == name or not mine or len(button.item.custom_id or "") > 100:
-            await reply_private(interaction, f"{text} New reminders use it.")
+        move = reply.zone_move
+        if move is None:
+            await reply_private(interaction, reply.text)
+            return
+        button = FollowZoneButton(move.user_id, move.old, move.new)
+        if len(button.item.custom_id or "") > 100:  # no button fits: the jobs keep their zone
+            await reply_private(interaction, reply.text)
             return
         view = discord.ui.View(timeout=None)
         view.add_item(button)
-        await reply_private(
-            interaction,
-            f"{text} New reminders use it.\nYou have {len(mine)} scheduled "
-            f"job{'s' if len(mine) != 1 else ''} in {old}. Should they move to {name} at the "
-            "same local times (09:00 stays 09:00)? If not, they keep their zone.",
-            view=view,
-        )
+        await reply_private(interaction, f"{reply.text}\n{move.question}", view=view)
 
     @app_commands.command(name="show", description="Show your time zone.")
     async def show(self, interaction: discord.Interaction[Any]) -> None:
-        zone = await zone_of(interaction)
-        now = runtime_of(interaction).clock.now()
-        if zone.assumed:
-            text = (
-                f"You haven't set a time zone, so I assume **{zone.name}** "
-                f"(it's {_local(now, zone.name)} there). Set yours with `/timezone set`."
-            )
-        else:
-            text = f"Your time zone is **{zone.name}** (it's {_local(now, zone.name)} there)."
-        await reply_private(interaction, text)
+        await answer(interaction, await timezone.show_zone(await caller_of(interaction)))
 
 
 class FollowZoneButton(
@@ -110,15 +77,6 @@ class FollowZoneButton(
 
     @acknowledged(Ack.PRIVATE)
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        if interaction.user.id != self.user_id:
-            await reply_private(interaction, "These are someone else's jobs.")
-            return
-        engine = runtime_of(interaction).engine
-        moved, kept = await engine.follow_zone(self.user_id, self.old, self.new)
-        text = f"Moved {moved} job{'s' if moved != 1 else ''} to {self.new}."
-        if kept:
-            text += (
-                f" {kept} kept {self.old}: being delivered right now, or its new time "
-                "would already be past."
-            )
-        await reply_private(interaction, text)
+        caller = await caller_of(interaction)
+        moved = await timezone.move_jobs(caller, self.user_id, self.old, self.new)
+        await answer(interaction, moved)

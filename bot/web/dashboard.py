@@ -23,9 +23,9 @@ from aiohttp import web
 
 from bot import job_files
 from bot.commands.jobs import new_schedule
+from bot.commands.remind import follow_up_config
 from bot.settings import Settings
 from bot.slash.preview import repeat_preview, until_preview, when_preview
-from bot.slash.remind import follow_up_config
 from bot.slash.when import plan, read_instant, read_until
 from bot.web import live, present
 from bot.web.access import GuildView, Permissions, Viewer

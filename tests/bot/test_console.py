@@ -120,6 +120,19 @@ async def test_typed_commands_run_the_slash_command_code(
     assert "Mention me in a channel" not in await _say(chat, lines, "/help")
 
 
+async def test_typed_remind_escalates_like_discord_and_refuses_unknown_escalations(
+    console: tuple[Console, list[str], ManualClock],
+) -> None:
+    chat, lines, _ = console
+    out = await _say(chat, lines, "/remind when: in 1 hour what: pay rent escalate: sms")
+    assert "escalate can only be dm" in out
+    assert await chat.runtime.engine.list_jobs(owner_id=CONSOLE_USER) == []
+    out = await _say(chat, lines, "/remind when: in 1 hour what: pay rent escalate: DM")
+    [job] = await chat.runtime.engine.list_jobs(owner_id=CONSOLE_USER)
+    assert job.follow_up == {"interval_s": 1800, "max": 2, "escalate": "dm"}
+    assert "Escalation" in out and "DM you once" in out
+
+
 async def test_reminder_choices_act_like_the_buttons(
     console: tuple[Console, list[str], ManualClock],
 ) -> None:
