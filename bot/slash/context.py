@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.commands import Answer, Caller, Zone, zone_for
+from bot.commands.timezone import reading_zone as reading_zone_of
 from tools.engine import Actor, Target
 
 if TYPE_CHECKING:
@@ -108,11 +109,9 @@ async def answer(interaction: discord.Interaction[Any], reply: Answer) -> None:
 async def reading_zone(interaction: discord.Interaction[Any]) -> Zone:
     """The zone a command's times are read in: its own `zone:` option if it has one (a
     per-job override), else the caller's zone."""
-    from bot.commands.timezone import reading_zone as read_in  # imports the engine's tools
-
     typed = getattr(interaction.namespace, "zone", None)
     if isinstance(typed, str) and typed.strip():
-        return read_in(typed, await zone_of(interaction))
+        return reading_zone_of(typed, await zone_of(interaction))
     return await zone_of(interaction)
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.commands import Card, cards
-from storage.jobs import JobView
+from bot.commands import Card
 
 COLOUR = discord.Colour.from_rgb(230, 90, 60)
 
@@ -19,10 +18,3 @@ def embed_of(card: Card) -> discord.Embed:
     if card.footer:
         embed.set_footer(text=card.footer)
     return embed
-
-
-def confirmation(
-    job: JobView, *, zone: str, assumed: bool, follow_up: bool = False
-) -> discord.Embed:
-    """The /remind answer as an embed (the command adds its own notes to it)."""
-    return embed_of(cards.confirmation(job, zone=zone, assumed=assumed, follow_up=follow_up))
