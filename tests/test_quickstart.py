@@ -64,7 +64,7 @@ def test_chat_from_piped_stdin_fires_the_reminder(clone: Path) -> None:
         ["./homar", "chat"],
         cwd=clone,
         env=_clean_env(),
-        input="remind me in 2 seconds to stretch\n",
+        input="remind me in 6 seconds to stretch\n",
         capture_output=True,
         text=True,
         timeout=120,
@@ -72,7 +72,8 @@ def test_chat_from_piped_stdin_fires_the_reminder(clone: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
     assert "job #1" in out
-    assert re.search(r"\(in [12] s\)", out) and "<t:" not in out  # words, not Discord markup
+    # A cold first request on a slow machine can take a few seconds; the time is still shown as words.
+    assert re.search(r"\(in [1-6] s\)", out) and "<t:" not in out  # words, not Discord markup
     assert "[DELAYED_COMMAND] Send a reminder about: stretch" in out
     assert out.index("job #1") < out.index("[DELAYED_COMMAND]")
     assert "stretch" in out.split("[DELAYED_COMMAND]", 1)[1].split("\n", 1)[1]
