@@ -1,4 +1,5 @@
-"""Shared fixtures: a migrated database, a hand-moved clock and an engine.
+"""Shared fixtures: a migrated database, a hand-moved clock, an engine, the fake-Discord
+world, and one guard that forbids real model requests in every test.
 
 `db` runs every test on SQLite and, when `HOMAR_TEST_PG_URL` names a PostgreSQL
 server (e.g. `postgresql+asyncpg://homar:homar@127.0.0.1/homar_test`), again on
@@ -14,8 +15,9 @@ from collections.abc import AsyncIterator, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import pydantic_ai.models
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
@@ -25,9 +27,22 @@ from storage.db import Database
 from storage.jobs import JobStore
 from tools.engine import Engine
 
+if TYPE_CHECKING:
+    from tests.bot.harness import World
+
 START = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
 PG_ENV = "HOMAR_TEST_PG_URL"
 NO_PG = f"PostgreSQL tests need {PG_ENV}=postgresql+asyncpg://user:pass@host/db (.ci/run sets it)"
+
+
+@pytest.fixture(autouse=True)
+def _no_model_requests() -> Iterator[None]:
+    """No test may reach a real model: pydantic-ai raises on any request a `FunctionModel`
+    or the offline model does not answer. Restored afterwards for whatever runs next."""
+    old = pydantic_ai.models.ALLOW_MODEL_REQUESTS
+    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+    yield
+    pydantic_ai.models.ALLOW_MODEL_REQUESTS = old
 
 
 def pg_admin_url() -> str | None:
@@ -120,6 +135,18 @@ def clock() -> ManualClock:
 @pytest.fixture
 def engine(db: Database, clock: ManualClock) -> Engine:
     return Engine(JobStore(db), clock=clock.now)
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    """A started fake Discord (discord.py pointed at it) with a server, #general, alice and
+    bob, a SQLite file for the bot and a hand-moved clock; start the bot with `running_bot`."""
+    # Imported here so tests that never touch Discord don't load discord.py through conftest.
+    from tests.bot.harness import make_world
+    from tests.fakediscord import running_fake
+
+    async with running_fake() as fake:
+        yield make_world(fake, tmp_path)
 
 
 def pytest_configure(config: pytest.Config) -> None:

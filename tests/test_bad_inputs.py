@@ -18,7 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy import func, select
@@ -109,7 +108,6 @@ async def run_case(case: dict[str, Any], rt: Runtime, engine: Engine, bob_job: i
 
 
 async def test_bad_inputs(tmp_path: Path) -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
     rt, engine, bob_job, db = await make_world(tmp_path)
     try:
         problems = {}
@@ -212,7 +210,6 @@ async def run_literal_case(
 
 
 async def test_text_shaped_inputs_are_only_text(tmp_path: Path) -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
     rt, engine, bob_job, db = await make_world(tmp_path)
     # Many creations in one frozen minute: the per-minute rate limit is not under test here.
     engine.limits = dataclasses.replace(engine.limits, creations_per_minute=len(LITERAL) + 5)
@@ -242,7 +239,6 @@ async def test_text_shaped_inputs_are_only_text(tmp_path: Path) -> None:
 
 async def test_harness_control_good_input_creates_a_job(tmp_path: Path) -> None:
     """The same path with a sane argument does create a job (so the checks above mean something)."""
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
     rt, engine, bob_job, db = await make_world(tmp_path)
     try:
         good = {"tool": "send_delayed_message", "args": {"message": "tea", "minutes": 5}}

@@ -6,12 +6,10 @@ calls the home server's `home_set_light`, then reports what the tool answered.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
-import pytest
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -26,19 +24,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import HomarBot
 from tests.actions.conftest import recorded_calls
-from tests.bot.harness import World, make_world, running_bot, settle
-from tests.fakediscord import FakeMessage, running_fake
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
+from tests.bot.harness import World, running_bot, settle
+from tests.fakediscord import FakeMessage
 
 
 def prompt_of(messages: list[ModelMessage]) -> str:

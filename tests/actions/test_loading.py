@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pydantic_ai.models
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -24,14 +23,6 @@ from tools.engine import Engine
 from tools.scheduling import HomarDeps
 
 NOW = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> Iterator[None]:
-    old = pydantic_ai.models.ALLOW_MODEL_REQUESTS
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-    yield
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = old
 
 
 @pytest.fixture

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
-
-import pydantic_ai.models
-import pytest
 
 from bot.app import HomarBot
 from storage.models import Approval
-from tests.bot.harness import World, make_world, running_bot, settle
-from tests.fakediscord import FakeMessage, running_fake
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
+from tests.bot.harness import World, running_bot, settle
+from tests.fakediscord import FakeMessage
 
 
 def buttons(msg: FakeMessage) -> dict[str, str]:

@@ -7,18 +7,15 @@ request creates nothing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import HomarBot
 from storage.models import Job
-from tests.bot.harness import World, make_world, running_bot, settle
+from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import (
     MENTION_EVERYONE,
     SEND_MESSAGES,
@@ -27,14 +24,8 @@ from tests.fakediscord import (
     FakeRole,
     InteractionHandle,
     Pings,
-    running_fake,
 )
 from tools.audience import Audience
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 
 
 class Place:
@@ -51,12 +42,6 @@ class Place:
         self.foreign_role = fake.add_role(other.id, "strangers")
         self.carol = fake.add_user("carol")  # shares no server with alice
         fake.add_member(other.id, self.carol.id)
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 def opts(**values: Any) -> list[dict[str, Any]]:

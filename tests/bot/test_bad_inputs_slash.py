@@ -11,7 +11,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
 from sqlalchemy import select
 
 from bot.app import HomarBot
@@ -200,7 +199,6 @@ async def check_cases(world: World, bot: HomarBot, cases: list[dict[str, Any]]) 
 
 
 async def test_hostile_slash_arguments_are_refused_without_changes(tmp_path: Path) -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
     async with running_fake() as fake:
         world = make_world(fake, tmp_path)
         async with running_bot(world) as bot:

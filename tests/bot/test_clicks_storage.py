@@ -5,12 +5,10 @@ the same clear private answer as a slash command, with nothing changed."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
 import pytest
 
 import bot.clicks
@@ -18,26 +16,15 @@ from bot.app import HomarBot
 from storage.db import Database
 from storage.templates import TemplateStore
 from storage.user_settings import UserSettingsStore
-from tests.bot.harness import World, make_world, running_bot, settle
+from tests.bot.harness import World, running_bot, settle
 from tests.bot.test_approval_e2e import buttons, propose
 from tests.bot.test_audience_e2e import opts
 from tests.bot.test_followups_e2e import button, fires, nag
 from tests.bot.test_slash import add_job, custom_ids, slash, text_of
 from tests.bot.test_storage_down import CANT_SAVE, DiskFull
-from tests.fakediscord import InteractionHandle, running_fake
+from tests.fakediscord import InteractionHandle
 
 Check = Callable[[dict[str, Any]], None]
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 class Gate:

@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
-import pydantic_ai.models
-import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import split_message
 from storage.models import JobRun
-from tests.bot.harness import World, make_world, running_bot, settle
-from tests.fakediscord import running_fake
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> World:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
+from tests.bot.harness import World, running_bot, settle
 
 
 async def start_thread(world: World, text: str, user_id: int | None = None) -> int:

@@ -2,29 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pydantic_ai.models
-import pytest
-
 from bot.app import HomarBot
 from storage.models import Job
-from tests.bot.harness import World, make_world, running_bot, settle
+from tests.bot.harness import World, running_bot, settle
 from tests.bot.test_followups_e2e import button, fires, job_of, quiet, runs_of
 from tests.bot.test_slash import answer, slash, text_of
-from tests.fakediscord import running_fake
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def escalating(world: World, bot: HomarBot) -> Job:

@@ -7,34 +7,21 @@ bot process is started on the same database (what a SIGKILL and a restart do).
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
 import pytest
 from sqlalchemy import select
 
 import bot.app
 from storage.models import JobRun
-from tests.bot.harness import World, make_world, running_bot, settle
-from tests.fakediscord import FakeMessage, running_fake
+from tests.bot.harness import World, running_bot, settle
+from tests.fakediscord import FakeMessage
 from tools.engine import Target
 from tools.schedule import Once, Schedule
 
 
 class Killed(Exception):
     """The process died here."""
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> Any:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 def is_marker(m: FakeMessage) -> bool:

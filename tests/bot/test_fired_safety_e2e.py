@@ -5,32 +5,16 @@ the offline model. Reproduces the reported attack: a job whose text is a tool ca
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
-import pytest
 from sqlalchemy import select
 
 from bot.app import HomarBot
 from storage.models import Job
-from tests.bot.harness import World, make_world, running_bot, settle
-from tests.fakediscord import running_fake
+from tests.bot.harness import World, running_bot, settle
 from tools.engine import Target
 from tools.schedule import Once, Schedule
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def jobs(bot: HomarBot) -> list[tuple[Any, ...]]:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-import pydantic_ai.models
 import pytest
 from pydantic_ai.messages import (
     ModelMessage,
@@ -19,24 +16,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import HomarBot
 from storage.models import Job, JobRun
-from tests.bot.harness import World, make_world, running_bot, settle
-from tests.fakediscord import FakeMessage, running_fake
+from tests.bot.harness import World, running_bot, settle
+from tests.fakediscord import FakeMessage
 from tools import followups
 from tools.engine import Target
 from tools.schedule import Cron, Schedule
 
 NAG = "don't let me forget to submit the report in 10 minutes"
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def nag(world: World, bot: HomarBot, text: str = NAG) -> tuple[int, Job]:

@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pydantic_ai.models
-import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import HomarBot
 from storage.models import JobKind
 from storage.todos import TodoStore
-from tests.bot.harness import World, make_world, running_bot, settle
+from tests.bot.harness import World, running_bot, settle
 from tests.bot.test_heartbeat_e2e import EVERY, Worker, beat, slash, thread, worker
-from tests.fakediscord import running_fake
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def todos(world: World, thread_id: int, *names: str) -> list[int]:

@@ -5,13 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
-import pytest
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
@@ -25,23 +21,12 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from bot.app import HomarBot
 from storage.models import JobKind
 from storage.todos import TodoStore
-from tests.bot.harness import World, make_world, running_bot, settle
-from tests.fakediscord import InteractionHandle, running_fake
+from tests.bot.harness import World, running_bot, settle
+from tests.fakediscord import InteractionHandle
 from tools.engine import Target
 from tools.schedule import Once, Schedule
 
 EVERY = 5 * 60  # seconds: the shortest heartbeat
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 class Worker:

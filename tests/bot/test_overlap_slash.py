@@ -2,26 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pydantic_ai.models
-import pytest
-
-from tests.bot.harness import World, make_world, running_bot
+from tests.bot.harness import World, running_bot
 from tests.bot.test_slash import answer, slash, text_of
-from tests.fakediscord import running_fake
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def test_remind_mentions_overlap_and_same_minute(world: World) -> None:

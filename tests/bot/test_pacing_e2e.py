@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
-import pydantic_ai.models
-import pytest
-
-from tests.bot.harness import World, make_world, running_bot
-from tests.fakediscord import running_fake
+from tests.bot.harness import World, running_bot
 from tools.engine import Target
 from tools.schedule import Once, Schedule
 
 MARKER = "[DELAYED_COMMAND]"
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def test_a_burst_over_threads_is_paced_with_markers_before_replies(world: World) -> None:

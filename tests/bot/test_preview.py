@@ -6,9 +6,7 @@ worked out by hand from that moment, not copied from the code's output.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +21,7 @@ from bot.slash.preview import (
     when_preview,
 )
 from storage.user_settings import UserSettingsStore
-from tests.bot.harness import World, make_world, running_bot
+from tests.bot.harness import World, running_bot
 from tools.engine import Engine
 
 NOW = datetime(2026, 11, 23, 14, 0, tzinfo=UTC)
@@ -141,14 +139,6 @@ def test_choice_value_is_what_was_typed() -> None:
 
 
 # ---------------------------------------------------------------- through Discord
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    from tests.fakediscord import running_fake
-
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def names(world: World, options: dict[str, Any], focused: str, **kw: Any) -> list[str]:

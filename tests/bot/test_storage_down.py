@@ -8,26 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
 import pytest
 
 import storage.db
-from tests.bot.harness import World, make_world, running_bot, settle
+from tests.bot.harness import World, running_bot, settle
 from tests.bot.test_cli import homar
-from tests.fakediscord import running_fake
 
 CANT_SAVE = "I can't save anything right now"
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> Any:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 class DiskFull:

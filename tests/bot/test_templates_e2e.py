@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
-
-import pydantic_ai.models
-import pytest
 
 from bot.app import HomarBot
 from storage.models import Job
-from tests.bot.harness import World, make_world, running_bot
-from tests.fakediscord import InteractionHandle, running_fake
+from tests.bot.harness import World, running_bot
+from tests.fakediscord import InteractionHandle
 from tools.audience import Audience
 from tools.engine import schedule_of
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def remind(world: World, user: int, **values: Any) -> InteractionHandle:

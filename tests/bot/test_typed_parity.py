@@ -7,13 +7,12 @@ database with the same hand-moved clock; the shared function's answers must be e
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pydantic_ai.models
 import pytest
 
 import bot.commands.remind as shared_remind
@@ -23,20 +22,7 @@ from bot.commands import Answer
 from bot.console import CONSOLE_USER, Console, ConsoleTransport
 from bot.runtime import Runtime
 from bot.settings import load_settings
-from tests.bot.harness import World, make_world, running_bot
-from tests.fakediscord import running_fake
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
-
+from tests.bot.harness import World, running_bot
 
 Recorded = list[tuple[str, Answer]]
 

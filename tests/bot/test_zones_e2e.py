@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
-
-import pydantic_ai.models
-import pytest
 
 from bot.app import HomarBot
 from storage.models import Job
 from storage.user_settings import UserSettingsStore
-from tests.bot.harness import World, make_world, running_bot
-from tests.fakediscord import InteractionHandle, running_fake
+from tests.bot.harness import World, running_bot
+from tests.fakediscord import InteractionHandle
 from tools.engine import schedule_of
 from tools.schedule import Once, RRule
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def answer(handle: InteractionHandle) -> dict[str, Any]:

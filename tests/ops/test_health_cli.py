@@ -5,29 +5,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
-import pydantic_ai.models
-import pytest
 
-from tests.bot.harness import World, make_world, running_bot
-from tests.fakediscord import running_fake
+from tests.bot.harness import World, running_bot
 from tests.reliability.test_operations import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def healthcheck(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:

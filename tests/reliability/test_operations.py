@@ -7,12 +7,9 @@ import json
 import logging
 import socket
 import time
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
 import aiohttp
-import pydantic_ai.models
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -22,21 +19,10 @@ from bot.app import ShardedHomarBot, make_bot
 from bot.logs import JsonFormatter, TextFormatter
 from bot.runtime import Runtime
 from bot.settings import SettingsError
-from tests.bot.harness import World, make_world, running_bot, settle
-from tests.fakediscord import running_client, running_fake
+from tests.bot.harness import World, running_bot, settle
+from tests.fakediscord import running_client
 from tools.engine import Target
 from tools.schedule import Once, Schedule
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def test_a_hung_model_never_holds_a_reminder_past_its_deadline(

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-import pydantic_ai.models
 import pytest
 
 from storage.conversations import ConversationStore
@@ -19,14 +18,6 @@ from tools.scheduling import HomarDeps
 
 FIXED_NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)  # Monday 16:00 in Europe/Berlin
 TZ = "Europe/Berlin"
-
-
-@pytest.fixture(autouse=True)
-def _no_real_model_requests() -> Iterator[None]:
-    old = pydantic_ai.models.ALLOW_MODEL_REQUESTS
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-    yield
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = old
 
 
 @pytest.fixture

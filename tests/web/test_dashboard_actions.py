@@ -6,34 +6,19 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import aiohttp
-import pydantic_ai.models
 import pytest
 from typer.testing import CliRunner
 
 from bot.cli import app as cli
 from storage.user_settings import UserSettingsStore
-from tests.bot.harness import World, make_world, running_bot
-from tests.fakediscord import running_fake
+from tests.bot.harness import World, running_bot
 from tests.web.site import running_site
 from tools.audience import Audience
 from tools.engine import Target, schedule_of
 from tools.schedule import Once, Schedule
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def test_create_goes_through_the_engine_and_its_limits(world: World) -> None:

@@ -8,16 +8,13 @@ Set HOMAR_SCREENSHOTS=docs/screenshots to refresh the README's screenshots.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pydantic_ai.models
 import pytest
 
 from storage.models import JobStatus
-from tests.bot.harness import World, make_world, settle
-from tests.fakediscord import running_fake
+from tests.bot.harness import World, settle
 from tests.web.site import running_site
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -37,17 +34,6 @@ pytestmark = pytest.mark.skipif(
     reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium; "
     ".ci/run installs it)",
 )
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 def shots(tmp_path: Path) -> Path:

@@ -3,27 +3,9 @@ other people's jobs, moderators, CSRF, cross-site requests, hostile text, OAuth 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pydantic_ai.models
-import pytest
-
 from storage.models import JobStatus
-from tests.bot.harness import World, make_world
-from tests.fakediscord import running_fake
+from tests.bot.harness import World
 from tests.web.site import running_site
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def test_signed_out_pages_send_you_to_sign_in(world: World) -> None:
