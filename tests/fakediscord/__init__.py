@@ -30,7 +30,12 @@ State (messages, nonces, threads, registered commands) lives in the ``FakeDiscor
 survives client disconnects/reconnects and multiple concurrent bot connections (each event is
 dispatched to every live gateway session; shard routing ``(guild_id >> 22) % shard_count``).
 
-See ``server.py`` for the full API (``FakeDiscord``) and ``models.py`` for the data classes.
+``FakeDiscord`` (``server.py``) is one object built from layers, each in its own module:
+``world.py`` (state, set-up calls, queries, wire payloads), ``gateway.py`` (websocket
+protocol and event dispatch), ``faults.py`` (injected failures), ``routes.py`` (the REST
+endpoints), ``actions.py`` (what tests do as users and admins); ``responses.py`` shapes HTTP
+answers, ``ratelimits.py`` and ``oauth.py`` are Discord's rate limits and OAuth2 pages, and
+``models.py`` holds the data classes.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from .gateway import GatewaySession
 from .models import (
     EPHEMERAL,
     MANAGE_MESSAGES,
@@ -57,7 +63,8 @@ from .models import (
     Pings,
     RecordedRequest,
 )
-from .server import DiscordError, FakeDiscord, GatewaySession
+from .responses import DiscordError
+from .server import FakeDiscord
 
 if TYPE_CHECKING:
     import discord

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord
+    from .world import World
 
 
 @dataclass
@@ -89,9 +89,9 @@ class FakeOAuth:
             "scope": "identify guilds",
         }
 
-    def guilds_of(self, fake: FakeDiscord, user_id: int) -> list[dict[str, Any]]:
+    def guilds_of(self, world: World, user_id: int) -> list[dict[str, Any]]:
         return [
             {"id": str(g.id), "name": g.name, "owner": g.owner_id == user_id}
-            for g in fake.guilds.values()
+            for g in world.guilds.values()
             if user_id in g.members
         ]
