@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from storage.conversations import ConversationStore
 from storage.db import Database
@@ -51,3 +54,14 @@ def runtime(memory: Memory) -> Runtime:
     return Runtime(
         agent=build_agent(), model=offline_model(), offline=offline_model(), memory=memory
     )
+
+
+def scripted(*parts: Any) -> FunctionModel:
+    """A model that answers its n-th request with `parts[n]` (the last one from then on)."""
+    seen: list[int] = []
+
+    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(1)
+        return ModelResponse(parts=[parts[min(len(seen) - 1, len(parts) - 1)]])
+
+    return FunctionModel(fn)

@@ -3,29 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import TextPart, ToolCallPart
 
 from storage.approvals import ApprovalStore
 from storage.db import Database
-from tests.tools.conftest import FIXED_NOW
+from tests.tools.conftest import FIXED_NOW, scripted
 from tools.agent import Runtime, resume_approval, run_agent
 from tools.approval import Approvals, render_proposal
 from tools.schedule import Cron, Schedule
 from tools.scheduling import HomarDeps
-
-
-def scripted(*parts: Any) -> FunctionModel:
-    seen: list[int] = []
-
-    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen.append(1)
-        return ModelResponse(parts=[parts[min(len(seen) - 1, len(parts) - 1)]])
-
-    return FunctionModel(fn)
-
 
 EVERY_MINUTE = ToolCallPart(
     "schedule_action", {"description": "ping", "type": "recurring", "schedule": "* * * * *"}

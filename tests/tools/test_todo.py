@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -11,23 +10,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from storage.db import Database
 from storage.models import JobKind, JobStatus
-from tests.tools.conftest import FIXED_NOW
+from tests.tools.conftest import FIXED_NOW, scripted
 from tools import heartbeat
 from tools.agent import Runtime, resume_approval, run_agent
 from tools.engine import Actor, Target
 from tools.errors import UserError
 from tools.scheduling import HomarDeps
 from tools.todo import MAX_PENDING, TodoList
-
-
-def scripted(*parts: Any) -> FunctionModel:
-    seen: list[int] = []
-
-    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen.append(1)
-        return ModelResponse(parts=[parts[min(len(seen) - 1, len(parts) - 1)]])
-
-    return FunctionModel(fn)
 
 
 def todos(db: Database) -> TodoList:
