@@ -72,7 +72,7 @@ def test_chat_from_piped_stdin_fires_the_reminder(clone: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
     assert "job #1" in out
-    # A cold first request on a slow machine can take a few seconds; the time is still shown as words.
+    # A cold first request on a slow machine takes a few seconds; the time still reads as words.
     assert re.search(r"\(in [1-6] s\)", out) and "<t:" not in out  # words, not Discord markup
     assert "[DELAYED_COMMAND] Send a reminder about: stretch" in out
     assert out.index("job #1") < out.index("[DELAYED_COMMAND]")
