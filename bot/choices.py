@@ -41,14 +41,14 @@ def read_snooze(phrase: str, now: datetime, tz: str) -> datetime:
     return until
 
 
-async def done(runtime: Runtime, job_id: int, run_id: int, user_id: int) -> str:
-    """Done: the owner saw the reminder; follow-ups stop."""
+async def done(runtime: Runtime, job_id: int, run_id: int | None, user_id: int) -> str:
+    """Done: the owner saw the reminder (its run `run_id`, else the latest); follow-ups stop."""
     await runtime.engine.acknowledge(job_id, user_id, how="done", run_id=run_id)
     return DONE_NOTE
 
 
 async def snooze(
-    runtime: Runtime, job_id: int, run_id: int, user_id: int, until: datetime, choice: str
+    runtime: Runtime, job_id: int, run_id: int | None, user_id: int, until: datetime, choice: str
 ) -> str:
     """Snooze: the reminder fires again at `until`; the note says when."""
     job = await runtime.engine.snooze(job_id, user_id, until, run_id=run_id, choice=choice)

@@ -117,3 +117,7 @@ class AudienceResolver(Protocol):
     the owner may address it; raises `UserError` saying why not and what to do instead."""
 
     async def resolve(self, text: str, where: Addressing) -> Audience: ...
+
+    async def check(self, audience: Audience, where: Addressing) -> None:
+        """Refuse (UserError) unless `where.owner_id` may address `audience` there."""
+        ...

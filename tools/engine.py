@@ -552,7 +552,12 @@ class Engine:
         *,
         command: str | None = None,
         schedule: Schedule | None = None,
+        audience: Audience | None = None,
+        follow_up: dict[str, Any] | None = None,
     ) -> Job:
+        """Change what was given. `audience` was checked against Discord by the caller (as
+        for `create`); `follow_up` is the new nagging config, `{}` to stop nagging."""
+
         def plan(job: Job) -> dict[str, Any]:
             if job.status not in JobStatus.OPEN:
                 raise UserError(
@@ -561,6 +566,15 @@ class Engine:
             values: dict[str, Any] = {}
             if command is not None:
                 values["command"] = self.check_command(command)
+            if audience is not None:
+                values["audience"] = None if audience.is_default else audience.to_json()
+            if follow_up is not None:
+                if not follow_up and followups.pending(job):
+                    raise UserError(
+                        f"Reminder #{job_id} is waiting for an answer; press Done first, "
+                        "then turn its follow-ups off."
+                    )
+                values["follow_up"] = follow_up or None
             if schedule is not None:
                 first = self.check_schedule(schedule)
                 values.update(

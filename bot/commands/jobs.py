@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from bot.commands import Answer, Caller, Page
 from bot.commands.cards import history as history_card
 from bot.commands.cards import next_words, page, repeat_words
-from bot.slash.when import Instant, plan, wants_repeat
+from bot.slash.when import Instant, plan, read_until, wants_repeat
 from storage.models import Job, JobKind
+from tools.audience import Audience
 from tools.engine import schedule_of
 from tools.errors import NotAllowed, UserError
 from tools.schedule import Every, Schedule
 
 PAGE_SIZE = 10
 SCOPES = ("mine", "thread", "server")
+# The kinds /remind makes: the ones whose runs remind someone, so nagging makes sense.
+NAGGING_KINDS = (JobKind.REMINDER, JobKind.RECURRING, JobKind.INTERVAL)
 
 
 def check_scope(caller: Caller, scope: str) -> None:
@@ -75,13 +81,24 @@ async def edit(
     when: Instant | None = None,
     what: str | None = None,
     repeat: str | None = None,
+    until: str | None = None,
+    audience: Audience | None = None,
+    check_audience: Callable[[Audience], Awaitable[None]] | None = None,
+    follow_up: dict[str, Any] | None = None,
 ) -> Answer:
+    """Change a job: only what is given (and differs) changes.
+
+    A new `audience` other than just the owner goes through `check_audience` (the surface's
+    check against Discord) before anything changes, as with `/remind to:`; `follow_up` is
+    the new nagging config (`follow_up_config`), `{}` to stop nagging.
+    """
     engine = caller.runtime.engine
     job = await engine.get(job_id, caller.actor)
+    now = caller.runtime.clock.now()
     schedule = None
     if when is not None or repeat is not None:
         schedule = new_schedule(
-            now=caller.runtime.clock.now(),
+            now=now,
             tz=caller.zone.name,
             job_schedule=schedule_of(job),
             kind=job.kind,
@@ -89,7 +106,34 @@ async def edit(
             repeat=repeat,
             next_run=job.next_run_at,
         )
-    job = await engine.update(job_id, caller.actor, command=what, schedule=schedule)
+    if until is not None:
+        schedule = with_end(schedule or schedule_of(job), until, now=now)
+    if audience is not None:
+        current = Audience.from_json(job.audience)
+        # People who pressed "Notify me too" stay while it is still a broadcast.
+        audience = replace(audience, joined=current.joined if audience.broadcast else ())
+        if audience == current:
+            audience = None
+        elif not audience.is_default:
+            if check_audience is None:
+                raise UserError("Only the owner can be reminded from here; use Discord.")
+            await check_audience(audience)  # a refused audience changes nothing
+    if follow_up is not None:
+        if follow_up == (job.follow_up or {}):
+            follow_up = None
+        elif follow_up and job.kind not in NAGGING_KINDS:
+            raise UserError(
+                "Follow-ups are for reminders; this job runs a command. Make a reminder "
+                "with `/remind … follow_up: True` instead."
+            )
+    job = await engine.update(
+        job_id,
+        caller.actor,
+        command=what,
+        schedule=schedule,
+        audience=audience,
+        follow_up=follow_up,
+    )
     return Answer(
         f"Updated #{job.id}: “{job.command[:200]}” — {repeat_words(job)}, "
         f"{next_words(job.next_run_at)}."
@@ -145,3 +189,11 @@ def new_schedule(
         "That job repeats on a pattern; give the new `repeat` as well, e.g. "
         "`every weekday at 9`, or `never` to make it a one-off."
     )
+
+
+def with_end(schedule: Schedule, until: str, *, now: datetime) -> Schedule:
+    """A repeating schedule with a new end ("friday", "5 times")."""
+    if not schedule.is_recurring:
+        raise UserError("`until` only applies to a repeating job; give a `repeat` as well.")
+    end, count = read_until(until, now=now, tz=schedule.tz)
+    return Schedule(schedule.spec, schedule.tz, end, count)

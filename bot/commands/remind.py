@@ -9,26 +9,55 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from bot.commands import Answer, Caller, Zone
 from bot.commands.cards import confirmation
 from bot.slash.when import Instant, plan
-from tools import overlap
+from tools import overlap, timeparse
 from tools.audience import Audience
-from tools.errors import UserError
+from tools.errors import UserError, quoted
 
 FOLLOW_UP = {"interval_s": 1800, "max": 2}
 ESCALATIONS = ("dm",)
+MOST_FOLLOW_UPS = 10  # as the agent's schedule_reminder allows
+# Nudges closer than this are spam; further apart than a day they outlive the cycle
+# (a reminder stops nagging 24 h after it was first sent).
+SHORTEST_NUDGE = timedelta(minutes=1)
+LONGEST_NUDGE = timedelta(hours=24)
 
 
-def follow_up_config(follow_up: bool, escalate: str | None) -> dict[str, Any] | None:
-    """The reminder's nagging settings; escalating implies nagging (it follows the last nudge)."""
+def follow_up_config(
+    follow_up: bool,
+    escalate: str | None,
+    *,
+    every: str | None = None,
+    times: str | None = None,
+) -> dict[str, Any] | None:
+    """The reminder's nagging settings; escalating implies nagging (it follows the last nudge).
+
+    `every` ("10 minutes") and `times` ("3") override the usual every 30 min, twice.
+    """
     if not follow_up and escalate is None:
         return None
     if escalate is not None and escalate not in ESCALATIONS:
         raise UserError("`escalate` can only be `dm` (one DM if you answer none of the nudges).")
     config: dict[str, Any] = dict(FOLLOW_UP)
+    if every:
+        step = timeparse.parse_duration(every)
+        if step is None or not SHORTEST_NUDGE <= step <= LONGEST_NUDGE:
+            raise UserError(
+                f"Nudge every {quoted(every)}? Give a span between 1 minute and 24 hours, "
+                "like `30 minutes` or `2 hours`."
+            )
+        config["interval_s"] = int(step.total_seconds())
+    if times:
+        if not times.strip().isdigit() or not 1 <= int(times) <= MOST_FOLLOW_UPS:
+            raise UserError(
+                f"Nudge {quoted(times)} times? Give a number from 1 to {MOST_FOLLOW_UPS}."
+            )
+        config["max"] = int(times)
     if escalate is not None:
         config["escalate"] = escalate
     return config

@@ -30,6 +30,16 @@ class GuildView(Protocol):
 
     def channel_name(self, channel_id: int) -> str | None: ...
 
+    def role_name(self, role_id: int) -> str | None: ...
+
+    def roles(self, guild_id: int) -> dict[int, str]:
+        """The guild's roles one can address (id → name), without @everyone."""
+        ...
+
+    def text_channels(self, guild_id: int) -> dict[int, str]:
+        """The guild's text channels (id → name)."""
+        ...
+
     def user_name(self, user_id: int) -> str | None:
         """A name the view already knows (see `learn_users`)."""
         ...

@@ -21,26 +21,28 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from aiohttp import web
 
-from bot import job_files
-from bot.commands.jobs import new_schedule
+from bot import choices, job_files
+from bot.commands import Caller, jobs, zone_for
 from bot.commands.remind import follow_up_config
 from bot.settings import Settings
 from bot.slash.preview import repeat_preview, until_preview, when_preview
-from bot.slash.when import plan, read_instant, read_until
+from bot.slash.when import plan, read_instant
 from bot.web import live, present
 from bot.web.access import GuildView, Permissions, Viewer
 from bot.web.guard import SESSION_COOKIE, STATE_COOKIE, Guard, security_headers
+from bot.web.present import plain_mentions
 from bot.web.signin import SignInError, authorize_url, exchange_code, read_login_link
 from storage.approvals import ApprovalStore
 from storage.models import Job, JobKind, JobStatus
 from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
 from storage.web_sessions import SignedIn, WebSessionStore
+from tools import followups
 from tools.approval import Outcome, next_runs, pending_from_row
-from tools.audience import Audience
+from tools.audience import Addressing, Audience, AudienceResolver
 from tools.engine import Target, schedule_of
 from tools.errors import JobNotFound, NotAllowed, UserError
-from tools.schedule import Schedule, ScheduleError
+from tools.schedule import ScheduleError
 from tools.zones import resolve_zone
 
 if TYPE_CHECKING:
@@ -51,8 +53,9 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 FLASH_COOKIE = "homar_flash"
 STATUSES = ("open", "active", "paused", "completed", "cancelled", "failed", "all")
-ACTIONS = ("pause", "resume", "run-now", "cancel")
+ACTIONS = ("pause", "resume", "run-now", "cancel", "done", "snooze")
 LIST_LIMIT = 500
+SNOOZE_LABELS = (("10m", "10 minutes"), ("1h", "1 hour"), ("tomorrow", "Tomorrow 09:00"))
 MAX_IMPORT_BYTES = 512 * 1024
 
 Decide = Callable[[int, int, bool], Awaitable[Outcome]]
@@ -398,6 +401,13 @@ class Dashboard:
             repeat="" if not schedule.is_recurring else schedule.describe(),
             runs=present.timeline(runs, tz),
             open=job.status in JobStatus.OPEN,
+            to=present.audience_text(audience, job.guild_id, self.view),
+            places=present.places(job.guild_id, self.view),
+            follow=present.follow_up_form(job),
+            nags=job.kind in jobs.NAGGING_KINDS,
+            # The reminder's own Done/Snooze, for its owner, while it waits for an answer.
+            answer=job.owner_id == viewer.user_id and followups.pending(job),
+            snooze_choices=SNOOZE_LABELS,
             mark=mark,
         )
         return self._with_flash(request, response)
@@ -407,74 +417,129 @@ class Dashboard:
     async def act(self, request: web.Request) -> web.StreamResponse:
         signed = await self.signed_in(request)
         form = await self.guard.check_write(request, signed)
-        del form
         viewer = await self.viewer_of(signed)
         job_id = int(request.match_info["id"])
         action = request.match_info["action"]
         if action not in ACTIONS:
             raise web.HTTPNotFound(text="No such action.")
         job = await self.job_for(viewer, job_id)
-        actor = viewer.actor(job.guild_id)
-        engine = self.runtime.engine
+        caller = await self.caller_for(viewer, job)
+        runtime = self.runtime
+        tz = caller.zone.name
         to = f"/jobs/{job_id}"
         try:
             if action == "pause":
-                await engine.pause(job_id, actor)
+                await jobs.pause(caller, job_id)  # its answer names /jobs resume: a button here
                 text = f"Paused #{job_id}."
             elif action == "resume":
-                done = await engine.resume(job_id, actor)
-                tz = await self.tz_of(viewer.user_id)
+                done = await runtime.engine.resume(job_id, caller.actor)
                 text = f"Resumed #{job_id}; next run {present.local(done.next_run_at, tz)}."
             elif action == "run-now":
-                await engine.run_now(job_id, actor)
-                text = f"Running #{job_id} now."
-            else:
-                await engine.cancel(job_id, actor)
-                text = f"Cancelled #{job_id}."
+                text = (await jobs.run_now(caller, job_id)).text
+            elif action == "cancel":
+                text = (await jobs.cancel(caller, job_id)).text
+            elif action == "done":  # the reminder's Done button (its owner only)
+                text = await choices.done(runtime, job_id, None, viewer.user_id)
+            else:  # snooze, as the reminder's Snooze buttons and form
+                choice = _field(form, "choice")
+                if choice in choices.SNOOZE_CHOICES:
+                    until = choices.snooze_until(choice, self.now(), tz)
+                else:
+                    choice = "custom"
+                    until = choices.read_snooze(_field(form, "until"), self.now(), tz)
+                await choices.snooze(runtime, job_id, None, viewer.user_id, until, choice)
+                snoozed = await runtime.engine.get(job_id)
+                text = f"Snoozed #{job_id} until {present.local(snoozed.next_run_at, tz)}."
         except NotAllowed:
             raise web.HTTPForbidden(text=f"Job #{job_id} isn't yours to change.") from None
         except UserError as exc:
             return self.back(to, _message(exc), "error")
-        return self.back(to, text)
+        return self.back(to, present.plain_discord(plain_mentions(text, self.view), tz))
 
     async def edit(self, request: web.Request) -> web.StreamResponse:
+        """The job's edit form, through `/jobs edit`'s own command (`bot.commands.jobs`).
+
+        Only the parts the form carries change: the audience (`to`) when its text differs
+        from what the page showed, the follow-ups when their fieldset was sent.
+        """
         signed = await self.signed_in(request)
         form = await self.guard.check_write(request, signed)
         viewer = await self.viewer_of(signed)
         job_id = int(request.match_info["id"])
         job = await self.job_for(viewer, job_id)
-        actor = viewer.actor(job.guild_id)
+        caller = await self.caller_for(viewer, job)
         text = _field(form, "what")
         when = _field(form, "when")
-        repeat = _field(form, "repeat")
-        until = _field(form, "until")
         to = f"/jobs/{job_id}"
         try:
-            schedule = None
-            if when or repeat or until:
-                tz = await self.tz_of(viewer.user_id)
-                now = self.now()
-                instant = read_instant(when, now=now, tz=tz) if when else None
-                schedule = schedule_of(job)
-                if when or repeat:  # the same rule as /jobs edit
-                    schedule = new_schedule(
-                        now=now,
-                        tz=tz,
-                        job_schedule=schedule,
-                        kind=job.kind,
-                        when=instant,
-                        repeat=repeat or None,
-                        next_run=job.next_run_at,
-                    )
-                if until:
-                    schedule = _with_end(schedule, until, now=now)
-            command = text if text and text != job.command else None
-            await self.runtime.engine.update(job_id, actor, command=command, schedule=schedule)
+            now = self.now()
+            audience = None
+            current = Audience.from_json(job.audience)
+            if "to" in form and _field(form, "to") != present.audience_text(
+                current, job.guild_id, self.view
+            ):
+                audience = await self.read_audience(_field(form, "to"), job)
+            follow_up = None
+            if "follow_ups" in form:
+                config = follow_up_config(
+                    form.get("follow_up") == "on",
+                    "dm" if form.get("escalate") == "dm" else None,
+                    every=_field(form, "follow_every") or None,
+                    times=_field(form, "follow_max") or None,
+                )
+                follow_up = config or {}
+            answer = await jobs.edit(
+                caller,
+                job_id,
+                when=read_instant(when, now=now, tz=caller.zone.name) if when else None,
+                what=text if text and text != job.command else None,
+                repeat=_field(form, "repeat") or None,
+                until=_field(form, "until") or None,
+                audience=audience,
+                check_audience=self.audience_check(viewer, job),
+                follow_up=follow_up,
+            )
         except NotAllowed:
             raise web.HTTPForbidden(text=f"Job #{job_id} isn't yours to change.") from None
         except (UserError, ScheduleError) as exc:
             return self.back(to, _message(exc), "error")
-        return self.back(to, f"Updated #{job_id}.")
+        return self.back(to, plain_mentions(answer.text, self.view))
+
+    async def caller_for(self, viewer: Viewer, job: Job) -> Caller:
+        """The shared commands' caller: the viewer, acting where the job lives."""
+        return Caller(
+            runtime=self.runtime,
+            actor=viewer.actor(job.guild_id),
+            target=Target(job.owner_id, job.channel_id, job.guild_id, job.parent_channel_id),
+            zone=await zone_for(self.runtime, viewer.user_id),
+            in_guild=job.guild_id is not None,
+        )
+
+    def _resolver(self) -> AudienceResolver:
+        resolver = self.runtime.audience_resolver
+        if resolver is None:
+            raise UserError("Who a job pings can only change while Homar is on Discord.")
+        return resolver
+
+    async def read_audience(self, typed: str, job: Job) -> Audience:
+        """The typed audience, read by the agent's resolver (the same words as in chat)
+        and checked for the job's owner, whose job pings them."""
+        where = Addressing(job.owner_id, job.guild_id, job.channel_id)
+        return await self._resolver().resolve(typed[:500], where)
+
+    def audience_check(self, viewer: Viewer, job: Job) -> Callable[[Audience], Awaitable[None]]:
+        """Discord's rules for `/remind to:`: the owner must be allowed to address the
+        audience, and so must a moderator who sets it for them (nobody pings, through
+        someone else's job, what they couldn't ping themselves)."""
+
+        async def check(audience: Audience) -> None:
+            resolver = self._resolver()
+            await resolver.check(audience, Addressing(job.owner_id, job.guild_id, job.channel_id))
+            if viewer.user_id != job.owner_id:
+                editor = Addressing(viewer.user_id, job.guild_id, job.channel_id)
+                await resolver.check(audience, editor)
+
+        return check
 
     async def create(self, request: web.Request) -> web.StreamResponse:
         signed = await self.signed_in(request)
@@ -637,14 +702,6 @@ class Dashboard:
     async def events(self, request: web.Request) -> web.StreamResponse:
         signed = await self.signed_in(request)
         return await live.stream(request, self, signed)
-
-
-def _with_end(schedule: Schedule, until: str, *, now: datetime) -> Schedule:
-    """A repeating schedule with a new end ("friday", "5 times")."""
-    if not schedule.is_recurring:
-        raise UserError("`until` only applies to a repeating job; give a `repeat` as well.")
-    end, count = read_until(until, now=now, tz=schedule.tz)
-    return Schedule(schedule.spec, schedule.tz, end, count)
 
 
 def _field(form: Any, name: str) -> str:

@@ -33,6 +33,23 @@ class BotGuildView:
         name = getattr(channel, "name", None)
         return name if isinstance(name, str) else None
 
+    def role_name(self, role_id: int) -> str | None:
+        for guild in self.client.guilds:
+            role = guild.get_role(role_id)
+            if role is not None:
+                return role.name
+        return None
+
+    def roles(self, guild_id: int) -> dict[int, str]:
+        guild = self.client.get_guild(guild_id)
+        if guild is None:
+            return {}
+        return {r.id: r.name for r in guild.roles if not r.is_default()}
+
+    def text_channels(self, guild_id: int) -> dict[int, str]:
+        guild = self.client.get_guild(guild_id)
+        return {c.id: c.name for c in guild.text_channels} if guild is not None else {}
+
     def user_name(self, user_id: int) -> str | None:
         user = self.client.get_user(user_id)
         return user.display_name if user is not None else self._names.get(user_id)

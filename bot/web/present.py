@@ -19,6 +19,8 @@ from tools.schedule import zone
 RUNS_SHOWN = 5
 _DISCORD_TS = re.compile(r"<t:(\d+)(?::[tTdDfFR])?>")
 _MENTION = re.compile(r"<(@!?|@&|#)(\d+)>")
+# A role or channel name the agent's resolver reads after @ or # (`bot/audience.py`).
+_TYPED_NAME = re.compile(r"[\w.-]{1,100}")
 
 
 def local(at: datetime | None, tz: str) -> str:
@@ -64,7 +66,7 @@ def plain_mentions(text: str, view: GuildView) -> str:
         if kind == "#":
             return f"#{view.channel_name(ident) or ident}"
         if kind == "@&":
-            return f"@role {ident}"
+            return f"@{view.role_name(ident) or f'role {ident}'}"
         return f"@{view.user_name(ident) or ident}"
 
     return _MENTION.sub(name, text)
@@ -78,20 +80,102 @@ def audience_words(job: Job, view: GuildView, *, own: bool) -> str:
     return plain_mentions(words, view)
 
 
-def follow_up_words(job: Job, tz: str) -> str:
+def audience_text(audience: Audience, guild_id: int | None, view: GuildView) -> str:
+    """The audience as one would type it in the edit form (and as the agent's resolver reads
+    it): `me`, `<@1>`, `@role`, `#channel`, `@everyone`, `dm`. Names only where they are
+    unambiguous in the server; otherwise the mention itself."""
+    roles = view.roles(guild_id) if guild_id is not None else {}
+    channels = view.text_channels(guild_id) if guild_id is not None else {}
+    parts = ["me"] if audience.owner else []
+    parts += [f"<@{u}>" for u in audience.users]
+    parts += [_typed(roles, r, "@", f"<@&{r}>") for r in audience.roles]
+    if audience.everyone:
+        parts.append("@everyone")
+    if audience.here:
+        parts.append("@here")
+    if audience.channel_id is not None:
+        c = audience.channel_id
+        parts.append(_typed(channels, c, "#", f"<#{c}>"))
+    if audience.dm:
+        parts.append("dm")
+    return " ".join(parts)
+
+
+def _typed(names: dict[int, str], ident: int, sigil: str, mention: str) -> str:
+    """`@team` when that name finds exactly this one (the resolver ignores case), else the
+    mention."""
+    name = names.get(ident)
+    if name is None or not _TYPED_NAME.fullmatch(name):
+        return mention
+    same = [i for i, n in names.items() if n.casefold() == name.casefold()]
+    return f"{sigil}{name}" if same == [ident] else mention
+
+
+def places(guild_id: int | None, view: GuildView) -> str:
+    """What one may name in the job's server (a hint under the audience field)."""
+    if guild_id is None:
+        return ""
+    roles = sorted(f"@{n}" for n in view.roles(guild_id).values())
+    channels = sorted(f"#{n}" for n in view.text_channels(guild_id).values())
+    return " · ".join(
+        part
+        for part in (
+            f"roles: {', '.join(roles[:30])}" if roles else "",
+            f"channels: {', '.join(channels[:30])}" if channels else "",
+        )
+        if part
+    )
+
+
+@dataclass(frozen=True)
+class FollowUpForm:
+    """A job's follow-up settings as the edit form shows them."""
+
+    on: bool
+    every: str
+    times: int
+    escalate: bool
+
+
+def follow_up_form(job: Job) -> FollowUpForm:
     config = followups.config_of(job)
     if config is None:
-        return "none"
-    minutes = int(config.interval.total_seconds() // 60)
-    words = f"every {minutes} min, up to {config.max} times"
-    if config.escalate == "dm":
-        words += ", then one DM"
+        return FollowUpForm(False, "30 minutes", 2, False)
+    seconds = int(config.interval.total_seconds())
+    hours, minutes = divmod(seconds // 60, 60)
+    if minutes == 0 and hours:
+        every = f"{hours} hour{'s' if hours != 1 else ''}"
+    else:
+        every = f"{seconds // 60} minutes"
+    return FollowUpForm(True, every, config.max, config.escalate == "dm")
+
+
+def follow_up_words(job: Job, tz: str, *, own: bool = True) -> str:
+    config = followups.config_of(job)
+    if config is None:
+        words = "none"
+    else:
+        minutes = int(config.interval.total_seconds() // 60)
+        words = f"every {minutes} min, up to {config.max} times"
+        if config.escalate == "dm":
+            words += ", then one DM"
+    whose = "your" if own else "the owner's"
     state = followups.awaiting(job)
     if state is not None:
-        words += f" — waiting for your answer ({state.get('sent', 0)} sent)"
+        # `attempt` is the next one to send; the reminder itself was the first.
+        sent = max(1, int(state.get("attempt", 2)) - 1)
+        words += f" — waiting for {whose} answer ({sent} sent)"
     elif followups.SNOOZED in (job.meta or {}):
         words += " — snoozed"
     return words
+
+
+def plain_discord(text: str, tz: str) -> str:
+    """Discord markup as page text: timestamps become local times, bold and fences go."""
+    text = _DISCORD_TS.sub(
+        lambda m: local(datetime.fromtimestamp(int(m.group(1)), tz=zone("UTC")), tz), text
+    )
+    return text.replace("```", "").replace("**", "").strip()
 
 
 def card(
@@ -114,7 +198,7 @@ def card(
         schedule=schedule.describe(),
         next_run=local(job.next_run_at, tz) if job.status == "active" else "—",
         next_run_iso=job.next_run_at.isoformat() if job.next_run_at else "",
-        follow_up=follow_up_words(job, tz),
+        follow_up=follow_up_words(job, tz, own=job.owner_id == viewer_id),
         audience=audience_words(job, view, own=job.owner_id == viewer_id),
         created_by=job.created_by,
         next_runs=upcoming,
@@ -170,9 +254,5 @@ class ApprovalCard:
 
 def approval_card(pending: PendingApproval, tz: str) -> ApprovalCard:
     """The proposal as plain text: Discord timestamps become local times, fences go."""
-    text = _DISCORD_TS.sub(
-        lambda m: local(datetime.fromtimestamp(int(m.group(1)), tz=zone("UTC")), tz),
-        pending.proposal,
-    )
-    text = text.replace("```", "").replace("**", "")
-    return ApprovalCard(pending.approval_id, text.strip(), local(pending.expires_at, tz))
+    text = plain_discord(pending.proposal, tz)
+    return ApprovalCard(pending.approval_id, text, local(pending.expires_at, tz))
