@@ -304,3 +304,16 @@ class WebUsedLink(Base):
 
     link_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     expires_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class WebRateHit(Base):
+    """Dashboard sign-ins and writes counted per key (an address, a user) and per minute.
+
+    In the database, so the limits hold however many processes serve the dashboard.
+    """
+
+    __tablename__ = "web_rate_hits"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    window: Mapped[int] = mapped_column(BigInteger, primary_key=True, index=True)
+    hits: Mapped[int] = mapped_column(Integer)

@@ -235,12 +235,12 @@ class Dashboard:
         )
         return self._with_flash(request, response)
 
-    def _limit_sign_in(self, request: web.Request) -> None:
-        if not self.guard.sign_ins.allow(request.remote or "?"):
+    async def _limit_sign_in(self, request: web.Request) -> None:
+        if not await self.guard.sign_ins.allow(request.remote or "?"):
             raise web.HTTPTooManyRequests(text="Too many sign-in attempts; wait a minute.")
 
     async def auth_start(self, request: web.Request) -> web.StreamResponse:
-        self._limit_sign_in(request)
+        await self._limit_sign_in(request)
         state = secrets.token_urlsafe(24)
         response = web.Response(
             status=302, headers={"Location": authorize_url(self.settings, state)}
@@ -249,7 +249,7 @@ class Dashboard:
         return response
 
     async def auth_callback(self, request: web.Request) -> web.StreamResponse:
-        self._limit_sign_in(request)
+        await self._limit_sign_in(request)
         expected = self.guard.unseal(request.cookies.get(STATE_COOKIE))
         state = request.query.get("state", "")
         if expected is None or not secrets.compare_digest(state, expected):
@@ -269,7 +269,7 @@ class Dashboard:
         return response
 
     async def auth_link(self, request: web.Request) -> web.StreamResponse:
-        self._limit_sign_in(request)
+        await self._limit_sign_in(request)
         now = self.now()
         try:
             link = read_login_link(self.settings, request.query.get("t", ""), now)
@@ -665,7 +665,7 @@ class Dashboard:
         """The live preview under the time fields: the slash commands' own preview lines
         (`bot/slash/preview.py`), plus the next runs when the whole schedule is valid."""
         signed = await self.signed_in(request)
-        if not self.guard.writes.allow(f"preview:{signed.user_id}"):
+        if not await self.guard.writes.allow(f"preview:{signed.user_id}"):
             return web.json_response({"ok": False, "text": "Slow down a little."}, status=429)
         tz = await self.tz_of(signed.user_id)
         now = self.now()

@@ -12,7 +12,6 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -22,6 +21,8 @@ from aiohttp import web
 
 from bot.settings import Settings
 from bot.web.signin import sign
+from storage.db import Database
+from storage.rate_limits import RateCounter
 from storage.web_sessions import SignedIn, WebSessionStore
 
 SESSION_COOKIE = "homar_session"
@@ -65,26 +66,26 @@ def token_hash(token: str) -> str:
 
 
 class RateLimit:
-    """At most `limit` events per `window` seconds per key (in-process; per-process limits
-    are fine for abuse control and need no shared state)."""
+    """At most `limit` events per `window` seconds per key, counted in the database so the
+    limit holds across every process serving the dashboard (PostgreSQL scale-out)."""
 
     def __init__(
-        self, limit: int, window: float, clock: Callable[[], float] = time.monotonic
+        self,
+        db: Database,
+        name: str,
+        limit: int,
+        window: float,
+        clock: Callable[[], float] = time.time,  # wall clock: the same on every process
     ) -> None:
+        self.name = name
         self.limit = limit
-        self.window = window
         self.clock = clock
-        self._hits: dict[str, deque[float]] = defaultdict(deque)
+        self.counter = RateCounter(db, window)
 
-    def allow(self, key: str) -> bool:
-        now = self.clock()
-        hits = self._hits[key]
-        while hits and now - hits[0] > self.window:
-            hits.popleft()
-        if len(hits) >= self.limit:
-            return False
-        hits.append(now)
-        return True
+    async def allow(self, key: str) -> bool:
+        """Count this attempt; False once the key is over the limit (refused ones count
+        too, so hammering doesn't reopen the door)."""
+        return await self.counter.hit(f"{self.name}:{key}", self.clock()) <= self.limit
 
 
 class Guard:
@@ -99,8 +100,8 @@ class Guard:
         parts = urlsplit(self.base)
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.secure = parts.scheme == "https"
-        self.sign_ins = RateLimit(10, 60.0)  # per client address
-        self.writes = RateLimit(30, 60.0)  # per signed-in user
+        self.sign_ins = RateLimit(store.db, "sign-in", 10, 60.0)  # per client address
+        self.writes = RateLimit(store.db, "write", 30, 60.0)  # per signed-in user
 
     # ------------------------------------------------------------ cookies
 
@@ -181,6 +182,6 @@ class Guard:
             raise web.HTTPForbidden(
                 text="Refused: the form was missing its security token; reload the page."
             )
-        if not self.writes.allow(str(signed.user_id)):
+        if not await self.writes.allow(str(signed.user_id)):
             raise web.HTTPTooManyRequests(text="Too many changes at once; wait a minute.")
         return form

@@ -124,12 +124,14 @@ class Browser:
         *,
         csrf: bool = True,
         origin: str | None = None,
+        base: str | None = None,
     ) -> tuple[int, str]:
+        """POST a form; `base`: another process serving the same dashboard."""
         form = dict(data or {})
         if csrf:
             form["csrf"] = self.csrf
         headers = {"Origin": origin if origin is not None else self.site.base}
         async with self.http.post(
-            f"{self.site.base}{path}", data=form, headers=headers, allow_redirects=False
+            f"{base or self.site.base}{path}", data=form, headers=headers, allow_redirects=False
         ) as r:
             return r.status, await r.text()
