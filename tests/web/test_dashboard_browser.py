@@ -1,6 +1,8 @@
 """The dashboard in a real headless browser (Debian's chromium driven by Playwright):
 sign in through the fake Discord's OAuth page, see jobs made by chat, approve a proposal,
-edit a time with the live preview, pause/resume/cancel, and watch a job fire live.
+edit a time with the live preview, who a job pings and its follow-ups, pause/resume/cancel,
+watch a job fire live and answer it (Done), make a reminder, export it (JSON and .ics),
+cancel it and import the file back.
 
 Set HOMAR_SCREENSHOTS=docs/screenshots to refresh the README's screenshots.
 """
@@ -16,6 +18,7 @@ import pytest
 from storage.models import JobStatus
 from tests.bot.harness import World, settle
 from tests.web.site import running_site
+from tools.audience import Audience
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -46,6 +49,7 @@ async def test_dashboard_in_a_real_browser(world: World, tmp_path: Path) -> None
     from playwright.async_api import async_playwright, expect
 
     out = shots(tmp_path)
+    team = world.fake.add_role(world.guild.id, "team", mentionable=True)
     async with running_site(world) as site, async_playwright() as pw:
         bot = site.bot
         engine = bot.runtime.engine
@@ -102,6 +106,18 @@ async def test_dashboard_in_a_real_browser(world: World, tmp_path: Path) -> None
         edited = await engine.get(cake.id)
         assert edited.next_run_at == datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
 
+        # Who it pings (checked as Discord checks /remind to:) and its follow-ups.
+        await page.get_by_label("Who it pings", exact=True).fill("me @team")
+        await page.get_by_label("Nudge again if there's no answer").check()
+        await page.get_by_label("Every", exact=True).fill("10 minutes")
+        await page.get_by_role("button", name="Save changes").click()
+        await expect(page.locator(".flash")).to_contain_text(f"Updated #{cake.id}")
+        await expect(page.locator(".facts")).to_contain_text("you and @team")
+        await expect(page.locator(".facts")).to_contain_text("every 10 min, up to 2 times")
+        edited = await engine.get(cake.id)
+        assert Audience.from_json(edited.audience).roles == (team.id,)
+        assert edited.follow_up == {"interval_s": 600, "max": 2}
+
         # Pause and resume, through the same engine commands as /jobs.
         await page.get_by_role("button", name="Pause").click()
         await expect(page.locator("h1 .badge")).to_have_text("paused")
@@ -109,19 +125,57 @@ async def test_dashboard_in_a_real_browser(world: World, tmp_path: Path) -> None
         await page.get_by_role("button", name="Resume").click()
         await expect(page.locator("h1 .badge")).to_have_text("active")
 
-        # Watch it fire live: move the clock past its time; the page updates by itself.
+        # Watch it fire live: move the clock past its time; the page updates by itself and
+        # asks for an answer (its follow-ups wait for one), as its Discord buttons do.
         await expect(page.locator("body")).to_have_attribute("data-live-ready", "1")
         await world.clock.set(datetime(2026, 11, 24, 9, 0, 1, tzinfo=UTC))
-        await expect(page.locator("h1 .badge")).to_have_text("completed", timeout=20_000)
+        await expect(page.locator("#answer-h")).to_be_visible(timeout=20_000)
         await expect(page.locator(".timeline")).to_contain_text("delivered")
         await page.screenshot(path=str(out / "job-history.png"), full_page=True)
         await settle(bot)
+        said = world.fake.messages(cake.channel_id)
+        assert any(team.id in world.fake.pinged(m).roles for m in said)  # the edited audience
+        await page.get_by_role("button", name="Done", exact=True).click()
+        await expect(page.locator(".flash")).to_contain_text("no more nudges")
+        await expect(page.locator("h1 .badge")).to_have_text("completed")
 
         # Cancel the approved job from its page.
         await page.goto(f"{site.base}/jobs/{stretch.id}")
         await page.get_by_role("button", name="Cancel").click()
         await expect(page.locator("h1 .badge")).to_have_text("cancelled")
         assert (await engine.get(stretch.id)).status == JobStatus.CANCELLED
+
+        # Make a reminder here, export it (JSON and calendar), cancel it, import the file.
+        await page.goto(f"{site.base}/jobs")
+        await page.get_by_label("What", exact=True).fill("renew the passport")
+        await page.get_by_label("When", exact=True).fill("friday 10am")
+        await page.get_by_role("button", name="Schedule").click()
+        await expect(page.locator(".flash")).to_contain_text("Scheduled #")
+        [passport] = await engine.list_jobs(owner_id=world.alice.id)
+        assert passport.command == "renew the passport" and passport.guild_id is None
+        await page.goto(f"{site.base}/jobs")
+        async with page.expect_download() as json_download:
+            await page.get_by_role("link", name="Export JSON").click()
+        exported = tmp_path / "homar-jobs.json"
+        await (await json_download.value).save_as(exported)
+        assert "renew the passport" in exported.read_text()
+        async with page.expect_download() as ics_download:
+            await page.get_by_role("link", name="Export calendar (.ics)").click()
+        calendar = tmp_path / "homar-jobs.ics"
+        await (await ics_download.value).save_as(calendar)
+        assert calendar.read_text().startswith("BEGIN:VCALENDAR")
+        assert "renew the passport" in calendar.read_text()
+        await page.goto(f"{site.base}/jobs/{passport.id}")
+        await page.get_by_role("button", name="Cancel").click()
+        await expect(page.locator("h1 .badge")).to_have_text("cancelled")
+        await page.goto(f"{site.base}/jobs")
+        await expect(page.locator(".job-link", has_text="renew the passport")).to_have_count(0)
+        await page.get_by_label("File to import (.json or .ics)").set_input_files(exported)
+        await page.get_by_role("button", name="Import", exact=True).click()
+        await expect(page.locator(".flash")).to_contain_text("Imported 1 job")
+        await expect(page.locator(".job-link", has_text="renew the passport")).to_be_visible()
+        [restored] = await engine.list_jobs(owner_id=world.alice.id)
+        assert restored.id != passport.id and restored.next_run_at == passport.next_run_at
 
         # On a phone, in dark mode.
         phone = await browser.new_context(
