@@ -33,7 +33,7 @@ class GuildView(Protocol):
     def role_name(self, role_id: int) -> str | None: ...
 
     def roles(self, guild_id: int) -> dict[int, str]:
-        """The guild's roles one can address (id → name), without @everyone."""
+        """The guild's roles one can address (id → name): not @everyone, not managed."""
         ...
 
     def text_channels(self, guild_id: int) -> dict[int, str]:

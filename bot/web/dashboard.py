@@ -23,7 +23,7 @@ from aiohttp import web
 
 from bot import choices, job_files
 from bot.commands import Caller, jobs, zone_for
-from bot.commands.remind import follow_up_config
+from bot.commands.remind import follow_up_config, remind
 from bot.settings import Settings
 from bot.slash.preview import repeat_preview, until_preview, when_preview
 from bot.slash.when import plan, read_instant
@@ -40,7 +40,7 @@ from storage.web_sessions import SignedIn, WebSessionStore
 from tools import followups
 from tools.approval import Outcome, next_runs, pending_from_row
 from tools.audience import Addressing, Audience, AudienceResolver
-from tools.engine import Target, schedule_of
+from tools.engine import Actor, Target, schedule_of
 from tools.errors import JobNotFound, NotAllowed, UserError
 from tools.schedule import ScheduleError
 from tools.zones import resolve_zone
@@ -542,33 +542,43 @@ class Dashboard:
         return check
 
     async def create(self, request: web.Request) -> web.StreamResponse:
+        """A reminder in the viewer's DMs with Homar, through `/remind`'s own command."""
         signed = await self.signed_in(request)
         form = await self.guard.check_write(request, signed)
         viewer = await self.viewer_of(signed)
-        tz = await self.tz_of(viewer.user_id)
-        now = self.now()
+        zone = await zone_for(self.runtime, viewer.user_id)
         try:
             when = _field(form, "when")
             if not when:
                 raise UserError("Say when, e.g. `tomorrow 9am` or `in 20 minutes`.")
-            chosen = plan(
-                read_instant(when, now=now, tz=tz),
-                now=now,
+            instant = read_instant(when, now=self.now(), tz=zone.name)
+            channel_id = await self.view.dm_channel(viewer.user_id)
+            caller = Caller(
+                runtime=self.runtime,
+                actor=Actor(viewer.user_id),
+                target=Target(viewer.user_id, channel_id),
+                zone=zone,
+            )
+            answer = await remind(
+                caller,
+                instant,
+                _field(form, "what"),
                 repeat=_field(form, "repeat") or None,
                 until=_field(form, "until") or None,
-            )
-            channel_id = await self.view.dm_channel(viewer.user_id)
-            job = await self.runtime.engine.create(
-                target=Target(viewer.user_id, channel_id),
-                command=_field(form, "what"),
-                schedule=chosen.schedule,
-                kind=chosen.kind,
-                created_by="user",
-                follow_up=follow_up_config(form.get("follow_up") == "on", None),
+                follow_up=form.get("follow_up") == "on",
             )
         except (UserError, ScheduleError) as exc:
             return self.back("/jobs", _message(exc), "error")
-        return self.back(f"/jobs/{job.id}", f"Scheduled #{job.id} in your DMs with Homar.")
+        assert answer.cancel_job is not None and answer.card is not None
+        job_id = answer.cancel_job
+        # Its notes (a job it may duplicate, others in the same minute) come along.
+        notes = [
+            f"{name}: {value}"
+            for name, value in answer.card.fields
+            if name in ("Already scheduled", "Same minute")
+        ]
+        text = " ".join([f"Scheduled #{job_id} in your DMs with Homar.", *notes])
+        return self.back(f"/jobs/{job_id}", present.plain_discord(text, zone.name))
 
     async def decide_approval(self, request: web.Request) -> web.StreamResponse:
         signed = await self.signed_in(request)

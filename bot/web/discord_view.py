@@ -44,7 +44,8 @@ class BotGuildView:
         guild = self.client.get_guild(guild_id)
         if guild is None:
             return {}
-        return {r.id: r.name for r in guild.roles if not r.is_default()}
+        # Bots' and integrations' own roles are nobody's audience.
+        return {r.id: r.name for r in guild.roles if not r.is_default() and not r.managed}
 
     def text_channels(self, guild_id: int) -> dict[int, str]:
         guild = self.client.get_guild(guild_id)
