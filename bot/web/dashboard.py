@@ -1,9 +1,9 @@
 """The dashboard's pages and actions (aiohttp handlers).
 
-Reads go through the engine's and stores' read paths; every write goes through the same
-engine command as the slash command (`Engine.pause`, `update`, `create`…) with the Actor
-the bot computes, or the approval decision path of `bot/approvals.py`. Nothing here writes
-to a job table directly.
+Every write goes through the same command as on Discord, with the Actor the bot computes:
+`/remind`, `/jobs` and `/timezone` (`bot/commands`), a reminder's Done/Snooze
+(`bot/choices`), Approve/Deny (the approval path of `bot/approvals.py`) and the import of
+`homar jobs import` (`bot/job_files`). Nothing here writes to a job table directly.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,7 +23,7 @@ import jinja2
 from aiohttp import web
 
 from bot import choices, job_files
-from bot.commands import Caller, jobs, zone_for
+from bot.commands import Caller, jobs, timezone, zone_for
 from bot.commands.remind import follow_up_config, remind
 from bot.settings import Settings
 from bot.slash.preview import repeat_preview, until_preview, when_preview
@@ -43,7 +44,6 @@ from tools.audience import Addressing, Audience, AudienceResolver
 from tools.engine import Actor, Target, schedule_of
 from tools.errors import JobNotFound, NotAllowed, UserError
 from tools.schedule import ScheduleError
-from tools.zones import resolve_zone
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -145,6 +145,7 @@ class Dashboard:
         r.add_post("/jobs/{id:[0-9]+}/{action:[a-z-]+}", self.act)
         r.add_post("/approvals/decide", self.decide_approval)
         r.add_post("/zone", self.set_zone)
+        r.add_post("/zone/move", self.move_zone)
         r.add_get("/export.{fmt:(json|ics)}", self.export)
         r.add_post("/import", self.import_file)
         r.add_get("/preview", self.preview)
@@ -342,8 +343,14 @@ class Dashboard:
             if items:
                 name = self.view.channel_name(channel_id) or "Direct messages"
                 todo_lists.append((name, items))
+        # `/timezone set`'s offer, kept on the page: own open jobs still in another zone.
+        elsewhere = Counter(
+            j.tz for j in every if j.owner_id == viewer.user_id and j.status in JobStatus.OPEN
+        )
+        elsewhere.pop(tz, None)
         response = self.render(
             "jobs.html",
+            moves=sorted(elsewhere.items()),
             viewer=viewer,
             csrf=signed.csrf,
             tz=tz,
@@ -432,8 +439,9 @@ class Dashboard:
                 await jobs.pause(caller, job_id)  # its answer names /jobs resume: a button here
                 text = f"Paused #{job_id}."
             elif action == "resume":
-                done = await runtime.engine.resume(job_id, caller.actor)
-                text = f"Resumed #{job_id}; next run {present.local(done.next_run_at, tz)}."
+                await jobs.resume(caller, job_id)
+                resumed = await runtime.engine.get(job_id)
+                text = f"Resumed #{job_id}; next run {present.local(resumed.next_run_at, tz)}."
             elif action == "run-now":
                 text = (await jobs.run_now(caller, job_id)).text
             elif action == "cancel":
@@ -552,13 +560,7 @@ class Dashboard:
             if not when:
                 raise UserError("Say when, e.g. `tomorrow 9am` or `in 20 minutes`.")
             instant = read_instant(when, now=self.now(), tz=zone.name)
-            channel_id = await self.view.dm_channel(viewer.user_id)
-            caller = Caller(
-                runtime=self.runtime,
-                actor=Actor(viewer.user_id),
-                target=Target(viewer.user_id, channel_id),
-                zone=zone,
-            )
+            caller = await self.own_caller(viewer.user_id)
             answer = await remind(
                 caller,
                 instant,
@@ -600,19 +602,38 @@ class Dashboard:
         return self.back("/jobs", f"{verdict}; Homar carries on in the thread.")
 
     async def set_zone(self, request: web.Request) -> web.StreamResponse:
+        """`/timezone set`'s own command; its offer to move jobs is on the page (below)."""
         signed = await self.signed_in(request)
         form = await self.guard.check_write(request, signed)
-        wanted = _field(form, "zone")
-        name = resolve_zone(wanted) if wanted else None
-        if name is None:
-            return self.back(
-                "/jobs",
-                f"I don't know the zone {wanted!r}. Try a city (Berlin), an IANA name "
-                "(America/New_York), an abbreviation (PST) or an offset (UTC+2).",
-                "error",
-            )
-        await self.zones.set_tz(signed.user_id, name)
-        return self.back("/jobs", f"Your time zone is now {name}. Existing jobs keep their zone.")
+        caller = await self.own_caller(signed.user_id)
+        try:
+            answer = await timezone.set_zone(caller, _field(form, "zone"))
+        except UserError as exc:
+            return self.back("/jobs", _message(exc), "error")
+        return self.back("/jobs", present.plain_discord(answer.text, caller.zone.name))
+
+    async def move_zone(self, request: web.Request) -> web.StreamResponse:
+        """Accept the zone-move offer: the viewer's jobs in `from` follow to their zone at
+        the same local times (`/timezone set`'s Move button)."""
+        signed = await self.signed_in(request)
+        form = await self.guard.check_write(request, signed)
+        caller = await self.own_caller(signed.user_id)
+        try:
+            old = timezone.zone_named(_field(form, "from"))
+            answer = await timezone.move_jobs(caller, signed.user_id, old, caller.zone.name)
+        except UserError as exc:
+            return self.back("/jobs", _message(exc), "error")
+        return self.back("/jobs", answer.text)
+
+    async def own_caller(self, user_id: int) -> Caller:
+        """The shared commands' caller for the viewer's own settings and jobs."""
+        channel_id = await self.view.dm_channel(user_id)
+        return Caller(
+            runtime=self.runtime,
+            actor=Actor(user_id),
+            target=Target(user_id, channel_id),
+            zone=await zone_for(self.runtime, user_id),
+        )
 
     async def export(self, request: web.Request) -> web.Response:
         """The viewer's own open jobs as a file (the same format as `homar jobs export`)."""

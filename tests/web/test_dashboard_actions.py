@@ -235,3 +235,26 @@ async def test_export_then_import_makes_the_jobs_yours_in_your_dms(world: World)
             f"{site.base}/import", data=form, headers={"Origin": site.base}, allow_redirects=False
         ) as r:
             assert r.status == 403
+
+
+async def test_a_new_zone_offers_to_move_your_jobs_as_timezone_set_does(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        engine = site.bot.runtime.engine
+        job = await site.job(world.alice.id, "stand up", guild=world.guild.id)  # 2 h out, UTC
+        theirs = await site.job(world.bob.id, "bob's", guild=world.guild.id)
+        await web.sign_in(world.alice.id)
+        await web.post("/zone", {"zone": "Berlin"})
+        _, page = await web.page("/jobs")
+        assert "Your time zone is now Europe/Berlin" in page
+        assert "1 of your jobs runs in UTC" in page  # the offer, as /timezone set makes it
+        status, _ = await web.post("/zone/move", {"from": "UTC"})
+        assert status == 302
+        moved = await engine.get(job.id)
+        assert moved.tz == "Europe/Berlin"  # the same wall-clock time, now in Berlin
+        assert moved.next_run_at == job.next_run_at - timedelta(hours=1)
+        _, page = await web.page("/jobs")
+        assert "Moved 1 job to Europe/Berlin" in page and "of your jobs runs in" not in page
+        assert (await engine.get(theirs.id)).tz == "UTC"  # only the viewer's own jobs
+        await web.post("/zone/move", {"from": "Mars/Olympus"})
+        _, page = await web.page("/jobs")
+        assert "know the zone" in page
