@@ -231,3 +231,28 @@ async def test_done_and_snooze_end_or_move_the_follow_ups(world: World) -> None:
         _, page = await web.page(f"/jobs/{job.id}")
         assert "no more nudges" in page
         await settle(bot)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "<script>alert(1)</script>",
+        "<@99999999999999999999>",
+        "<@&99999999999999999999> <#99999999999999999999>",
+        "@" * 500,
+        "#general #general #nowhere",
+        "me " * 300,
+    ],
+)
+async def test_hostile_audience_text_never_crashes_or_changes_anything(
+    world: World, typed: str
+) -> None:
+    async with running_site(world) as site, site.client() as web:
+        job = await reminder(site, world.alice.id, guild=world.guild.id)
+        await web.sign_in(world.alice.id)
+        await web.page(f"/jobs/{job.id}")
+        status, _ = await web.post(f"/jobs/{job.id}/edit", {"to": typed})
+        assert status == 302
+        _, page = await web.page(f"/jobs/{job.id}")
+        assert 'class="flash error"' in page and "<script>alert" not in page
+        assert (await job_of(site, job.id)).audience is None
