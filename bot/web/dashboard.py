@@ -479,6 +479,7 @@ class Dashboard:
         text = _field(form, "what")
         when = _field(form, "when")
         to = f"/jobs/{job_id}"
+        tz = caller.zone.name
         try:
             now = self.now()
             audience = None
@@ -499,7 +500,7 @@ class Dashboard:
             answer = await jobs.edit(
                 caller,
                 job_id,
-                when=read_instant(when, now=now, tz=caller.zone.name) if when else None,
+                when=read_instant(when, now=now, tz=tz) if when else None,
                 what=text if text and text != job.command else None,
                 repeat=_field(form, "repeat") or None,
                 until=_field(form, "until") or None,
@@ -511,7 +512,7 @@ class Dashboard:
             raise web.HTTPForbidden(text=f"Job #{job_id} isn't yours to change.") from None
         except (UserError, ScheduleError) as exc:
             return self.back(to, _message(exc), "error")
-        return self.back(to, plain_mentions(answer.text, self.view))
+        return self.back(to, present.plain_discord(plain_mentions(answer.text, self.view), tz))
 
     async def caller_for(self, viewer: Viewer, job: Job) -> Caller:
         """The shared commands' caller: the viewer, acting where the job lives."""

@@ -18,6 +18,7 @@ from tools.schedule import zone
 
 RUNS_SHOWN = 5
 _DISCORD_TS = re.compile(r"<t:(\d+)(?::[tTdDfFR])?>")
+_RELATIVE_AFTER = re.compile(r"\s*\(<t:\d+:R>\)")
 _MENTION = re.compile(r"<(@!?|@&|#)(\d+)>")
 # A role or channel name the agent's resolver reads after @ or # (`bot/audience.py`).
 _TYPED_NAME = re.compile(r"[\w.-]{1,100}")
@@ -171,7 +172,12 @@ def follow_up_words(job: Job, tz: str, *, own: bool = True) -> str:
 
 
 def plain_discord(text: str, tz: str) -> str:
-    """Discord markup as page text: timestamps become local times, bold and fences go."""
+    """Discord markup as page text: timestamps become local times, bold and fences go.
+
+    A relative stamp after an absolute one ("<t:1:F> (<t:1:R>)") would repeat the same
+    local time, so it is dropped.
+    """
+    text = _RELATIVE_AFTER.sub("", text)
     text = _DISCORD_TS.sub(
         lambda m: local(datetime.fromtimestamp(int(m.group(1)), tz=zone("UTC")), tz), text
     )

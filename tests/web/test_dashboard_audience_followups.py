@@ -67,7 +67,7 @@ async def test_owner_sets_who_a_job_pings_with_discords_rules(world: World) -> N
         status, _ = await web.post(f"/jobs/{job.id}/edit", {"to": f"me @team <@{world.bob.id}>"})
         assert status == 302
         _, page = await web.page(f"/jobs/{job.id}")
-        assert "Updated" in page
+        assert "Updated" in page and "&lt;t:" not in page  # local times, not Discord markup
         stored = Audience.from_json((await job_of(site, job.id)).audience)
         assert stored == Audience(users=(world.bob.id,), roles=(team.id,), owner=True)
         pings = page.split("<dt>Pings</dt><dd>")[1].split("</dd>")[0]
