@@ -534,7 +534,8 @@ class Dashboard:
         """The typed audience, read by the agent's resolver (the same words as in chat)
         and checked for the job's owner, whose job pings them."""
         where = Addressing(job.owner_id, job.guild_id, job.channel_id)
-        return await self._resolver().resolve(typed[:500], where)
+        known = present.people_by_name(Audience.from_json(job.audience), job.guild_id, self.view)
+        return await self._resolver().resolve(present.with_known_people(typed[:500], known), where)
 
     def audience_check(self, viewer: Viewer, job: Job) -> Callable[[Audience], Awaitable[None]]:
         """Discord's rules for `/remind to:`: the owner must be allowed to address the

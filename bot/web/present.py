@@ -22,6 +22,7 @@ _RELATIVE_AFTER = re.compile(r"\s*\(<t:\d+:R>\)")
 _MENTION = re.compile(r"<(@!?|@&|#)(\d+)>")
 # A role or channel name the agent's resolver reads after @ or # (`bot/audience.py`).
 _TYPED_NAME = re.compile(r"[\w.-]{1,100}")
+_TYPED_PERSON = re.compile(r"(?<![<\w])@([\w.-]{1,100})")
 
 
 def local(at: datetime | None, tz: str) -> str:
@@ -87,8 +88,9 @@ def audience_text(audience: Audience, guild_id: int | None, view: GuildView) -> 
     unambiguous in the server; otherwise the mention itself."""
     roles = view.roles(guild_id) if guild_id is not None else {}
     channels = view.text_channels(guild_id) if guild_id is not None else {}
+    named = {i: n for n, i in people_by_name(audience, guild_id, view).items()}
     parts = ["me"] if audience.owner else []
-    parts += [f"<@{u}>" for u in audience.users]
+    parts += [f"@{view.user_name(u)}" if u in named else f"<@{u}>" for u in audience.users]
     parts += [_typed(roles, r, "@", f"<@&{r}>") for r in audience.roles]
     if audience.everyone:
         parts.append("@everyone")
@@ -100,6 +102,33 @@ def audience_text(audience: Audience, guild_id: int | None, view: GuildView) -> 
     if audience.dm:
         parts.append("dm")
     return " ".join(parts)
+
+
+def people_by_name(audience: Audience, guild_id: int | None, view: GuildView) -> dict[str, int]:
+    """The job's people one may keep typing as `@name` (casefolded name → id).
+
+    Discord can't look a member up by name without the members intent, so the resolver
+    only finds names it has seen; the people already pinged are known here, by id. A name
+    shared with a role, @everyone/@here or another of them stays a mention (`<@id>`).
+    """
+    taken = {n.casefold() for n in view.roles(guild_id).values()} if guild_id else set()
+    taken |= {"everyone", "here"}
+    names: dict[str, list[int]] = {}
+    for user_id in audience.users:
+        name = view.user_name(user_id)
+        if name is not None and _TYPED_NAME.fullmatch(name) and name.casefold() not in taken:
+            names.setdefault(name.casefold(), []).append(user_id)
+    return {name: ids[0] for name, ids in names.items() if len(ids) == 1}
+
+
+def with_known_people(typed: str, known: dict[str, int]) -> str:
+    """`@name` of someone the job already pings, as the mention the resolver reads."""
+
+    def mention(m: re.Match[str]) -> str:
+        user_id = known.get(m.group(1).casefold())
+        return f"<@{user_id}>" if user_id is not None else m.group(0)
+
+    return _TYPED_PERSON.sub(mention, typed)
 
 
 def _typed(names: dict[int, str], ident: int, sigil: str, mention: str) -> str:

@@ -72,6 +72,12 @@ async def test_owner_sets_who_a_job_pings_with_discords_rules(world: World) -> N
         assert stored == Audience(users=(world.bob.id,), roles=(team.id,), owner=True)
         pings = page.split("<dt>Pings</dt><dd>")[1].split("</dd>")[0]
         assert pings == "you, @bob and @team", pings
+        # the form shows it by name, and people already pinged keep working by name
+        assert 'name="to" value="me @bob @team"' in page
+        await web.post(f"/jobs/{job.id}/edit", {"to": "@bob @team"})
+        without_me = Audience.from_json((await job_of(site, job.id)).audience)
+        assert without_me == Audience(users=(world.bob.id,), roles=(team.id,), owner=False)
+        await web.post(f"/jobs/{job.id}/edit", {"to": f"me @team <@{world.bob.id}>"})
         # a role Alice can't ping in Discord (not mentionable, no Mention Everyone): refused
         await web.post(f"/jobs/{job.id}/edit", {"to": "@hidden"})
         _, page = await web.page(f"/jobs/{job.id}")
