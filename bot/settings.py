@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import re
 from datetime import timedelta
 from typing import Annotated, Any
@@ -104,6 +105,8 @@ class Settings(BaseSettings):
     web_secret: SecretStr | None = None
     web_session_ttl: timedelta = timedelta(days=7)
     web_live_poll: float = Field(default=2.0, gt=0)
+    # Reverse proxies in front of the dashboard: only their X-Forwarded-For is believed.
+    web_trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
     discord_client_id: str | None = None
     discord_client_secret: SecretStr | None = None
     discord_oauth_authorize_url: str = "https://discord.com/oauth2/authorize"
@@ -130,6 +133,23 @@ class Settings(BaseSettings):
     @classmethod
     def _ids(cls, value: Any) -> list[int]:
         return _id_list(value)
+
+    @field_validator("web_trusted_proxies", mode="before")
+    @classmethod
+    def _networks(cls, value: Any) -> list[str]:
+        items = value.split(",") if isinstance(value, str) else list(value or [])
+        out = []
+        for item in (str(i).strip() for i in items):
+            if not item:
+                continue
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{item!r} is not an IP address or network (like 10.0.0.2 or 10.0.0.0/8)"
+                ) from None
+            out.append(item)
+        return out
 
     @field_validator("default_timezone")
     @classmethod

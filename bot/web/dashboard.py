@@ -237,7 +237,7 @@ class Dashboard:
         return self._with_flash(request, response)
 
     async def _limit_sign_in(self, request: web.Request) -> None:
-        if not await self.guard.sign_ins.allow(request.remote or "?"):
+        if not await self.guard.sign_ins.allow(self.guard.client_address(request)):
             raise web.HTTPTooManyRequests(text="Too many sign-in attempts; wait a minute.")
 
     async def auth_start(self, request: web.Request) -> web.StreamResponse:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -100,6 +101,7 @@ class Guard:
         parts = urlsplit(self.base)
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.secure = parts.scheme == "https"
+        self.proxies = [ipaddress.ip_network(p, strict=False) for p in settings.web_trusted_proxies]
         self.sign_ins = RateLimit(store.db, "sign-in", 10, 60.0)  # per client address
         self.writes = RateLimit(store.db, "write", 30, 60.0)  # per signed-in user
 
@@ -158,6 +160,28 @@ class Guard:
         if token is None:
             return None
         return await self.store.get(token_hash(token), now)
+
+    # ------------------------------------------------------------ who is asking
+
+    def client_address(self, request: web.Request) -> str:
+        """The address sign-in limits count: the peer, or behind a trusted proxy the last
+        hop of X-Forwarded-For that isn't one (hops a client wrote itself come before it)."""
+        peer = request.remote or "?"
+        if not self._trusted(peer):
+            return peer
+        hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",")]
+        hops = [h for h in hops if h]
+        for hop in reversed(hops):
+            if not self._trusted(hop):
+                return hop[:64]
+        return peer
+
+    def _trusted(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.proxies)
 
     # ------------------------------------------------------------ writes
 

@@ -68,3 +68,35 @@ async def test_sign_in_limit_holds_across_processes(world: World) -> None:
                 async with http.get(f"{base}/auth/discord", allow_redirects=False) as r:
                     statuses.append(r.status)
         assert statuses[:10] == [302] * 10 and statuses[10] == 429  # 11th from this address
+
+
+async def test_behind_a_trusted_proxy_each_person_has_their_own_sign_in_limit(
+    world: World,
+) -> None:
+    async with running_site(world, web_trusted_proxies="127.0.0.1") as site:
+        async with aiohttp.ClientSession() as http:
+
+            async def start(forwarded: str) -> int:
+                headers = {"X-Forwarded-For": forwarded}
+                async with http.get(
+                    f"{site.base}/auth/discord", headers=headers, allow_redirects=False
+                ) as r:
+                    return r.status
+
+            # two people behind the same proxy (a spoofed hop in front is not believed)
+            first = [await start("6.6.6.6, 203.0.113.1") for _ in range(11)]
+            second = [await start("203.0.113.2") for _ in range(10)]
+        assert first[:10] == [302] * 10 and first[10] == 429
+        assert second == [302] * 10
+
+
+async def test_forwarded_for_from_anyone_else_is_not_believed(world: World) -> None:
+    async with running_site(world) as site, aiohttp.ClientSession() as http:
+        statuses = []
+        for n in range(11):  # a new made-up address each time: still the same client
+            headers = {"X-Forwarded-For": f"198.51.100.{n}"}
+            async with http.get(
+                f"{site.base}/auth/discord", headers=headers, allow_redirects=False
+            ) as r:
+                statuses.append(r.status)
+        assert statuses[:10] == [302] * 10 and statuses[10] == 429
