@@ -171,13 +171,19 @@ def follow_up_form(job: Job) -> FollowUpForm:
     config = followups.config_of(job)
     if config is None:
         return FollowUpForm(False, "30 minutes", 2, False)
+    # Exact, so saving the form unchanged changes nothing ("90 seconds", not "1 minute").
     seconds = int(config.interval.total_seconds())
-    hours, minutes = divmod(seconds // 60, 60)
-    if minutes == 0 and hours:
-        every = f"{hours} hour{'s' if hours != 1 else ''}"
+    if seconds % 3600 == 0:
+        every = _count(seconds // 3600, "hour")
+    elif seconds % 60 == 0:
+        every = _count(seconds // 60, "minute")
     else:
-        every = f"{seconds // 60} minutes"
+        every = _count(seconds, "second")
     return FollowUpForm(True, every, config.max, config.escalate == "dm")
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'s' if n != 1 else ''}"
 
 
 def follow_up_words(job: Job, tz: str, *, own: bool = True) -> str:

@@ -5,6 +5,7 @@ their owner)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -262,3 +263,27 @@ async def test_hostile_audience_text_never_crashes_or_changes_anything(
         _, page = await web.page(f"/jobs/{job.id}")
         assert 'class="flash error"' in page and "<script>alert" not in page
         assert (await job_of(site, job.id)).audience is None
+
+
+async def test_saving_the_form_unchanged_keeps_unusual_follow_ups(world: World) -> None:
+    async with running_site(world) as site, site.client() as web:
+        job = await reminder(
+            site, world.alice.id, guild=world.guild.id, follow_up={"interval_s": 90, "max": 7}
+        )
+        await web.sign_in(world.alice.id)
+        _, page = await web.page(f"/jobs/{job.id}")
+        every = re.search(r'name="follow_every" placeholder="[^"]*" value="([^"]*)"', page)
+        assert every is not None and every.group(1) == "90 seconds"
+        form = {
+            "what": "water the plants!",
+            "to": "me",
+            "follow_ups": "1",
+            "follow_up": "on",
+            "follow_every": every.group(1),
+            "follow_max": "7",
+        }
+        status, _ = await web.post(f"/jobs/{job.id}/edit", form)
+        assert status == 302
+        edited = await job_of(site, job.id)
+        assert edited.command == "water the plants!"
+        assert edited.follow_up == {"interval_s": 90, "max": 7}
