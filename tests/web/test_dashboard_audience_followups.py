@@ -6,32 +6,18 @@ their owner)."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
-import pydantic_ai.models
 import pytest
 
 from storage.models import Job
-from tests.bot.harness import World, make_world, settle
-from tests.fakediscord import MENTION_EVERYONE, running_fake
+from tests.bot.harness import World, settle
+from tests.fakediscord import MENTION_EVERYONE
 from tests.web.site import Site, running_site
 from tools import followups
 from tools.audience import Audience
 from tools.engine import Target
 from tools.schedule import Once, Schedule
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 async def job_of(site: Site, job_id: int) -> Job:

@@ -5,30 +5,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import aiohttp
-import pydantic_ai.models
-import pytest
 from aiohttp import web
 
 from bot.web.dashboard import Dashboard
 from bot.web.discord_view import BotGuildView
-from tests.bot.harness import World, make_world
-from tests.fakediscord import running_fake
+from tests.bot.harness import World
 from tests.web.site import Site, free_port, running_site
 from tools.approval import Outcome
-
-
-@pytest.fixture(autouse=True)
-def _no_model_requests() -> None:
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    async with running_fake() as fake:
-        yield make_world(fake, tmp_path)
 
 
 @contextlib.asynccontextmanager
