@@ -103,10 +103,9 @@ def configure_logging(verbose: bool) -> None:
 async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     import pydantic_ai.models
 
-    from bot.app import HomarBot
     from bot.pacing import Policy
-    from bot.runtime import Runtime
     from bot.settings import load_settings
+    from bot.wiring import discord_bot
     from tests.fakediscord import running_client, running_fake
     from tools.engine import Target
     from tools.schedule import Once, Schedule
@@ -127,8 +126,8 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             database_url=f"sqlite+aiosqlite:///{tmp / 'homar.db'}",
             default_timezone="UTC",
         )
-        runtime = Runtime(settings)
-        bot = HomarBot(runtime, guild_ready_timeout=0.01)
+        bot = discord_bot(settings, guild_ready_timeout=0.01)
+        runtime = bot.runtime
         budget = bot.transport.pacer.budget
         budget.policy = Policy(args.policy)
         if args.no_limits:  # nothing to pace against: measure the bot's own path

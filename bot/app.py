@@ -7,6 +7,7 @@ import contextlib
 import logging
 import re
 import signal
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -17,24 +18,21 @@ import yarl
 from discord.ext import commands
 
 from bot import access
-from bot.approvals import DecisionButton, decide_elsewhere, post_approval, sweep_forever
 from bot.audience import AudienceGate
+from bot.channels import messageable
+from bot.clock import Clock
+from bot.components import install as install_components
+from bot.components.approvals import decide_elsewhere, post_approval, sweep_forever
+from bot.components.reminders import reminder_view
 from bot.dispatcher import MARKER, Delivered, Delivery
-from bot.escalation import Escalation
 from bot.health import Health
-from bot.heartbeat import Heartbeat
-from bot.joining import install_join_buttons, join_buttons
-from bot.mentions import allowed_mentions, readdress
-from bot.reminders import install_reminder_buttons, reminder_view
-from bot.runtime import Posting, Reply, Runtime, Speaker
-from bot.settings import Settings, SettingsError
+from bot.mentions import NO_MENTIONS, allowed_mentions, readdress
+from bot.runtime import Posting, Reply, Runtime, Speaker, Surface
+from bot.settings import Settings
 from bot.slash import setup as slash
-from bot.thread_actions import thread_actions
 from bot.transport import DiscordTransport, retryable
 from bot.web.dashboard import Dashboard
 from bot.web.discord_view import BotGuildView
-from storage.consents import ConsentStore
-from storage.guild_settings import GuildSettingsStore
 from storage.models import Job, JobKind
 from tools.approval import Outcome
 from tools.audience import Addressing, Audience
@@ -48,11 +46,6 @@ __all__ = ["MAX_MESSAGE", "HomarBot", "split_message"]
 # A fired run's answer is re-posted (same nonce) after these pauses when Discord answers
 # 5xx or 429 or cannot be reached; after the last, the run waits for its lease to run out.
 REPLY_RETRY_DELAYS = (0.2, 1.0, 3.0)
-
-# Nobody is pinged unless a message names them explicitly (the job owner, at most).
-SAFE_MENTIONS = discord.AllowedMentions(
-    everyone=False, roles=False, users=False, replied_user=False
-)
 
 
 def point_at(settings: Settings) -> None:
@@ -79,7 +72,15 @@ def dashboard_for(bot: HomarBot) -> Dashboard:
 class HomarBot(commands.Bot):
     """A discord.py bot hosting Homar's agent in threads and DMs."""
 
-    def __init__(self, runtime: Runtime, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        surface: Callable[[HomarBot, Runtime], Surface],
+        *,
+        clock: Clock | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Built by `bot.wiring.discord_bot`, which says what the runtime gets from Discord."""
         intents = discord.Intents.default()
         intents.message_content = True
         intents.guild_messages = True
@@ -88,29 +89,28 @@ class HomarBot(commands.Bot):
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
-            allowed_mentions=SAFE_MENTIONS,
+            allowed_mentions=NO_MENTIONS,  # nobody is pinged unless a message says so
             help_command=None,
             **kwargs,
         )
-        self.runtime = runtime
-        self.transport = DiscordTransport(self)
-        self.runtime.attach(self.transport).hooks.append(self._resumed_delivery)
-        self.transport.heartbeat = Heartbeat(runtime, self.post)
-        self.transport.escalation = Escalation(self, runtime.store, runtime.clock.now)
-        runtime.engine.failure_notices.append(self.transport.failure_notice)
-        self.runtime.thread_actions = thread_actions(self)  # post/read/poll for the agent
-        self.audience_gate = AudienceGate(
-            self, ConsentStore(runtime.db), GuildSettingsStore(runtime.db)
-        )
-        self.transport.gate = self.audience_gate
-        self.runtime.audience_resolver = self.audience_gate
         self._threads: set[int] = set()
+        self.runtime = Runtime(settings, lambda runtime: surface(self, runtime), clock=clock)
+
+    @property
+    def transport(self) -> DiscordTransport:
+        transport = self.runtime.surface.transport
+        assert isinstance(transport, DiscordTransport)
+        return transport
+
+    @property
+    def audience_gate(self) -> AudienceGate:
+        gate = self.runtime.surface.audience
+        assert isinstance(gate, AudienceGate)
+        return gate
 
     async def setup_hook(self) -> None:
         await self.runtime.open()
-        self.add_dynamic_items(DecisionButton)
-        install_reminder_buttons(self)
-        install_join_buttons(self)
+        install_components(self)
         self._sweep = asyncio.create_task(sweep_forever(self, asyncio.Event()))
         slash.install(self)
         settings = self.runtime.settings
@@ -233,34 +233,24 @@ class HomarBot(commands.Bot):
         await self.refeed(nonce)
 
     async def refeed(self, nonce: str) -> bool:
-        """Answer a delivered run: the marker's echo, a resumed delivery or the orphan sweep.
+        """Answer a delivered run (the marker's echo, a resumed delivery or the orphan sweep)
+        through the runtime's one re-feed path, in its audience, typing meanwhile."""
+        return await self.runtime.refeed(nonce, self._post_answer, typing=self._typing)
 
-        Taking the run is a compare-and-set in the database, so whichever of those comes
-        first answers it and the others do nothing; a taker that dies is replaced when its
-        lease runs out. The run is done only once its answer is posted (see `Runtime.answer`).
-        """
-        runtime = self.runtime
-        taken = await runtime.take_run(nonce)
-        if taken is None:
-            return False  # someone else's text, answered already, or being answered
-        run, job = taken
+    async def _post_answer(self, job: Job, reply: Reply, reply_nonce: str) -> Posting:
+        # The audience is checked again at each posting (a re-post after a crash too).
+        where, guild_id, addressed = await self._addressed(job, reply)
+        return await self.post_reply(
+            where, guild_id, addressed, fallback_user=job.owner_id, nonce=reply_nonce
+        )
 
-        async def post(job: Any, reply: Reply, reply_nonce: str) -> Posting:
-            # The audience is checked again at each posting (a re-post after a crash too).
-            where, guild_id, addressed = await self._addressed(job, reply)
-            return await self.post_reply(
-                where, guild_id, addressed, fallback_user=job.owner_id, nonce=reply_nonce
-            )
-
-        async def work() -> None:
-            channel = self.get_partial_messageable(job.channel_id, guild_id=job.guild_id)
-            async with contextlib.AsyncExitStack() as typing:
-                with contextlib.suppress(discord.HTTPException):  # typing is a nicety only
-                    await typing.enter_async_context(channel.typing())
-                await runtime.answer(run, job, post)
-
-        runtime.queues.submit(job.channel_id, work)
-        return True
+    @contextlib.asynccontextmanager
+    async def _typing(self, job: Job) -> AsyncIterator[None]:
+        channel = self.get_partial_messageable(job.channel_id, guild_id=job.guild_id)
+        async with contextlib.AsyncExitStack() as typing:
+            with contextlib.suppress(discord.HTTPException):  # typing is a nicety only
+                await typing.enter_async_context(channel.typing())
+            yield
 
     async def _addressed(self, job: Job, reply: Reply) -> tuple[int, int | None, Reply]:
         """Where a fired job's reply goes and who it pings: its audience, checked again now.
@@ -271,13 +261,10 @@ class HomarBot(commands.Bot):
         if audience.is_default:
             return job.channel_id, job.guild_id, reply
         where = Addressing(job.owner_id, job.guild_id, job.channel_id)
-        problem = await self.audience_gate.problem(audience, where)
-        target = job.channel_id
-        if problem is None:
-            try:
-                target = await self.audience_gate.destination(audience, where)
-            except discord.HTTPException as exc:
-                problem = f"I couldn't open the way there ({exc.status})."
+        try:
+            target, problem = await self.audience_gate.route(audience, where)
+        except discord.HTTPException as exc:
+            target, problem = job.channel_id, f"I couldn't open the way there ({exc.status})."
         if problem is not None:
             note = (
                 f"\n⚠️ I didn't deliver this to {audience.describe()}: {problem} "
@@ -288,7 +275,7 @@ class HomarBot(commands.Bot):
         text = readdress(reply.text, job.owner_id, audience)
         return target, guild_id, replace(reply, text=text, audience=audience, job_id=job.id)
 
-    async def _resumed_delivery(self, delivery: Delivery, delivered: Delivered) -> None:
+    async def resumed_delivery(self, delivery: Delivery, delivered: Delivered) -> None:
         """A delivery resumed after a crash may have been answered by Discord with the
         earlier marker (same nonce), which sends no new echo: answer the run from here."""
         if delivery.attempt > 1 and delivery.kind != JobKind.HEARTBEAT:
@@ -342,25 +329,19 @@ class HomarBot(commands.Bot):
         With a `nonce` (a fired run's answer) each part carries its own stable nonce and
         is re-sent with it when Discord fails transiently, so a repeat is de-duplicated.
         """
-        mentions = SAFE_MENTIONS
-        if reply.audience is not None:
-            mentions = allowed_mentions(reply.audience, reply.mention_user)
-        elif reply.mention_user is not None:
-            mentions = allowed_mentions(None, reply.mention_user)
+        mentions = allowed_mentions(reply.audience, reply.mention_user)
         text = reply.text_at(self.runtime.clock.now())
         if reply.approval is not None:
             await post_approval(self, channel_id, guild_id, reply.approval, text, nonce=nonce)
             return Posting(done=True)
-        channel = self.get_channel(channel_id)
-        target: Any = channel or self.get_partial_messageable(channel_id, guild_id=guild_id)
+        target = messageable(self, channel_id, guild_id)
         parts = split_message(text)
         for i, part in enumerate(parts):
             # A fired reminder's last part carries its Done/Snooze buttons.
             extra: dict[str, Any] = {}
             if i == len(parts) - 1:
-                view = reminder_view(*reply.reminder) if reply.reminder is not None else None
-                if reply.audience is not None and reply.audience.broadcast and reply.job_id:
-                    view = join_buttons(reply.job_id, view)
+                broadcast = reply.audience is not None and reply.audience.broadcast
+                view = reminder_view(reply.reminder, join_job=reply.job_id if broadcast else None)
                 if view is not None:
                     extra["view"] = view
             part_nonce = None if nonce is None else nonce if i == 0 else f"{nonce}.{i}"
@@ -424,21 +405,6 @@ class ShardedHomarBot(HomarBot, commands.AutoShardedBot):
     """Homar on discord.py's sharded client: this process runs SHARD_IDS of SHARD_COUNT."""
 
 
-def make_bot(runtime: Runtime, **kwargs: Any) -> HomarBot:
-    """A plain bot, or a sharded one when SHARD_COUNT / SHARD_IDS are set."""
-    settings = runtime.settings
-    if settings.shard_count is None and not settings.shard_ids:
-        return HomarBot(runtime, **kwargs)
-    if settings.shard_ids and settings.shard_count is None:
-        raise SettingsError("Setting SHARD_IDS needs SHARD_COUNT too (the total number of shards).")
-    count = settings.shard_count or 1
-    if any(i >= count for i in settings.shard_ids):
-        last = count - 1
-        raise SettingsError(f"Setting SHARD_IDS is invalid: shard numbers run from 0 to {last}.")
-    shards = settings.shard_ids or None
-    return ShardedHomarBot(runtime, shard_count=count, shard_ids=shards, **kwargs)
-
-
 def stop_on_signals(bot: HomarBot, grace: float) -> None:
     """SIGTERM or Ctrl-C: a graceful stop (`HomarBot.shutdown`); a second one: at once."""
     loop = asyncio.get_running_loop()
@@ -455,31 +421,3 @@ def stop_on_signals(bot: HomarBot, grace: float) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not on this platform
             loop.add_signal_handler(sig, on_signal, sig)
-
-
-async def run_discord(settings: Settings) -> int:
-    point_at(settings)
-    runtime = Runtime(settings)
-    try:
-        await runtime.open()  # a database that can't be used stops the start, before Discord
-    except BaseException:
-        await runtime.db.close()
-        raise
-    bot = make_bot(runtime)
-    assert settings.token is not None
-    stop_on_signals(bot, settings.shutdown_grace.total_seconds())
-    try:
-        await bot.start(settings.token)
-    except discord.LoginFailure:
-        log.error("Discord rejected DISCORD_TOKEN; reset it in the developer portal.")
-        return 2
-    except discord.PrivilegedIntentsRequired:
-        log.error(
-            "Enable the Message Content intent for the bot in the developer portal "
-            "(Bot → Privileged Gateway Intents)."
-        )
-        return 2
-    finally:
-        if not bot.is_closed():
-            await bot.close()
-    return 0

@@ -239,6 +239,17 @@ class AudienceGate:
             return f"I couldn't check the server's permissions ({exc.status})"
         return None
 
+    async def route(self, audience: Audience, where: Addressing) -> tuple[int, str | None]:
+        """Where a fired job's message goes, checked again now: its audience's channel or DM,
+        or (the owner may no longer address it) the job's thread and why not. Discord's
+        errors opening the way there propagate."""
+        if audience.is_default:
+            return where.channel_id, None
+        problem = await self.problem(audience, where)
+        if problem is not None:
+            return where.channel_id, problem
+        return await self.destination(audience, where), None
+
     async def destination(self, audience: Audience, where: Addressing) -> int:
         """The channel id a delivery to `audience` goes to (a DM channel is opened if needed)."""
         recipient = audience.dm_recipient(where.owner_id)

@@ -1,6 +1,6 @@
 """What a reminder's Done/Snooze and an approval's Approve/Deny do, for every surface.
 
-Discord offers them as buttons (`bot/reminders.py`, `bot/approvals.py`); the terminal as
+Discord offers them as buttons (`bot/components/`); the terminal as
 typed choices (`bot/console.py`). Both call these, so a choice acts exactly as its button.
 """
 

@@ -106,7 +106,7 @@ def run() -> None:
         )
         raise typer.Exit(2)
     _logging(settings)
-    from bot.app import run_discord
+    from bot.wiring import run_discord
 
     _run(run_discord(settings))
 
@@ -124,7 +124,7 @@ def chat(
     """Talk to Homar in this terminal: same agent, engine and database, one local thread."""
     settings = _settings()
     logging.basicConfig(level=logging.WARNING)
-    from bot.console import run_chat
+    from bot.wiring import run_chat
 
     _run(run_chat(settings, wait=wait))
 

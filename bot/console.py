@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
 import re
 import signal
 import sys
@@ -29,12 +28,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 from sqlalchemy import func, select
 
 from bot import choices
+from bot.clock import Clock
 from bot.commands import Answer, Caller, zone_for
 from bot.commands.cards import next_words, short
 from bot.dispatcher import Delivered, Delivery
 from bot.escalation import escalation_message
 from bot.heartbeat import Heartbeat
-from bot.runtime import Posting, Reply, Runtime, Speaker
+from bot.runtime import Posting, Reply, Runtime, Speaker, Surface
 from bot.settings import Settings
 from bot.terminal import DIM, RESET, TerminalRenderer
 from bot.typed_commands import run_typed
@@ -82,19 +82,20 @@ Offer = ApprovalOffer | ReminderOffer
 class ConsoleTransport:
     """Prints the marker line and re-feeds it, as Discord's echo would."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, heartbeat: Heartbeat) -> None:
         self.console = console
+        self.heartbeat = heartbeat
 
     async def deliver(self, delivery: Delivery) -> Delivered:
         if delivery.kind == JobKind.HEARTBEAT:  # handled in-process, never printed as a marker
-            return await self.console.heartbeat.beat(delivery)
+            return await self.heartbeat.beat(delivery)
         if delivery.run_kind == ESCALATE_RUN:  # the DM of a Discord surface; never re-fed
             self.console.say("homar (DM)> " + escalation_message(delivery, "this chat"))
             runtime = self.console.runtime
             await runtime.store.mark_executed(delivery.nonce, runtime.clock.now())
             return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
         self.console.marker(delivery.text)
-        asyncio.get_running_loop().call_soon(self.console.refeed, delivery.nonce)
+        await self.console.refeed(delivery.nonce)
         return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
 
 
@@ -103,24 +104,26 @@ class Console:
 
     def __init__(
         self,
-        runtime: Runtime,
+        settings: Settings,
+        surface: Callable[[Console, Runtime], Surface],
         out: TextIO | None = None,
         *,
+        clock: Clock | None = None,
         styled: bool = False,
         interactive: bool = False,
         write: Callable[[str], None] | None = None,
     ) -> None:
-        self.runtime = runtime
+        """Built by `bot.wiring.console`, which says what the runtime gets from the terminal."""
         self._out = out
         self._write = write
         self.styled = styled
         self.interactive = interactive
         self.who = Speaker(user_id=CONSOLE_USER, channel_id=CONSOLE_CHANNEL, user_name="you")
-        self.heartbeat = Heartbeat(runtime, self.post)
         self.renderer = TerminalRenderer(user_id=CONSOLE_USER, styled=styled)
         self.offers: list[Offer] = []
         self.request: asyncio.Task[Any] | None = None  # the person's running request
         self.spinning = False
+        self.runtime = Runtime(settings, lambda runtime: surface(self, runtime), clock=clock)
 
     # ------------------------------------------------------------------ output
 
@@ -208,17 +211,13 @@ class Console:
 
     # ------------------------------------------------------------------ input
 
-    def refeed(self, nonce: str) -> None:
-        async def post(_job: Job, reply: Reply, _nonce: str) -> Posting:
-            await self.show(replace(reply, text=reply.text_at(self.runtime.clock.now())))
-            return Posting(done=True)
+    async def refeed(self, nonce: str) -> None:
+        """A marker just printed: answer it through the runtime's one re-feed path."""
+        await self.runtime.refeed(nonce, self._post_answer)
 
-        async def work() -> None:
-            taken = await self.runtime.take_run(nonce)
-            if taken is not None:
-                await self.runtime.answer(*taken, post)
-
-        self.runtime.queues.submit(CONSOLE_CHANNEL, work)
+    async def _post_answer(self, _job: Job, reply: Reply, _nonce: str) -> Posting:
+        await self.show(replace(reply, text=reply.text_at(self.runtime.clock.now())))
+        return Posting(done=True)
 
     def submit(self, line: str) -> asyncio.Future[None]:
         """Queue one typed line behind the thread's other work; resolves when answered."""
@@ -420,9 +419,8 @@ async def _settle(runtime: Runtime) -> None:
     """Until nothing is being delivered or answered."""
     while True:
         await runtime.queues.join()
-        if runtime.dispatcher is not None:
-            await runtime.dispatcher.idle()
-        busy = runtime.dispatcher is not None and runtime.dispatcher.busy
+        await runtime.dispatcher.idle()
+        busy = runtime.dispatcher.busy
         if not busy and runtime.queues.is_idle(CONSOLE_CHANNEL):
             return
         await asyncio.sleep(0.05)
@@ -492,20 +490,9 @@ async def _interactive(console: Console) -> None:
                 loop.remove_signal_handler(signal.SIGINT)
 
 
-async def run_chat(
-    settings: Settings,
-    stdin: TextIO = sys.stdin,
-    out: TextIO | None = None,
-    *,
-    wait: float | None = None,
-    interactive: bool | None = None,
-) -> int:
-    runtime = Runtime(settings)
-    tty = stdin.isatty() and sys.stdout.isatty() if interactive is None else interactive
-    # NO_COLOR (no-color.org) keeps replies plain even on a terminal.
-    console = Console(runtime, out, styled=tty and "NO_COLOR" not in os.environ, interactive=tty)
-    runtime.attach(ConsoleTransport(console))
-    runtime.engine.failure_notices.append(console.failure_notice)
+async def chat(console: Console, stdin: TextIO, *, wait: float | None, tty: bool) -> int:
+    """`homar chat` on a built console (`bot.wiring.run_chat`): open, talk, close."""
+    runtime = console.runtime
     await runtime.open()
     await runtime.start()
     sweeping = asyncio.create_task(console.sweep_forever())

@@ -8,7 +8,7 @@ import gc
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -88,6 +88,24 @@ class Transport(Protocol):
 DeliveredHook = Callable[[Delivery, Delivered], Awaitable[None]]
 
 
+class Alarm:
+    """Wakes the dispatcher early when a job it should fire sooner is created or changed.
+
+    The engine's waker: it exists before the dispatcher (which needs the engine), so the
+    dispatcher is built with the alarm the engine already rings.
+    """
+
+    def __init__(self, lookahead: timedelta = LOOKAHEAD) -> None:
+        self.lookahead = lookahead
+        self.event = asyncio.Event()
+        self.deadline: datetime | None = None  # when the dispatcher wakes on its own
+
+    def wake(self, at: datetime | None = None) -> None:
+        deadline = self.deadline
+        if at is None or deadline is None or at - self.lookahead < deadline:
+            self.event.set()
+
+
 class Dispatcher:
     """Fires due jobs exactly once: claim (leased), deliver (stable nonce), record.
 
@@ -107,6 +125,8 @@ class Dispatcher:
         lease: timedelta = timedelta(seconds=90),
         lookahead: timedelta = LOOKAHEAD,
         release_claims_on_start: bool = True,
+        alarm: Alarm | None = None,
+        hooks: Sequence[DeliveredHook] = (),
     ) -> None:
         self.engine = engine
         self.transport = transport
@@ -115,11 +135,11 @@ class Dispatcher:
         self.lease = lease
         self.lookahead = lookahead
         self.release_claims_on_start = release_claims_on_start
-        self.hooks: list[DeliveredHook] = []
+        # Told of each recorded delivery (the bot answers a resumed one from here).
+        self.hooks: list[DeliveredHook] = list(hooks)
         self.sleeping = asyncio.Event()
         self.first_sleep_at: float | None = None
-        self._wake = asyncio.Event()
-        self._sleep_deadline: datetime | None = None
+        self.alarm = alarm if alarm is not None else Alarm(lookahead)
         # A transport that paces its own sends (Discord's) holds more deliveries waiting.
         held = getattr(transport, "concurrency", 64)
         self.concurrency: int = concurrency if concurrency is not None else int(held)
@@ -145,9 +165,7 @@ class Dispatcher:
 
     # The engine calls this when a job is created or changed.
     def wake(self, at: datetime | None = None) -> None:
-        deadline = self._sleep_deadline
-        if at is None or deadline is None or at - self.lookahead < deadline:
-            self._wake.set()
+        self.alarm.wake(at)
 
     async def start(self) -> None:
         if self._task is None:
@@ -256,7 +274,7 @@ class Dispatcher:
                 await asyncio.sleep(1)
 
     async def _tick(self) -> None:
-        self._wake.clear()
+        self.alarm.event.clear()
         self.sleeping.clear()
         claims = await self.engine.claim_due(
             limit=self.batch, lease=self.lease, ahead=self.lookahead
@@ -290,14 +308,14 @@ class Dispatcher:
             return
         due = await self.engine.next_due()
         deadline = due - self.lookahead if due is not None else None
-        self._sleep_deadline = deadline
+        self.alarm.deadline = deadline
         if self.first_sleep_at is None:
             self.first_sleep_at = time.perf_counter()
-        if self._wake.is_set():
+        if self.alarm.event.is_set():
             return
         self.sleeping.set()
-        await self.clock.sleep_until(deadline, self._wake)
-        self._sleep_deadline = None
+        await self.clock.sleep_until(deadline, self.alarm.event)
+        self.alarm.deadline = None
 
     def _start(self, claim: Claim) -> None:
         self._ready.append(claim)

@@ -14,8 +14,9 @@ from datetime import datetime
 
 import discord
 
+from bot.components.reminders import reminder_view
 from bot.dispatcher import Delivered, Delivery
-from bot.reminders import reminder_view
+from bot.mentions import NO_MENTIONS, owner_only
 from storage.jobs import JobStore
 from tools import followups
 
@@ -51,27 +52,23 @@ class Escalation:
 
         Discord errors other than a refused DM propagate (the transport retries them).
         """
-        view = reminder_view(d.job_id, d.run_id)
+        view = reminder_view((d.job_id, d.run_id))
+        assert view is not None  # a reminder always has its Done/Snooze
         text = escalation_message(d, where(d))
         ids = {"job_id": d.job_id, "run_id": d.run_id, "thread_id": d.channel_id}
         try:
             user = self.client.get_user(d.owner_id) or await self.client.fetch_user(d.owner_id)
             dm = user.dm_channel or await user.create_dm()
-            msg = await dm.send(
-                text, nonce=d.nonce, view=view, allowed_mentions=discord.AllowedMentions.none()
-            )
+            msg = await dm.send(text, nonce=d.nonce, view=view, allowed_mentions=NO_MENTIONS)
             result = Delivered(msg.id, dm.id, route="escalation-dm")
         except _NO_DM as exc:
             log.info("job %s: cannot DM the owner to escalate: %s", d.job_id, exc, extra=ids)
             channel = self.client.get_partial_messageable(d.channel_id, guild_id=d.guild_id)
-            mention = discord.AllowedMentions(
-                everyone=False, roles=False, users=[discord.Object(d.owner_id)]
-            )
             msg = await channel.send(
                 f"<@{d.owner_id}> {escalation_message(d, 'this thread')}",
                 nonce=d.nonce,
                 view=view,
-                allowed_mentions=mention,
+                allowed_mentions=owner_only(d.owner_id),
             )
             result = Delivered(msg.id, d.channel_id, route="escalation-thread")
         # Sent: never re-feed this run to the agent (it is not a command).

@@ -1,7 +1,11 @@
 """The mentions policy: a delivered message pings its job's stored audience and nobody else.
 
-`allowed_mentions` is built from the audience alone, never from the message text, so a
-job's text (or the agent's reply) that contains `<@&…>` or `@everyone` pings no one.
+Every `discord.AllowedMentions` Homar sends is made here. By default nobody is pinged
+(`NO_MENTIONS`: the client's default, the agent's thread posts, edited notes); a message
+for one person pings only them (`owner_only`); a fired job's answer pings exactly its
+stored audience (`allowed_mentions`), built from the audience alone, never from the
+message text, so a job's text (or the agent's reply) containing `<@&…>` or `@everyone`
+pings no one.
 """
 
 from __future__ import annotations
@@ -10,12 +14,20 @@ import discord
 
 from tools.audience import Audience
 
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+def owner_only(user_id: int) -> discord.AllowedMentions:
+    """Only this person (a job's owner, an approval's requester) may be pinged."""
+    return discord.AllowedMentions(
+        everyone=False, roles=False, users=[discord.Object(user_id)], replied_user=False
+    )
+
 
 def allowed_mentions(audience: Audience | None, owner_id: int | None) -> discord.AllowedMentions:
     """Exactly the audience's people and roles (and @everyone only if it names it)."""
     if audience is None:
-        users = [discord.Object(owner_id)] if owner_id is not None else []
-        return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
+        return owner_only(owner_id) if owner_id is not None else NO_MENTIONS
     people = audience.people(owner_id) if owner_id is not None else list(audience.users)
     return discord.AllowedMentions(
         everyone=audience.everyone or audience.here,

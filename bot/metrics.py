@@ -10,7 +10,7 @@ from datetime import datetime
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from sqlalchemy import func, select
 
-from bot.dispatcher import Delivered, Delivery, DeliveryError, Dispatcher, Transport
+from bot.dispatcher import Delivered, Delivery, DeliveryError, Transport
 from storage.jobs import JobStore
 from storage.models import Job, JobStatus
 
@@ -53,9 +53,9 @@ class Metrics:
             registry=r,
         )
 
-    def watch(self, dispatcher: Dispatcher, now: Callable[[], datetime]) -> None:
-        """Count what the dispatcher delivers and fails, by wrapping its transport."""
-        dispatcher.transport = _Counted(dispatcher.transport, self, now)
+    def counted(self, transport: Transport, now: Callable[[], datetime]) -> Transport:
+        """The transport, counting what it delivers and fails (give it to the dispatcher)."""
+        return _Counted(transport, self, now)
 
     @asynccontextmanager
     async def model_call(self) -> AsyncIterator[Callable[[str], None]]:

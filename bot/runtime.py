@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from bot.access import CAP_REACHED, Usage
 from bot.clock import Clock, SystemClock
-from bot.dispatcher import Dispatcher, Transport, command_text
+from bot.dispatcher import Alarm, DeliveredHook, Dispatcher, Transport, command_text
 from bot.metrics import Metrics
 from bot.settings import Settings, SettingsError
 from bot.threads import ThreadQueues
@@ -19,7 +21,7 @@ from bot.wakeups import POLL_SECONDS, Wakeups
 from storage.approvals import ApprovalStore
 from storage.conversations import ConversationStore
 from storage.db import Database, StorageUnavailable
-from storage.jobs import JobStore
+from storage.jobs import JobSnapshot, JobStore
 from storage.models import Job, JobKind, JobRun
 from storage.user_settings import UserSettingsStore
 from tools import followups, todo
@@ -118,25 +120,53 @@ class Posting:
 PostAnswer = Callable[[Job, Reply, str], Awaitable[Posting]]
 
 
-class Runtime:
-    """The engine, dispatcher and agent for one process, independent of the chat surface."""
+@dataclass(frozen=True)
+class Surface:
+    """What a chat surface (Discord, the console) lends the runtime; made by `bot.wiring`."""
 
-    def __init__(self, settings: Settings, *, clock: Clock | None = None) -> None:
+    transport: Transport  # delivers fired runs (markers; beats and escalations in-process)
+    failure_notice: Callable[[JobSnapshot, str], None]  # a repeating job keeps failing
+    on_delivered: Sequence[DeliveredHook] = ()  # told of each recorded delivery
+    # The thread a run may post into, read, poll (Discord only).
+    thread_actions: Callable[[int, int | None], ThreadActions] | None = None
+    # Reads and checks the audiences the agent names ("@bob and me"; Discord only).
+    audience: AudienceResolver | None = None
+
+
+class Runtime:
+    """The engine, dispatcher and agent for one process, independent of the chat surface.
+
+    Built once, whole: the surface it serves is made by `surface(self)` (see `bot.wiring`)
+    at the end of construction, because the surface's heartbeat and transport work on
+    this runtime while the runtime's dispatcher delivers through them.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        surface: Callable[[Runtime], Surface],
+        *,
+        clock: Clock | None = None,
+    ) -> None:
         self.settings = settings
         self.db = Database(settings.database_url)
         # On PostgreSQL other processes create jobs too: never sleep past a missed NOTIFY.
         poll = POLL_SECONDS if self.db.is_postgres else 30.0
         self.clock: Clock = clock or SystemClock(max_sleep=poll)
         self.store = JobStore(self.db)
-        self.engine = Engine(self.store, clock=self.clock.now, limits=settings.limits())
+        # The engine wakes the dispatcher (and, on PostgreSQL, the other processes') when a
+        # job changes; the alarm exists before the dispatcher, which needs the engine.
+        alarm = Alarm()
+        self.wakeups = Wakeups(self.db, alarm)
+        self.engine = Engine(
+            self.store, clock=self.clock.now, limits=settings.limits(), waker=self.wakeups
+        )
         self.conversations = ConversationStore(self.db)
         api_key = settings.homar_model_api_key
         try:  # MCP servers and plugins: a bad file or module stops the start, named
             self.actions = Actions.from_settings(settings.mcp_config, settings.homar_plugins)
         except (McpConfigError, PluginError) as exc:
             raise SettingsError(str(exc)) from None
-        # Set by the chat surface (HomarBot): the thread a run may post into, read, poll.
-        self.thread_actions: Callable[[int, int | None], ThreadActions] | None = None
         self._connecting: asyncio.Task[None] | None = None
         self.agent = build_runtime(
             settings.homar_model,
@@ -153,46 +183,45 @@ class Runtime:
         self.usage = Usage(self.db, settings.model_requests_per_user_per_day)
         self.queues = ThreadQueues()
         self.metrics = Metrics()
-        self.dispatcher: Dispatcher | None = None
-        # Set by the chat surface: reads and checks audiences the agent names ("@bob and me").
-        self.audience_resolver: AudienceResolver | None = None
+        self.surface = surface(self)
+        self.thread_actions = self.surface.thread_actions
+        self.audience_resolver = self.surface.audience
+        # The engine keeps its failure listeners in a list of its own (tools.engine's API).
+        self.engine.failure_notices.append(self.surface.failure_notice)
+        self.dispatcher = Dispatcher(
+            self.engine,
+            self.metrics.counted(self.surface.transport, self.clock.now),
+            clock=self.clock,
+            alarm=alarm,
+            hooks=self.surface.on_delivered,
+        )
 
     async def open(self) -> None:
         await self.db.upgrade()
 
-    def attach(self, transport: Transport) -> Dispatcher:
-        self.dispatcher = Dispatcher(self.engine, transport, clock=self.clock)
-        self.wakeups = Wakeups(self.db, self.dispatcher)
-        self.engine.waker = self.wakeups
-        self.metrics.watch(self.dispatcher, self.clock.now)
-        return self.dispatcher
-
     async def start(self) -> None:
         # MCP servers connect in the background: a slow one must not hold the bot back.
         self._connecting = asyncio.create_task(self.actions.start())
-        if self.dispatcher is not None:
-            await self.wakeups.start()
-            await self.dispatcher.start()
+        await self.wakeups.start()
+        await self.dispatcher.start()
 
     async def drain(self, grace: float) -> None:
         """Finish what is under way before a stop: deliveries in flight, then the agent
         runs queued in threads (their replies), all within `grace` seconds."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
-        if self.dispatcher is not None:
-            await self.wakeups.stop()
-            handed = await self.dispatcher.drain(grace)
-            if handed:
-                log.info("handed back %d claimed jobs that had not started", handed)
+        await self.wakeups.stop()
+        handed = await self.dispatcher.drain(grace)
+        if handed:
+            log.info("handed back %d claimed jobs that had not started", handed)
         try:
             await asyncio.wait_for(self.queues.join(), max(0.0, deadline - loop.time()))
         except TimeoutError:
             log.warning("stopping with agent runs still going after %.0f s", grace)
 
     async def close(self) -> None:
-        if self.dispatcher is not None:
-            await self.wakeups.stop()
-            await self.dispatcher.stop()
+        await self.wakeups.stop()
+        await self.dispatcher.stop()
         await self.queues.close()
         if self._connecting is not None:
             self._connecting.cancel()
@@ -316,6 +345,35 @@ class Runtime:
         if expired:
             text = f"Nobody approved my proposal in time, so I dropped it.\n{text}"
         return Reply(text, approval=result.approval)
+
+    async def refeed(
+        self,
+        nonce: str,
+        post: PostAnswer,
+        *,
+        typing: Callable[[Job], AbstractAsyncContextManager[object]] | None = None,
+    ) -> bool:
+        """Answer a delivered run: the one re-feed path of every surface.
+
+        Discord calls it for the marker's echo, a resumed delivery and the orphan sweep;
+        the console when it prints a marker. Taking the run is a compare-and-set in the
+        database, so whichever comes first answers it and the others do nothing; a taker
+        that dies is replaced when its lease runs out. The answer is prepared and posted
+        in the job's thread queue (behind what else happens there), with `typing` shown
+        meanwhile; the run is done only once `post` has posted it (see `answer`).
+        Returns whether this call took the run.
+        """
+        taken = await self.take_run(nonce)
+        if taken is None:
+            return False  # someone else's text, answered already, or being answered
+        run, job = taken
+
+        async def work() -> None:
+            async with typing(job) if typing is not None else contextlib.nullcontext():
+                await self.answer(run, job, post)
+
+        self.queues.submit(job.channel_id, work)
+        return True
 
     async def take_run(self, nonce: str) -> tuple[JobRun, Job] | None:
         """Take a delivered run to answer (compare-and-set in the database), or None when it

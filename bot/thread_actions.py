@@ -8,11 +8,10 @@ from typing import Any
 
 import discord
 
+from bot.channels import messageable
 from bot.dispatcher import MARKER
+from bot.mentions import NO_MENTIONS
 from tools.actions.thread import ThreadActions, ThreadMessage
-
-# What the agent posts never pings anyone, whatever the text says.
-NO_MENTIONS = discord.AllowedMentions.none()
 
 
 class DiscordThread:
@@ -24,13 +23,10 @@ class DiscordThread:
         self.guild_id = guild_id
 
     def _channel(self) -> Any:
-        # Archived threads drop out of the cache; a partial messageable still reaches them.
-        channel = self.client.get_channel(self.channel_id)
-        if channel is not None:
-            return channel
-        return self.client.get_partial_messageable(self.channel_id, guild_id=self.guild_id)
+        return messageable(self.client, self.channel_id, self.guild_id)
 
     async def post_message(self, text: str) -> int:
+        # What the agent posts never pings anyone, whatever the text says.
         message = await self._channel().send(text, allowed_mentions=NO_MENTIONS)
         return int(message.id)
 

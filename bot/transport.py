@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
+from bot.channels import fetched
 from bot.dispatcher import Delivered, Delivery, DeliveryError
+from bot.mentions import NO_MENTIONS, owner_only
 from bot.pacing import Pacer, marker_lane
 from storage.jobs import JobSnapshot
 from storage.models import JobKind, JobStatus
@@ -32,8 +34,6 @@ MISSING_PERMISSIONS = 50013
 THREAD_ARCHIVED = 50083
 THREAD_LOCKED = 160005
 
-NO_MENTIONS = discord.AllowedMentions.none()
-
 
 class DiscordTransport:
     """Posts `[DELAYED_COMMAND] …` with the run's nonce; thread → owner's DM → parent channel."""
@@ -42,14 +42,22 @@ class DiscordTransport:
     # to order them fairly across threads (a batch of claims is 500).
     concurrency = 512
 
-    def __init__(self, client: discord.Client, pacer: Pacer | None = None) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        heartbeat: Heartbeat,
+        escalation: Escalation,
+        gate: AudienceGate,
+        pacer: Pacer | None = None,
+    ) -> None:
         self.client = client
         # Every request the client makes, not just markers, shares Discord's budget.
         self.pacer = pacer or Pacer()
         self.pacer.install(client.http)
-        self.heartbeat: Heartbeat | None = None  # set by the bot
-        self.escalation: Escalation | None = None  # set by the bot
-        self.gate: AudienceGate | None = None  # set by the bot: checks jobs' audiences
+        self.heartbeat = heartbeat  # beats are handled in-process
+        self.escalation = escalation  # escalations are DMs
+        self.gate = gate  # checks jobs' audiences again at delivery
         self._notices: set[asyncio.Task[None]] = set()
 
     def failure_notice(self, job: JobSnapshot, error: str) -> None:
@@ -79,22 +87,19 @@ class DiscordTransport:
         except discord.HTTPException as exc:
             log.info("job %s: cannot DM the owner about failures: %s", job.id, exc)
         try:
-            mentions = discord.AllowedMentions(
-                everyone=False, roles=False, users=[discord.Object(job.owner_id)]
-            )
             channel = self.client.get_partial_messageable(job.channel_id, guild_id=job.guild_id)
-            await channel.send(f"<@{job.owner_id}> {text}", allowed_mentions=mentions)
+            await channel.send(
+                f"<@{job.owner_id}> {text}", allowed_mentions=owner_only(job.owner_id)
+            )
         except discord.HTTPException:
             log.warning("job %s: could not tell the owner it keeps failing", job.id, exc_info=True)
 
     async def deliver(self, delivery: Delivery) -> Delivered:
         if delivery.kind == JobKind.HEARTBEAT:  # handled in-process, never posted as a marker
-            if self.heartbeat is None:
-                return Delivered(message_id=None, route="heartbeat")
             return await self.heartbeat.beat(delivery)
         try:
             with marker_lane(delivery.scheduled_for):
-                if delivery.run_kind == ESCALATE_RUN and self.escalation is not None:
+                if delivery.run_kind == ESCALATE_RUN:
                     return await self.escalation.deliver(delivery)  # a DM, never a marker
                 return await self._deliver(delivery)
         except DeliveryError:
@@ -108,16 +113,14 @@ class DiscordTransport:
     async def _where(self, d: Delivery) -> int:
         """The job's thread, or its audience's channel or DM if the owner may still address
         it (checked again now); if not, the thread, where the owner is told why."""
-        if self.gate is None or not d.audience:
+        if not d.audience:
             return d.channel_id
-        audience = Audience.from_json(d.audience)
         where = Addressing(d.owner_id, d.guild_id, d.channel_id)
-        if audience.is_default or await self.gate.problem(audience, where) is not None:
-            return d.channel_id
-        return await self.gate.destination(audience, where)
+        target, _ = await self.gate.route(Audience.from_json(d.audience), where)
+        return target
 
     async def _deliver(self, d: Delivery) -> Delivered:
-        channel, problem = await self._target(await self._where(d))
+        channel, problem = await fetched(self.client, await self._where(d))
         # The marker's words are for people: the run is re-fed from the job, so a text too
         # long for a message (stored before the limit) is shortened, never split.
         text = trim(d.text)
@@ -143,18 +146,6 @@ class DiscordTransport:
             log.warning("job %s: cannot post in its thread: %s", d.job_id, problem, extra=ids)
         return await self._fallback(d, problem)
 
-    async def _target(self, channel_id: int) -> tuple[Any, str]:
-        """The job's thread (fetched if not cached), or None and why it can't be had."""
-        channel = self.client.get_channel(channel_id)
-        if channel is not None:
-            return channel, ""
-        try:  # archived threads are not cached; ask Discord
-            return await self.client.fetch_channel(channel_id), ""
-        except discord.NotFound:
-            return None, "the thread no longer exists"
-        except discord.Forbidden:
-            return None, "I no longer have access to it"
-
     async def _fallback(self, d: Delivery, problem: str) -> Delivered:
         where = f"<#{d.channel_id}>"
         note = f"\n(This was meant for {where}, but {problem}.)"
@@ -168,15 +159,12 @@ class DiscordTransport:
                 raise
             dm_problem = _describe(exc)
         if d.parent_channel_id:
-            parent = await self._channel(d.parent_channel_id)
+            parent, _ = await fetched(self.client, d.parent_channel_id)
             if parent is not None:
                 try:
                     why = f"this was meant for {where}, but {problem}"
                     text = with_note(d.text, f"\n(<@{d.owner_id}>: {why}.)")
-                    mentions = discord.AllowedMentions(
-                        everyone=False, roles=False, users=[discord.Object(d.owner_id)]
-                    )
-                    msg = await self._send(parent, text, d.nonce, mentions)
+                    msg = await self._send(parent, text, d.nonce, owner_only(d.owner_id))
                     return Delivered(msg.id, parent.id, route="parent")
                 except discord.HTTPException as exc:
                     if exc.status >= 500 or exc.status == 429:
@@ -184,18 +172,6 @@ class DiscordTransport:
         raise DeliveryError(
             f"could not deliver: {problem}; DM failed: {dm_problem}", retryable=False
         )
-
-    async def _channel(self, channel_id: int) -> Any:
-        channel = self.client.get_channel(channel_id)
-        if channel is not None:
-            return channel
-        # Archived threads are not cached; ask Discord.
-        try:
-            return await self.client.fetch_channel(channel_id)
-        except discord.NotFound:
-            return None
-        except discord.Forbidden:
-            return None
 
     async def _unarchive(self, thread: discord.Thread) -> bool:
         try:

@@ -94,8 +94,8 @@ async def reply_private(
 
 async def answer(interaction: discord.Interaction[Any], reply: Answer) -> None:
     """A shared command's answer, privately: a card becomes an embed, offers become buttons."""
+    from bot.components.jobs import cancel_view, pager
     from bot.slash.render import embed_of  # render imports discord's Embed; keep it local
-    from bot.views import cancel_view, pager
 
     view: discord.ui.View | None = None
     if reply.cancel_job is not None:

@@ -1,4 +1,5 @@
-"""Every slash-command failure becomes a friendly private message."""
+"""The one failure answer: every slash command, button or form that fails is answered
+privately, in words a person can act on (never "This interaction failed")."""
 
 from __future__ import annotations
 
@@ -42,15 +43,27 @@ def friendly(error: BaseException) -> str | None:
     return None
 
 
-async def on_app_command_error(
-    interaction: discord.Interaction[Any], error: app_commands.AppCommandError
-) -> None:
+async def answer_failure(interaction: discord.Interaction[Any], error: BaseException) -> None:
+    """A person's mistake with its message, storage that is down with `STORAGE_DOWN`, a bug
+    (logged) with an apology; privately, whether the interaction was answered or not."""
     text = friendly(error)
     if text is None:
-        name = interaction.command.qualified_name if interaction.command else "?"
-        log.error("/%s failed", name, exc_info=error)
+        log.error("%s failed", _what(interaction), exc_info=error)
         text = SORRY
     try:
         await reply_private(interaction, text)
     except discord.HTTPException:
-        log.warning("could not send an error privately to %s", interaction.user.id)
+        log.warning("could not answer %s privately", _what(interaction))
+
+
+async def on_app_command_error(
+    interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+) -> None:
+    await answer_failure(interaction, error)
+
+
+def _what(interaction: discord.Interaction[Any]) -> str:
+    if interaction.command is not None:
+        return f"/{interaction.command.qualified_name}"
+    data: Any = interaction.data or {}
+    return f"component {data.get('custom_id', '?')!s:.100}"

@@ -13,14 +13,15 @@ import discord
 from discord import app_commands
 
 from bot.commands import remind as shared
-from bot.slash.context import caller_of, reading_zone, reply_private
+from bot.components.jobs import cancel_view
+from bot.components.templates import SaveTemplateButton
+from bot.slash.context import caller_of, reading_zone, reply_private, runtime_of
 from bot.slash.preview import repeat_choices, until_choices
 from bot.slash.render import embed_of
-from bot.slash.templates import SaveTemplateButton, load_template, template_choices
 from bot.slash.timezone import zone_choices
 from bot.slash.transform import WhenOption
 from bot.slash.when import Instant
-from bot.views import cancel_view
+from storage.templates import SavedTemplate, TemplateStore
 from tools.audience import Addressing, Audience
 from tools.errors import UserError
 
@@ -54,6 +55,25 @@ def audience_of(
         channel_id=channel.id if channel is not None else None,
         dm=deliver == "dm",
     )
+
+
+async def template_choices(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    """`template:` autocomplete: this server's templates (saved with `bot.components.templates`)."""
+    if interaction.guild_id is None:
+        return []
+    names = await TemplateStore(runtime_of(interaction).db).names(interaction.guild_id, current)
+    return [app_commands.Choice(name=n, value=n) for n in names]
+
+
+async def load_template(interaction: discord.Interaction[Any], name: str) -> SavedTemplate:
+    if interaction.guild_id is None:
+        raise UserError("Templates belong to a server; use `template:` in one.")
+    found = await TemplateStore(runtime_of(interaction).db).get(interaction.guild_id, name)
+    if found is None:
+        raise UserError(f"There's no template called {name[:100]!r} here; pick one from the list.")
+    return found
 
 
 @app_commands.command(name="remind", description="Remind me of something at a time (no AI).")

@@ -1,4 +1,4 @@
-"""Register Homar's slash commands and persistent buttons on a bot, and publish them."""
+"""Register Homar's slash commands on a bot, and publish them (buttons: `bot.components`)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,8 @@ from bot.slash.help import help_
 from bot.slash.jobs import JobsGroup
 from bot.slash.remind import remind
 from bot.slash.server import ServerGroup
-from bot.slash.templates import install_template_buttons
-from bot.slash.timezone import FollowZoneButton, TimezoneGroup
+from bot.slash.timezone import TimezoneGroup
 from bot.slash.todo import TodoGroup
-from bot.views import DYNAMIC_ITEMS
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +33,6 @@ def install(bot: commands.Bot) -> None:
     tree.add_command(ServerGroup())
     tree.on_error = on_app_command_error  # type: ignore[method-assign]
     tree.interaction_check = acknowledge_commands  # type: ignore[method-assign]
-    bot.add_dynamic_items(*DYNAMIC_ITEMS, FollowZoneButton)
-    install_template_buttons(bot)
 
 
 async def acknowledge_commands(interaction: discord.Interaction) -> bool:

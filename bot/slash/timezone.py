@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import discord
 from discord import app_commands
 
-from bot.clicks import Ack, acknowledged
 from bot.commands import timezone
+from bot.components.zones import FollowZoneButton
 from bot.slash.context import answer, caller_of, reply_private
 from tools.zones import suggest_places
 
@@ -47,36 +46,3 @@ class TimezoneGroup(app_commands.Group):
     @app_commands.command(name="show", description="Show your time zone.")
     async def show(self, interaction: discord.Interaction[Any]) -> None:
         await answer(interaction, await timezone.show_zone(await caller_of(interaction)))
-
-
-class FollowZoneButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"homar:tzfollow:(?P<user>\d+):(?P<old>[^:]+):(?P<new>[^:]+)",
-):
-    """ "Move them too": the presser's jobs in the old zone follow to the new one."""
-
-    def __init__(self, user_id: int, old: str, new: str) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=f"Move them to {new}"[:80],
-                style=discord.ButtonStyle.primary,
-                custom_id=f"homar:tzfollow:{user_id}:{old}:{new}",
-            )
-        )
-        self.user_id, self.old, self.new = user_id, old, new
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> FollowZoneButton:
-        return cls(int(match["user"]), match["old"], match["new"])
-
-    @acknowledged(Ack.PRIVATE)
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        caller = await caller_of(interaction)
-        moved = await timezone.move_jobs(caller, self.user_id, self.old, self.new)
-        await answer(interaction, moved)

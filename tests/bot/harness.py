@@ -11,8 +11,8 @@ from pathlib import Path
 
 from bot.app import HomarBot
 from bot.clock import ManualClock
-from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
+from bot.wiring import discord_bot
 from tests.fakediscord import (
     FakeChannel,
     FakeDiscord,
@@ -98,8 +98,7 @@ def make_world(fake: FakeDiscord, tmp_path: Path) -> World:
 
 @contextlib.asynccontextmanager
 async def running_bot(world: World, **settings: object) -> AsyncIterator[HomarBot]:
-    runtime = Runtime(world.settings(**settings), clock=world.clock)
-    bot = HomarBot(runtime, guild_ready_timeout=0.01)
+    bot = discord_bot(world.settings(**settings), clock=world.clock, guild_ready_timeout=0.01)
     async with running_client(bot, timeout=5.0):
         yield bot
         await settle(bot)

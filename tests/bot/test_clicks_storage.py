@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import bot.clicks
+import bot.components.answers
 from bot.app import HomarBot
 from storage.db import Database
 from storage.templates import TemplateStore
@@ -283,7 +283,7 @@ async def test_a_button_that_opens_a_form_opens_it_even_when_the_database_is_slo
     monkeypatch: pytest.MonkeyPatch,
     opener: Callable[[World, HomarBot], Awaitable[tuple[int, str]]],
 ) -> None:
-    monkeypatch.setattr(bot.clicks, "FORM_CHECK_WITHIN", 0.05)
+    monkeypatch.setattr(bot.components.answers, "FORM_CHECK_WITHIN", 0.05)
     async with running_bot(world) as homar:
         message_id, cid = await opener(world, homar)
         await settle(homar)

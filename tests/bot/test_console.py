@@ -15,11 +15,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.clock import ManualClock
-from bot.console import CONSOLE_USER, Console, ConsoleTransport
-from bot.runtime import Runtime
+from bot.console import CONSOLE_USER, Console
 from bot.settings import load_settings
 from bot.terminal import TerminalRenderer, relative
 from bot.typed_commands import parse
+from bot.wiring import console as console_of
 from tools.engine import Target
 from tools.schedule import Once, Schedule
 
@@ -30,10 +30,9 @@ START = datetime(2026, 11, 23, 14, 0, tzinfo=UTC)  # a Monday
 async def console(tmp_path: Path) -> AsyncIterator[tuple[Console, list[str], ManualClock]]:
     clock = ManualClock(START)
     settings = load_settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/c.db")
-    runtime = Runtime(settings, clock=clock)
     lines: list[str] = []
-    chat = Console(runtime, write=lines.append)
-    runtime.attach(ConsoleTransport(chat))
+    chat = console_of(settings, clock=clock, write=lines.append)
+    runtime = chat.runtime
     await runtime.open()
     await runtime.start()
     try:

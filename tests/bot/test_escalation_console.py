@@ -7,9 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.clock import ManualClock
-from bot.console import Console, ConsoleTransport
-from bot.runtime import Runtime
 from bot.settings import load_settings
+from bot.wiring import console
 from tools.engine import Target
 from tools.schedule import Once, Schedule
 
@@ -21,12 +20,12 @@ async def test_console_prints_the_escalation_once(tmp_path: Path) -> None:
         _env_file=None, database_url=f"sqlite+aiosqlite:///{tmp_path}/c.db", default_timezone="UTC"
     )
     clock = ManualClock(START)
-    runtime = Runtime(settings, clock=clock)
+    out = io.StringIO()
+    runtime = console(settings, out, clock=clock).runtime
     await runtime.open()
     try:
-        out = io.StringIO()
-        transport = ConsoleTransport(Console(runtime, out))
-        dispatcher = runtime.attach(transport)
+        transport = runtime.surface.transport
+        dispatcher = runtime.dispatcher
         engine = runtime.engine
         job = await engine.create(
             target=Target(1, 1),

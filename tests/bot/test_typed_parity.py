@@ -19,9 +19,9 @@ import bot.commands.remind as shared_remind
 import bot.commands.timezone as shared_timezone
 import bot.typed_commands as typed_commands
 from bot.commands import Answer
-from bot.console import CONSOLE_USER, Console, ConsoleTransport
-from bot.runtime import Runtime
+from bot.console import CONSOLE_USER, Console
 from bot.settings import load_settings
+from bot.wiring import console
 from tests.bot.harness import World, running_bot
 
 Recorded = list[tuple[str, Answer]]
@@ -84,10 +84,9 @@ async def test_chat_and_discord_get_the_same_answers(
         database_url=f"sqlite+aiosqlite:///{tmp_path}/chat.db",
         default_timezone="UTC",
     )
-    runtime = Runtime(settings, clock=world.clock)
     lines: list[str] = []
-    chat = Console(runtime, write=lines.append)
-    runtime.attach(ConsoleTransport(chat))
+    chat = console(settings, clock=world.clock, write=lines.append)
+    runtime = chat.runtime
     await runtime.open()
     await runtime.start()
     try:

@@ -15,10 +15,10 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import bot.runtime
-from bot.app import ShardedHomarBot, make_bot
+from bot.app import ShardedHomarBot
 from bot.logs import JsonFormatter, TextFormatter
-from bot.runtime import Runtime
 from bot.settings import SettingsError
+from bot.wiring import discord_bot
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import running_client
 from tools.engine import Target
@@ -57,8 +57,7 @@ async def test_a_hung_model_never_holds_a_reminder_past_its_deadline(
 
 
 async def test_sharded_bot_connects_each_shard_and_answers(world: World) -> None:
-    runtime = Runtime(world.settings(shard_count=2), clock=world.clock)
-    homar = make_bot(runtime, guild_ready_timeout=0.01)
+    homar = discord_bot(world.settings(shard_count=2), clock=world.clock, guild_ready_timeout=0.01)
     assert isinstance(homar, ShardedHomarBot)
 
     async def no_wait(_shard_id: int | None, *, initial: bool = False) -> None:
@@ -77,10 +76,10 @@ async def test_sharded_bot_connects_each_shard_and_answers(world: World) -> None
 
 async def test_shard_settings_are_checked(world: World) -> None:
     with pytest.raises(SettingsError, match="SHARD_COUNT"):
-        make_bot(Runtime(world.settings(shard_ids="1"), clock=world.clock))
+        discord_bot(world.settings(shard_ids="1"), clock=world.clock)
     with pytest.raises(SettingsError, match="0 to 1"):
-        make_bot(Runtime(world.settings(shard_count=2, shard_ids="2"), clock=world.clock))
-    one = make_bot(Runtime(world.settings(shard_count=4, shard_ids="1,3"), clock=world.clock))
+        discord_bot(world.settings(shard_count=2, shard_ids="2"), clock=world.clock)
+    one = discord_bot(world.settings(shard_count=4, shard_ids="1,3"), clock=world.clock)
     assert isinstance(one, ShardedHomarBot) and one.shard_ids == [1, 3] and one.shard_count == 4
 
 

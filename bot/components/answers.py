@@ -1,4 +1,4 @@
-"""How every button, select and form submission is acknowledged and answered.
+"""How every button, select and form submission is acknowledged, checked and answered.
 
 Discord drops an interaction not acknowledged within 3 s ("This interaction failed"), and
 a locked or slow database can take longer than that. So every component callback and form
@@ -6,10 +6,12 @@ handler is wrapped by `acknowledged`: it defers first, in the way that keeps the
 shape (a private "thinking…" for a private answer, a silent update for a click that edits
 its own message), then runs the work, and turns any failure into a private answer: a
 person's mistake with its message, storage that is down with `STORAGE_DOWN`, a bug with an
-apology. The work answers with `reply_private` (private) or `edit_clicked` (its message).
+apology (`bot.slash.errors.answer_failure`, shared with the slash commands). The work
+answers with `reply_private` (private) or `edit_clicked` (its message).
 
-A button that opens a form cannot defer (the form must be the first response); it uses
-`before_form` to bound any check it makes first.
+A button that opens a form cannot defer (the form must be the first response): it opens
+it with `open_form`, which bounds any check made first. `owned_job` is the one owner
+check of the buttons only a job's owner may press.
 """
 
 from __future__ import annotations
@@ -19,17 +21,20 @@ import enum
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
+from bot.components.client import client_of
 from bot.slash.context import defer_private, reply_private
-from bot.slash.errors import SORRY, friendly
+from bot.slash.errors import answer_failure
+
+if TYPE_CHECKING:
+    from storage.models import Job
 
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Awaitable[None]])
-T = TypeVar("T")
 
 FORM_CHECK_WITHIN = 1.5
 """Seconds a button that opens a form may spend checking first: past it the form opens
@@ -64,12 +69,8 @@ async def edit_clicked(interaction: discord.Interaction[Any], **changes: Any) ->
         await interaction.response.edit_message(**changes)
 
 
-async def report(interaction: discord.Interaction[Any], exc: BaseException) -> None:
-    """A failed click is always answered privately, never left to "This interaction failed"."""
-    text = friendly(exc)
-    if text is None:
-        log.error("%s failed", _what(interaction), exc_info=exc)
-        text = SORRY
+async def say_privately(interaction: discord.Interaction[Any], text: str) -> None:
+    """A private answer that never raises: a click that can't be answered is only logged."""
     try:
         await reply_private(interaction, text)
     except discord.HTTPException:
@@ -87,20 +88,42 @@ def acknowledged(how: Ack) -> Callable[[F], F]:
             try:
                 await work(*args)
             except Exception as exc:  # every click is answered, whatever happens
-                await report(interaction, exc)
+                await answer_failure(interaction, exc)
 
         return run  # type: ignore[return-value]
 
     return wrap
 
 
-async def before_form(check: Awaitable[T]) -> T | None:
-    """A check made before opening a form, bounded so the form still opens in time; None
-    when it took too long (the submission checks again). Its errors propagate."""
-    try:
-        return await asyncio.wait_for(check, FORM_CHECK_WITHIN)
-    except TimeoutError:
+async def owned_job(
+    interaction: discord.Interaction[Any], job_id: int, *, refusal: str, missing: str
+) -> Job | None:
+    """The job when the presser owns it; otherwise None, with the refusal said privately."""
+    job = await client_of(interaction).runtime.store.get(job_id)
+    if job is None or job.owner_id != interaction.user.id:
+        await say_privately(interaction, missing if job is None else refusal)
         return None
+    return job
+
+
+async def open_form(
+    interaction: discord.Interaction[Any], check: Awaitable[object], form: discord.ui.Modal
+) -> None:
+    """Open a form after a check that refuses privately (answering the interaction).
+
+    The form must be the first response, so nothing is deferred: the check is bounded
+    (`FORM_CHECK_WITHIN`; past it the form opens anyway and its submission checks again).
+    """
+    try:
+        try:
+            await asyncio.wait_for(check, FORM_CHECK_WITHIN)
+        except TimeoutError:
+            pass
+        if interaction.response.is_done():  # refused privately
+            return
+        await interaction.response.send_modal(form)
+    except Exception as exc:  # every click is answered, whatever happens
+        await answer_failure(interaction, exc)
 
 
 def _what(interaction: discord.Interaction[Any]) -> str:

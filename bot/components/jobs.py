@@ -1,13 +1,7 @@
-"""Buttons that keep working after a restart (`discord.ui.DynamicItem`), grouped by purpose.
+"""Buttons on job answers: Cancel on a confirmation (`ids.CANCEL`) and Previous/Next on a
+private `/jobs list` (`ids.JOBS_PAGE`).
 
-Custom ids carry everything a click needs, so no view state lives in memory:
-
-- `homar:cancel:<job_id>` — Cancel on a job confirmation.
-- `homar:jobs:page:<scope>:<page>` — Previous/Next on a private `/jobs list`.
-
-Every callback checks the presser may act and answers refusals privately; all are
-acknowledged first (`bot.clicks`). Register
-the classes with `bot.add_dynamic_items(*DYNAMIC_ITEMS)`.
+Cancel is refused (privately) unless the presser may manage the job (the engine checks).
 """
 
 from __future__ import annotations
@@ -18,8 +12,10 @@ from typing import Any
 
 import discord
 
-from bot.clicks import Ack, acknowledged, edit_clicked
-from bot.slash.context import actor_of, runtime_of
+from bot.components import ids
+from bot.components.answers import Ack, acknowledged, edit_clicked
+from bot.components.client import client_of
+from bot.slash.context import actor_of
 from bot.slash.listing import page_embed
 
 log = logging.getLogger(__name__)
@@ -28,9 +24,7 @@ log = logging.getLogger(__name__)
 # ------------------------------------------------------------------ job confirmations
 
 
-class CancelJobButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"homar:cancel:(?P<job_id>\d+)"
-):
+class CancelJobButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.CANCEL.pattern):
     """Cancel on a confirmation; only someone who may manage the job can press it."""
 
     def __init__(self, job_id: int) -> None:
@@ -38,7 +32,7 @@ class CancelJobButton(
             discord.ui.Button(
                 label="Cancel",
                 style=discord.ButtonStyle.danger,
-                custom_id=f"homar:cancel:{job_id}",
+                custom_id=ids.CANCEL(job_id=job_id),
             )
         )
         self.job_id = job_id
@@ -55,7 +49,7 @@ class CancelJobButton(
 
     @acknowledged(Ack.UPDATE)
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        engine = runtime_of(interaction).engine
+        engine = client_of(interaction).runtime.engine
         job = await engine.cancel(self.job_id, actor_of(interaction))
         # Dropping the button (rather than a disabled one) keeps no view state in memory.
         await edit_clicked(
@@ -73,8 +67,7 @@ def cancel_view(job_id: int) -> discord.ui.View:
 
 
 class JobsPageButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"homar:jobs:page:(?P<scope>mine|thread|server):(?P<page>\d+)",
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=ids.JOBS_PAGE.pattern
 ):
     """Previous/Next on a job list: re-reads that page for whoever presses it."""
 
@@ -86,7 +79,7 @@ class JobsPageButton(
                 label=label,
                 style=discord.ButtonStyle.secondary,
                 disabled=disabled,
-                custom_id=f"homar:jobs:page:{scope}:{page}",
+                custom_id=ids.JOBS_PAGE(scope=scope, page=page),
             )
         )
         self.scope = scope
@@ -114,6 +107,3 @@ def pager(scope: str, page: int, *, more: bool) -> discord.ui.View:
     view.add_item(JobsPageButton(scope, max(page - 1, 0), label="◀ Previous", disabled=page == 0))
     view.add_item(JobsPageButton(scope, page + 1, label="Next ▶", disabled=not more))
     return view
-
-
-DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (CancelJobButton, JobsPageButton)

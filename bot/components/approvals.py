@@ -1,8 +1,8 @@
 """Approval messages in Discord: the proposal, persistent Approve/Deny buttons, and expiry.
 
-Buttons are `DynamicItem`s (custom ids `homar:approve:<id>` / `homar:deny:<id>`), so they
-keep working after a restart. Only the requester may press them; the decision is taken once
-in the database, the buttons are disabled, and the agent continues in the thread.
+Buttons are `DynamicItem`s (`ids.DECIDE`), so they keep working after a restart. Only the
+requester may press them; the decision is taken once in the database, the buttons are
+disabled, and the agent continues in the thread.
 """
 
 from __future__ import annotations
@@ -11,18 +11,19 @@ import asyncio
 import logging
 import re
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
 from bot import choices
-from bot.clicks import Ack, acknowledged, edit_clicked
+from bot.channels import messageable
+from bot.components import ids
+from bot.components.answers import Ack, acknowledged, edit_clicked
+from bot.components.client import Client, client_of
+from bot.mentions import NO_MENTIONS, owner_only
 from bot.slash.context import reply_private
 from tools.approval import Outcome, PendingApproval
 from tools.message_size import trim, with_note
-
-if TYPE_CHECKING:
-    from bot.app import HomarBot
 
 log = logging.getLogger(__name__)
 
@@ -36,14 +37,8 @@ def _buttons(approval_id: int, *, disabled: bool = False) -> discord.ui.View:
     return view
 
 
-def _owner_mentions(user_id: int) -> discord.AllowedMentions:
-    return discord.AllowedMentions(
-        everyone=False, roles=False, users=[discord.Object(user_id)], replied_user=False
-    )
-
-
 async def post_approval(
-    bot: HomarBot,
+    bot: Client,
     channel_id: int,
     guild_id: int | None,
     pending: PendingApproval,
@@ -57,14 +52,11 @@ async def post_approval(
     """
     body = trim(f"<@{pending.user_id}> {text}")
     extra: dict[str, Any] = {"nonce": nonce} if nonce is not None else {}
-    channel: Any = bot.get_channel(channel_id) or bot.get_partial_messageable(
-        channel_id, guild_id=guild_id
-    )
     try:
-        msg = await channel.send(
+        msg = await messageable(bot, channel_id, guild_id).send(
             body,
             view=_buttons(pending.approval_id),
-            allowed_mentions=_owner_mentions(pending.user_id),
+            allowed_mentions=owner_only(pending.user_id),
             **extra,
         )
     except discord.HTTPException as exc:
@@ -75,7 +67,7 @@ async def post_approval(
 
 
 async def close_message(
-    bot: HomarBot, channel_id: int, message_id: int | None, approval_id: int, note: str
+    bot: Client, channel_id: int, message_id: int | None, approval_id: int, note: str
 ) -> None:
     """Disable a decided or expired approval's buttons and say what happened."""
     if message_id is None:
@@ -83,11 +75,10 @@ async def close_message(
     try:
         partial = bot.get_partial_messageable(channel_id).get_partial_message(message_id)
         msg = await partial.fetch()
-        content = re.sub(r"\n\*\*(Approved|Denied|Expired)\*\*.*$", "", msg.content, flags=re.S)
         await partial.edit(
-            content=with_note(content, f"\n**{note}**"),
+            content=_noted(msg.content, note),
             view=_buttons(approval_id, disabled=True),
-            allowed_mentions=discord.AllowedMentions.none(),
+            allowed_mentions=NO_MENTIONS,
         )
     except discord.HTTPException as exc:
         log.warning("could not close approval message %s: %s", message_id, exc)
@@ -95,24 +86,18 @@ async def close_message(
 
 async def on_click(interaction: discord.Interaction, approval_id: int, approved: bool) -> None:
     """A button press: refuse privately unless it's the requester's first, timely click."""
-    bot: HomarBot = interaction.client  # type: ignore[assignment]
+    bot = client_of(interaction)
     runtime = bot.runtime
     row, note = await choices.decide(runtime, approval_id, interaction.user.id, approved)
     if row is None:
         await reply_private(interaction, note)
         return
     try:
-        base = re.sub(
-            r"\n\*\*(Approved|Denied|Expired)\*\*.*$",
-            "",
-            (interaction.message.content if interaction.message else ""),
-            flags=re.S,
-        )
         await edit_clicked(
             interaction,
-            content=with_note(base, f"\n**{note}**"),
+            content=_noted(interaction.message.content if interaction.message else "", note),
             view=_buttons(approval_id, disabled=True),
-            allowed_mentions=discord.AllowedMentions.none(),
+            allowed_mentions=NO_MENTIONS,
         )
     except discord.HTTPException as exc:
         log.warning("could not update approval message %s: %s", row.message_id, exc)
@@ -120,21 +105,27 @@ async def on_click(interaction: discord.Interaction, approval_id: int, approved:
     _carry_on(bot, row.id, row.channel_id, approved)
 
 
-def _carry_on(bot: HomarBot, approval_id: int, channel_id: int, approved: bool) -> None:
+def _noted(content: str, note: str) -> str:
+    """The proposal's text with what became of it (in place of an earlier note)."""
+    base = re.sub(r"\n\*\*(Approved|Denied|Expired)\*\*.*$", "", content, flags=re.S)
+    return with_note(base, f"\n**{note}**")
+
+
+def _carry_on(
+    bot: Client, approval_id: int, channel_id: int, approved: bool, *, expired: bool = False
+) -> None:
     """After a decision: the agent continues in the thread (creates the jobs, or not)."""
     runtime = bot.runtime
 
     async def work() -> None:
-        reply = await runtime.resume(approval_id, approved=approved)
+        reply = await runtime.resume(approval_id, approved=approved, expired=expired)
         if reply is not None:
             await bot.post(channel_id, None, reply)
 
     runtime.queues.submit(channel_id, work)
 
 
-async def decide_elsewhere(
-    bot: HomarBot, approval_id: int, user_id: int, approved: bool
-) -> Outcome:
+async def decide_elsewhere(bot: Client, approval_id: int, user_id: int, approved: bool) -> Outcome:
     """A decision made outside Discord (the dashboard): the same checks as a click (only the
     requester, once, before expiry), then the message's buttons close and the agent goes on."""
     row, note = await choices.decide(bot.runtime, approval_id, user_id, approved)
@@ -147,7 +138,7 @@ async def decide_elsewhere(
 
 class DecisionButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"homar:(?P<verdict>approve|deny):(?P<id>[0-9]+)",
+    template=ids.DECIDE.pattern,
 ):
     """Approve or Deny on an approval message; the custom id carries both, so the
     buttons keep working after a restart."""
@@ -157,7 +148,7 @@ class DecisionButton(
             discord.ui.Button(
                 label="Approve" if approve else "Deny",
                 style=discord.ButtonStyle.success if approve else discord.ButtonStyle.danger,
-                custom_id=f"homar:{'approve' if approve else 'deny'}:{approval_id}",
+                custom_id=ids.DECIDE(verdict="approve" if approve else "deny", id=approval_id),
                 disabled=disabled,
             )
         )
@@ -175,23 +166,17 @@ class DecisionButton(
         await on_click(interaction, self.approval_id, approved=self.approve)
 
 
-async def sweep_once(bot: HomarBot) -> int:
+async def sweep_once(bot: Client) -> int:
     """Expire timed-out approvals: disable their buttons and let the agent acknowledge."""
     runtime = bot.runtime
     expired = await runtime.approvals.expire_due(runtime.clock.now())
     for row in expired:
         await close_message(bot, row.channel_id, row.message_id, row.id, "Expired")
-
-        async def work(approval_id: int = row.id, channel_id: int = row.channel_id) -> None:
-            reply = await runtime.resume(approval_id, approved=False, expired=True)
-            if reply is not None:
-                await bot.post(channel_id, None, reply)
-
-        runtime.queues.submit(row.channel_id, work)
+        _carry_on(bot, row.id, row.channel_id, False, expired=True)
     return len(expired)
 
 
-async def sweep_forever(bot: HomarBot, wake: asyncio.Event) -> None:
+async def sweep_forever(bot: Client, wake: asyncio.Event) -> None:
     """On start and then every minute of the runtime clock (a hand-moved clock in tests)."""
     while not bot.is_closed():
         try:
