@@ -73,7 +73,7 @@ class Health:
 
     async def healthz(self, _request: web.Request) -> web.Response:
         dispatcher = self.runtime.dispatcher
-        if dispatcher is None or dispatcher._task is None:
+        if dispatcher._task is None:
             loop = "stopped"
         else:
             loop = "sleeping" if dispatcher.sleeping.is_set() else "awake"

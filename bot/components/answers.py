@@ -17,6 +17,7 @@ check of the buttons only a job's owner may press.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import functools
 import logging
@@ -27,7 +28,7 @@ import discord
 
 from bot.components.client import client_of
 from bot.slash.context import defer_private, reply_private
-from bot.slash.errors import answer_failure
+from bot.slash.errors import answer_failure, described
 
 if TYPE_CHECKING:
     from storage.models import Job
@@ -58,7 +59,7 @@ async def acknowledge(interaction: discord.Interaction[Any], how: Ack) -> None:
         else:
             await defer_private(interaction)
     except discord.HTTPException as exc:  # expired or answered elsewhere: still try to answer
-        log.warning("could not acknowledge %s: %s", _what(interaction), exc)
+        log.warning("could not acknowledge %s: %s", described(interaction), exc)
 
 
 async def edit_clicked(interaction: discord.Interaction[Any], **changes: Any) -> None:
@@ -74,7 +75,7 @@ async def say_privately(interaction: discord.Interaction[Any], text: str) -> Non
     try:
         await reply_private(interaction, text)
     except discord.HTTPException:
-        log.warning("could not answer %s privately", _what(interaction))
+        log.warning("could not answer %s privately", described(interaction))
 
 
 def acknowledged(how: Ack) -> Callable[[F], F]:
@@ -115,17 +116,10 @@ async def open_form(
     (`FORM_CHECK_WITHIN`; past it the form opens anyway and its submission checks again).
     """
     try:
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(check, FORM_CHECK_WITHIN)
-        except TimeoutError:
-            pass
         if interaction.response.is_done():  # refused privately
             return
         await interaction.response.send_modal(form)
     except Exception as exc:  # every click is answered, whatever happens
         await answer_failure(interaction, exc)
-
-
-def _what(interaction: discord.Interaction[Any]) -> str:
-    data: Any = interaction.data or {}
-    return f"component {data.get('custom_id', '?')!s:.100}"

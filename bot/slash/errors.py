@@ -48,12 +48,12 @@ async def answer_failure(interaction: discord.Interaction[Any], error: BaseExcep
     (logged) with an apology; privately, whether the interaction was answered or not."""
     text = friendly(error)
     if text is None:
-        log.error("%s failed", _what(interaction), exc_info=error)
+        log.error("%s failed", described(interaction), exc_info=error)
         text = SORRY
     try:
         await reply_private(interaction, text)
     except discord.HTTPException:
-        log.warning("could not answer %s privately", _what(interaction))
+        log.warning("could not answer %s privately", described(interaction))
 
 
 async def on_app_command_error(
@@ -62,7 +62,8 @@ async def on_app_command_error(
     await answer_failure(interaction, error)
 
 
-def _what(interaction: discord.Interaction[Any]) -> str:
+def described(interaction: discord.Interaction[Any]) -> str:
+    """The command or component an interaction is, for the log."""
     if interaction.command is not None:
         return f"/{interaction.command.qualified_name}"
     data: Any = interaction.data or {}
