@@ -168,7 +168,8 @@ class Runtime:
         except (McpConfigError, PluginError) as exc:
             raise SettingsError(str(exc)) from None
         self._connecting: asyncio.Task[None] | None = None
-        self.agent = build_runtime(
+        self.approvals = Approvals(ApprovalStore(self.db), timeout=settings.approval_timeout)
+        built = build_runtime(
             settings.homar_model,
             settings.homar_model_base_url,
             api_key.get_secret_value() if api_key else None,
@@ -178,8 +179,8 @@ class Runtime:
             toolsets=self.actions.toolsets,
             catalogue=self.actions.catalogue,
         )
-        self.approvals = Approvals(ApprovalStore(self.db), timeout=settings.approval_timeout)
-        self.agent.approvals = self.approvals
+        # Proposals persist in the database (build_runtime's own keeps them in the reply only).
+        self.agent = replace(built, approvals=self.approvals)
         self.usage = Usage(self.db, settings.model_requests_per_user_per_day)
         self.queues = ThreadQueues()
         self.metrics = Metrics()
