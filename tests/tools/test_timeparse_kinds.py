@@ -684,3 +684,60 @@ def test_signed_offsets() -> None:
     assert at("-3 days") == dt(2026, 11, 20, 10)
     # Inside a phrase the dash is a range, not a sign: the next 09:30-11:00.
     assert at("9h30 - 11h") == dt(2026, 11, 24, 9, 30)
+
+
+# Two clock times in a one-off phrase: a person asking for one reminder names one time.
+# "tomorrow at 9 and 9" (a slip, or two reminders) is refused so the caller asks, never
+# silently read as one of them (it was 21:00); a range needs "between" or two different
+# ends ("9 to 5", "between 9 and 11").
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tomorrow at 9 and 9",
+        "tomorrow at 9 and 5",
+        "at 3pm and 5pm",
+        "friday at 10 and 4",
+        "at 9 at 9",
+        "at 9 at 10",
+        "tomorrow tomorrow",
+        "monday on monday",
+        "9am 9am",
+        "between 9 and 9",
+        "from 3pm to 3pm",
+        "tomorrow at 9 tomorrow at 9",
+    ],
+)
+def test_repeated_or_conflicting_times_are_refused(text: str) -> None:
+    assert at(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("between 9 and 11 tomorrow", dt(2026, 11, 24, 9)),
+        ("tomorrow between 3 and 5pm", dt(2026, 11, 24, 15)),
+        ("on the 2nd and 3rd of december", dt(2026, 12, 2)),
+        ("from 9 to 5 on friday", dt(2026, 11, 27, 9)),
+    ],
+)
+def test_real_ranges_still_give_their_start(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "remind me tomorrow at 9 and 9 to call Ana",
+        "remind me tomorrow at 9 and 5 to call Ana",
+        "call Ana on friday at 3pm or 4pm",
+        "water the plants at 8 and at 6 tomorrow",
+    ],
+)
+def test_two_times_inside_a_message_are_not_guessed(text: str) -> None:
+    assert split_when(text, now=NOW, tz=TZ) is None
+
+
+def test_and_after_a_time_can_start_the_task() -> None:
+    found = split_when("tomorrow at 9 and call Ana", now=NOW, tz=TZ)
+    assert found is not None and found.schedule == datetime(2026, 11, 24, 9, tzinfo=Z)
+    assert found.rest == "and call Ana"

@@ -96,11 +96,10 @@ class Frame:
     extra: dict[str, int] = field(default_factory=dict)
 
     def set(self, **kw: object) -> None:
+        # A slot is filled once: two pieces saying the same thing ("at 9 at 9", "tomorrow
+        # tomorrow") are a slip or two times, never silently one of them.
         for k, v in kw.items():
-            cur = getattr(self, k)
-            if cur is not None and cur != v and k not in ("minute", "second", "grain"):
-                if k in ("date",) and cur == v:
-                    continue
+            if getattr(self, k) is not None and k not in ("minute", "second", "grain"):
                 raise Conflict(k)
             setattr(self, k, v)
 
@@ -1670,6 +1669,9 @@ def _interval(s: str, c: Ctx) -> datetime | None:
     a time at all.
     """
     body = _INTERVAL_HEAD.sub("", s, count=1)
+    # "and" joins a range's ends only after "between" ("between 9 and 11"); else "at 9
+    # and 5" names two times, and only days may be listed ("on the 2nd and 3rd").
+    between = re.search(r"\bbetween\b", s) is not None
     # Bounded work: a range's ends are short ("the 3rd of march at 3pm"), so only the
     # first few separators and far-end splits are tried, whatever the input's length.
     for n_sep, sep in enumerate(_SEP.finditer(body)):
@@ -1678,6 +1680,7 @@ def _interval(s: str, c: Ctx) -> datetime | None:
         left, right = body[: sep.start()].strip(), body[sep.end() :].strip()
         if not left or not right or left.count(" ") >= _MAX_END_WORDS:
             continue
+        clocks_only = sep.group(0).strip() == "and" and not between
         rtoks = right.split(" ")
         whole = len(rtoks) <= 2 * _MAX_END_WORDS and _end_point(right, c)
         if not (whole or _end_point(rtoks[0], c) or _DAYNUM.match(" ".join(rtoks[:2]))):
@@ -1685,29 +1688,39 @@ def _interval(s: str, c: Ctx) -> datetime | None:
         for k in range(1, min(len(rtoks), _MAX_END_WORDS)):
             end, shared = " ".join(rtoks[:k]), " ".join(rtoks[k:])
             if _end_point(end, c):
-                got = _range_start(left, end, shared, c)
+                got = _range_start(left, end, shared, c, days_only=clocks_only)
                 if got is not None:
                     return got
         if whole:
-            got = _range_start(left, right, "", c)
+            got = _range_start(left, right, "", c, days_only=clocks_only)
             if got is not None:
                 return got
     return None
 
 
-def _range_start(left: str, end: str, shared: str, c: Ctx) -> datetime | None:
+def _range_start(
+    left: str, end: str, shared: str, c: Ctx, *, days_only: bool = False
+) -> datetime | None:
     """The start of the range `left`–`end`, both followed by the `shared` words.
 
     The shared words ("tomorrow", "on Friday") give both ends their day; a clock time
     at the far end makes a lone number at the start a clock time too ("9 to 5"), and
-    lends it its meridiem and zone (see `_carry_clock`).
+    lends it its meridiem and zone (see `_carry_clock`). With `days_only` (ends joined
+    by a bare "and") neither end may hold a clock time. A range whose far end shows
+    the start's clock on no other day ("between 9 and 9", "3pm to 3pm") is no range.
     """
     far = _range_end(end, shared, c)
+    if days_only and far is not None and far.hour is not None:
+        return None
     for text in (left, "at " + left):  # "at" lets "930" or "9 30" read as clock times
         f = read_frame(" ".join(filter(None, (text, shared))), c)
         if f is None:
             continue
+        if days_only and f.hour is not None:
+            return None
         if far is not None and far.hour is not None and f.hour is not None:
+            if _same_clock(f, far) and not _explicit_day(_range_end(end, "", c) or Frame()):
+                return None
             f.bare_hour = False
             _carry_clock(f, far, c)
         try:
@@ -1727,6 +1740,11 @@ def _range_end(end: str, shared: str, c: Ctx) -> Frame | None:
             f.bare_hour = False
             return f
     return None
+
+
+def _same_clock(a: Frame, b: Frame) -> bool:
+    """Whether two frames can show the same clock time ("9" and "9am")."""
+    return a.minute == b.minute and bool(set(_hours(a)) & set(_hours(b)))
 
 
 def _explicit_day(f: Frame) -> bool:

@@ -199,6 +199,36 @@ def _bare(word: str) -> str:
     return word.lower().strip(",.;:!?()\"'")
 
 
+_JOINERS = frozenset({"and", "or", "&", "nor"})
+_JOINED_WORDS = 3  # "… and 5", "… or at 4pm", "… and 6 tomorrow"
+
+
+def _another_time(bare: list[str], i: int, j: int, now: datetime, tz: str) -> bool:
+    """Whether the time found at words[i:j] is joined by "and"/"or" to another one.
+
+    "tomorrow at 9 and 5", "at 3pm or 4pm", "at 8 and at 6 tomorrow": the message names
+    two times for one reminder, and picking either would be a guess. A joined word that
+    is no time ("at 9 and call Ana") leaves the found time alone.
+    """
+
+    def reads(words: list[str]) -> bool:
+        text = " ".join(words)
+        return any(
+            parse_instant(t, now=now, tz=tz, foreign=False) is not None
+            for t in (text, "at " + text)
+        )
+
+    if j < len(bare) and bare[j] in _JOINERS:
+        after = bare[j + 1 : j + 1 + _JOINED_WORDS]
+        if any(reads(after[:k]) for k in range(1, len(after) + 1)):
+            return True
+    if i >= 2 and bare[i - 1] in _JOINERS:
+        before = bare[max(0, i - 1 - _JOINED_WORDS) : i - 1]
+        if any(reads(before[-k:]) for k in range(1, len(before) + 1)):
+            return True
+    return False
+
+
 def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     """Split a message into its time (instant or recurrence) and the remaining words.
 
@@ -268,6 +298,8 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
                     sched = parse_instant(span, now=now, tz=tz, foreign=False)
                 seen[span] = sched
             if sched is not None:
+                if _another_time(bare, i, j, now, tz):
+                    return None  # "at 9 and 5": two times for one reminder; ask instead
                 # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
                 occasion = occasion_of(span) if isinstance(sched, Schedule) else None
                 kept = span.split()[: len(occasion.split())] if occasion else []
