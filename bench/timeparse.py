@@ -298,8 +298,13 @@ def _hostile_set() -> list[str]:
     return HOSTILE + extra
 
 
-def hostile_latency() -> dict[str, float]:
-    """Worst time per entry point over the hostile set (each cut to the length limits)."""
+def hostile_latency(clock: Any = time.perf_counter) -> dict[str, float]:
+    """Worst time per entry point over the hostile set (each cut to the length limits).
+
+    Each input is the best of REPEATS runs, like the English latency. With
+    `clock=time.thread_time` it is the CPU time of the call: on the shared machine the
+    wall clock also bills the time other processes hold the core.
+    """
     from tools.timeparse import split_when
 
     now = datetime.fromisoformat("2026-11-23T10:00:00+00:00")
@@ -315,10 +320,12 @@ def hostile_latency() -> dict[str, float]:
             ("parse_recurrence", parse_recurrence, phrase),
             ("split_when", split_when, message),
         ):
-            t0 = time.perf_counter()
-            fn(arg, now=now, tz="UTC")
-            ms = (time.perf_counter() - t0) * 1000
-            worst[name] = round(max(worst.get(name, 0.0), ms), 1)
+            best = float("inf")
+            for _ in range(REPEATS):
+                t0 = clock()
+                fn(arg, now=now, tz="UTC")
+                best = min(best, (clock() - t0) * 1000)
+            worst[name] = round(max(worst.get(name, 0.0), best), 2)
     worst["inputs"] = len(_hostile_set())
     return worst
 
@@ -421,6 +428,7 @@ def main() -> int:
         }
     result["latency_english"] = lat(english)
     result["hostile_max_ms"] = hostile_latency()
+    result["hostile_max_cpu_ms"] = hostile_latency(time.thread_time)
     result["latency_multilingual"] = lat(ml_timer.samples)
     print(f"data: {data} (+ {extra})")
     print(f"{'':28}{'tuning':>8}{'heldout':>9}")
@@ -442,6 +450,7 @@ def main() -> int:
     le = result["latency_english"]
     print(f"latency (English) p50/p99/max: {le['p50_ms']} / {le['p99_ms']} / {le['max_ms']} ms")
     print(f"hostile inputs, worst ms: {result['hostile_max_ms']}")
+    print(f"hostile inputs, worst CPU ms: {result['hostile_max_cpu_ms']}")
     if result["latency_multilingual"]:
         lm = result["latency_multilingual"]
         print(f"latency (fallback) p50/p99/max: {lm['p50_ms']}/{lm['p99_ms']}/{lm['max_ms']} ms")

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tools.schedule import Cron, Schedule
-from tools.timeparse import parse_instant, parse_recurrence, split_when
+from tools.timeparse import instant, parse_instant, parse_recurrence, recurrence, split_when
 from tools.timeparse import split as split_module
 
 NOW = datetime(2026, 11, 23, 10, 0, tzinfo=ZoneInfo("UTC"))
@@ -88,7 +88,7 @@ def test_occasion_words_before_birthday_are_still_tried() -> None:
 def test_over_budget_degrades_to_no_time(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "remind me to water the plants in 2 hours"
     assert split_when(text, now=NOW, tz="UTC") is not None
-    monkeypatch.setattr(split_module, "WORK_BUDGET", 2)
+    monkeypatch.setattr(split_module, "WORK_BUDGET", 1)
     assert split_when(text, now=NOW, tz="UTC") is None
 
 
@@ -107,3 +107,40 @@ def test_every_word_of_a_phrase_the_grammar_reads_counts_as_a_time_word() -> Non
             bare = [split_module._bare(w) for w in phrase.split()]
             missed += [f"{w!r} in {phrase!r}" for w in bare if not split_module._time_token(w)]
     assert missed == []
+
+
+HOSTILE_PHRASES = [
+    "1 " * 149,
+    "at " * 99,
+    "tomorrow at 9 and " * 16,
+    "from 3 to " * 29 + "5",
+    "the 2nd closest monday to " * 11 + "dec 5",
+    "12/12/12 " * 30,
+    "every day except " * 17 + "monday",
+    " ".join(f"{i % 28 + 1} {MONTHS[i % 12]}" for i in range(40)),
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_PHRASES)
+def test_work_per_call_is_bounded_by_the_step_budget(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the input, one call spends at most its budget of grammar steps (plus the
+    one spend that finds it exhausted), and a message at most the message budget."""
+    spent: list[int] = []
+    spend = instant.Budget.spend
+
+    def counting(self: instant.Budget, steps: int = 1) -> None:
+        spent.append(steps)
+        spend(self, steps)
+
+    monkeypatch.setattr(instant.Budget, "spend", counting)
+    most = instant.STEP_BUDGET + recurrence.ENTRY_STEPS
+    for call in (parse_instant, parse_recurrence):
+        spent.clear()
+        call(text[:299], now=NOW, tz="UTC")
+        assert sum(spent) <= most
+    spent.clear()
+    split_when(" ".join(text.split()[:40]), now=NOW, tz="UTC")
+    # `_Share` spends once per step on the span's budget (counted here) for the message.
+    assert sum(spent) <= split_module.WORK_BUDGET + most

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from .duration import Duration, match_duration
+from .firstchar import Dispatch
 from .foreign import looks_foreign, parse_foreign
 from .holidays import HOLIDAY_RE, holiday_before, holiday_on_or_after, holiday_rule, ides_day
 from .lexicon import (
@@ -104,12 +105,41 @@ class Frame:
             setattr(self, k, v)
 
 
+class WorkLimit(Exception):
+    """A phrase needed more grammar steps than any real time phrase does."""
+
+
+# Grammar steps (a piece or a filler word read by `read_frame`) one call may take. The
+# longest phrases of the development corpora take about 55 (ranges with dates and
+# clocks at both ends: "12.09.17 - 14.09.17 18:00 - 20:00"); a step costs a few dozen
+# microseconds, so this caps the worst case near a millisecond whatever the input.
+STEP_BUDGET = 64
+# What a call's fixed work (normalising, the whole-phrase patterns) costs in steps: it
+# matters when many short spans of one message are tried (`split.WORK_BUDGET`).
+ENTRY_STEPS = 4
+
+
+@dataclass
+class Budget:
+    """Grammar steps left for one call (shared by every frame the call reads)."""
+
+    left: int = STEP_BUDGET
+
+    def spend(self, steps: int = 1) -> None:
+        self.left -= steps
+        if self.left < 0:
+            raise WorkLimit
+
+
 @dataclass
 class Ctx:
-    """The reference point: `now` in the zone the phrase is read in."""
+    """The reference point: `now` in the zone the phrase is read in, and the work left."""
 
     now: datetime
     tz: tzinfo
+    budget: Budget = field(default_factory=Budget)
+    # Frames already read in this call: ranges read the same ends several ways.
+    frames: dict[str, Frame | None] = field(default_factory=dict)
 
     @property
     def today(self) -> date:
@@ -1062,15 +1092,28 @@ _AT_WORDS = frozenset(
     }
 )
 _SPACE = re.compile(r"\s+")
+# Every piece is registered by now: which of them can start at a given character.
+_DISPATCH = Dispatch([p.pattern for p, _ in _PIECES])
 
 
 def read_frame(s: str, c: Ctx) -> Frame | None:
-    """Read a whole normalised phrase into a Frame, or None if any part is not a time piece."""
+    """Read a whole normalised phrase into a Frame, or None if any part is not a time piece.
+
+    The caller owns the frame it gets (a copy of the one remembered for this call).
+    """
+    if s not in c.frames:
+        c.frames[s] = _read_frame(s, c)
+    got = c.frames[s]
+    return _copy(got) if got is not None else None
+
+
+def _read_frame(s: str, c: Ctx) -> Frame | None:
     f = Frame()
     pos = 0
     n = len(s)
     filler_only = True
     while True:
+        c.budget.spend()
         sp = _SPACE.match(s, pos)
         if sp:
             pos = sp.end()
@@ -1085,7 +1128,7 @@ def read_frame(s: str, c: Ctx) -> Frame | None:
             # Longest piece wins ("last sunday of march" over "last sunday").
             found = [
                 (m, fn)
-                for pat, fn in _PIECES
+                for pat, fn in map(_PIECES.__getitem__, _DISPATCH.at(s[pos]))
                 if (m := pat.match(s, pos)) is not None and m.end() > pos
             ]
             found.sort(key=lambda mf: -mf[0].end())
@@ -1119,7 +1162,10 @@ def read_frame(s: str, c: Ctx) -> Frame | None:
 
 
 def _copy(f: Frame) -> Frame:
-    g = Frame(**{k: getattr(f, k) for k in f.__dataclass_fields__ if k != "extra"})
+    # Taken before every piece is tried, so it must be cheap: a shallow copy of the
+    # slots (all immutable values) and a fresh `extra`.
+    g = object.__new__(Frame)
+    g.__dict__.update(f.__dict__)
     g.extra = dict(f.extra)
     return g
 
@@ -1329,7 +1375,7 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         f = _copy(f)
         f.year = f.month = f.day = None
     if f.zone is not None:
-        inner = Ctx(c.now.astimezone(f.zone), f.zone)
+        inner = Ctx(c.now.astimezone(f.zone), f.zone, c.budget)
         g = _copy(f)
         g.zone = None
         if g.instant is not None:
@@ -1499,7 +1545,7 @@ def _anchor(text: str, c: Ctx) -> tuple[datetime, Frame] | None:
     return (got, f) if got is not None else None
 
 
-def _offset_duration(text: str) -> Duration | None:
+def offset_duration(text: str) -> Duration | None:
     """A duration before "after"/"before": "3 days", "a year", "the day"."""
     got = match_duration(text, 0)
     if got is not None and got[1] == len(text):
@@ -1552,7 +1598,7 @@ def _composite(s: str, c: Ctx) -> datetime | None:
         return wall(day, DEFAULT_HOUR, 0, 0, c.tz)
     m = _OFFSET.fullmatch(s)
     if m and m["t"] not in ("now", "today", "right now", "this moment"):
-        dur = _offset_duration(m["d"])
+        dur = offset_duration(m["d"])
         if dur is None:
             return None
         a = _anchor(m["t"], c)
@@ -1830,15 +1876,21 @@ def parse_instant(text: str, *, now: datetime, tz: str, foreign: bool = True) ->
         zone = zone_named(tz)
     except (ValueError, OSError, KeyError):
         return None
-    from .lexicon import normalize
-
-    s = preprocess(normalize(text))
-    if not s:
-        return None
-    try:
-        got = parse_normalized(s, Ctx(now.astimezone(zone), zone))
-    except (ValueError, OverflowError, Conflict, IndexError):
-        got = None
+    got = read_instant(text, Ctx(now.astimezone(zone), zone))
     if got is None and foreign and looks_foreign(text):
         return parse_foreign(text, now=now, zone=zone)
     return got
+
+
+def read_instant(text: str, c: Ctx) -> datetime | None:
+    """`parse_instant`'s English grammar on a checked text, within `c`'s budget."""
+    from .lexicon import normalize
+
+    try:
+        c.budget.spend(ENTRY_STEPS)
+        s = preprocess(normalize(text))
+        if not s:
+            return None
+        return parse_normalized(s, c)
+    except (ValueError, OverflowError, Conflict, IndexError, WorkLimit):
+        return None

@@ -17,7 +17,16 @@ from tools.schedule import Cron, Every, RRule, Schedule, ScheduleError
 
 from .duration import match_duration
 from .holidays import HOLIDAY_RE, holiday_rrule
-from .instant import DEFAULT_HOUR, Ctx, Frame, preprocess, read_frame, resolve, zone_named
+from .instant import (
+    DEFAULT_HOUR,
+    Ctx,
+    Frame,
+    WorkLimit,
+    preprocess,
+    read_frame,
+    resolve,
+    zone_named,
+)
 from .lexicon import MONTH_RE, WEEKDAY_RE, month_of, normalize, weekday_of
 
 _RR = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
@@ -928,6 +937,39 @@ def _exceptions(text: str, c: Ctx) -> list[str] | None:
     return out or None
 
 
+_DAY_PICKERS = frozenset({"BYMONTH", "BYWEEKNO", "BYMONTHDAY", "BYYEARDAY", "BYSETPOS"})
+
+
+def _leaves_nothing(p: Pattern, exc: list[str]) -> bool:
+    """Whether an exception removes every run ("every day except daily", "mondays except
+    on mondays", "at 9 except at 9"): refused here, as no schedule, rather than found
+    out by probing thousands of runs."""
+    if p.freq in ("SECONDLY", "MINUTELY", "HOURLY") or p.interval != 1:
+        return False
+    if p.monthdays or p.months or p.setpos or p.weekno is not None:
+        return False
+    base_days = set(p.byday) if p.byday else set(_RR)
+    if any(len(d) > 2 for d in base_days):
+        return False
+    base_times = set(p.times) or {(DEFAULT_HOUR, 0)}
+    for e in exc:
+        if not e.startswith("EXRULE:"):
+            continue
+        parts = dict(x.split("=", 1) for x in e[7:].split(";") if "=" in x)
+        if _DAY_PICKERS & parts.keys() or "INTERVAL" in parts:
+            continue
+        days = set(parts["BYDAY"].split(",")) if "BYDAY" in parts else set(_RR)
+        if parts.get("FREQ") not in ("DAILY", "WEEKLY") or not base_days <= days:
+            continue
+        if "BYHOUR" not in parts:
+            return True
+        hours = {int(h) for h in parts["BYHOUR"].split(",")}
+        minutes = {int(m) for m in parts.get("BYMINUTE", "0").split(",")}
+        if all(h in hours and m in minutes for h, m in base_times):
+            return True
+    return False
+
+
 def _subtract_days(p: Pattern, exc: list[str]) -> bool:
     """ "daily except weekends" → weekdays, staying a simple day pattern when it can."""
     days: set[str] = set()
@@ -968,10 +1010,23 @@ def parse_recurrence(text: str, *, now: datetime, tz: str) -> Schedule | None:
         return None
     try:
         zone: tzinfo = zone_named(tz)
-        return _parse(normalize(text), Ctx(now.astimezone(zone), zone), tz)
-    except (ValueError, OverflowError, KeyError, IndexError, ScheduleError):
+    except (ValueError, OSError, KeyError):
+        return None
+    return read_recurrence(text, Ctx(now.astimezone(zone), zone), tz)
+
+
+def read_recurrence(text: str, c: Ctx, tz: str) -> Schedule | None:
+    """`parse_recurrence` on a checked text, within `c`'s budget of grammar steps."""
+    try:
+        c.budget.spend(ENTRY_STEPS)
+        return _parse(normalize(text), c, tz)
+    except (ValueError, OverflowError, KeyError, IndexError, ScheduleError, WorkLimit):
         return None
 
+
+# A recurrence call's fixed work (its end-condition and pattern searches), in grammar
+# steps (see `instant.Budget`).
+ENTRY_STEPS = 6
 
 # "Ana's birthday is on March 3rd", "our anniversary: june 12": a yearly day.
 _OCCASION = re.compile(
@@ -1082,7 +1137,8 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
             # "starting in april, daily until march": the March after the start.
             later = c.now.replace(year=p.start.year) if p.start.year > c.today.year else c.now
             p.until = _end_of(
-                m["x"], Ctx(later + timedelta(days=(p.start - later.date()).days), c.tz)
+                m["x"],
+                Ctx(later + timedelta(days=(p.start - later.date()).days), c.tz, c.budget),
             )
         if p.until is None:
             return None
@@ -1103,7 +1159,7 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
         return None
     if except_text:
         exc = _exceptions(except_text, c)
-        if exc is None:
+        if exc is None or _leaves_nothing(p, exc):
             return None
         if not _subtract_days(p, exc):
             p.exclude = exc

@@ -5,26 +5,28 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from tools.schedule import Schedule
 
 from . import duration, holidays, instant, lexicon, recurrence
 from .foreign import split_foreign
-from .instant import parse_instant, zone_named
+from .instant import STEP_BUDGET, Budget, Ctx, parse_instant, read_instant, zone_named
 from .invalid import explain_invalid_date
-from .recurrence import _KEYWORD, occasion_of, parse_recurrence
+from .recurrence import _KEYWORD, occasion_of, read_recurrence
 
 MAX_TOKENS = 40
 MAX_SPAN = 16
 MAX_LEN = 1000
-# Hard bound on the grammar work one message may cost, in words parsed (summed over the
-# distinct spans tried). Only spans of words the grammar knows are tried, so ordinary
-# messages stay far below it; text that is nothing but time words (machine-made or
-# adversarial: "1 jan 2 feb 3 mar …") is answered "no time found" rather than slowly.
-WORK_BUDGET = 200
+# Hard bound on the grammar work one message may cost, in grammar steps (`instant.Budget`)
+# summed over the distinct spans tried; each span also has the one-call budget. Only
+# spans of words the grammar knows are tried, so ordinary messages stay far below it;
+# text that is nothing but time words (machine-made or adversarial: "1 jan 2 feb 3 mar
+# …") is answered "no time found" rather than slowly.
+WORK_BUDGET = 300
 
 _LEAD = re.compile(
     r"^(?:(?:please|pls|hey|ok|okay)[\s,]+)?(?:(?:can you|could you|would you)\s+)?"
@@ -168,6 +170,7 @@ _OCCASION_HEAD = re.compile(r"^(?:birthday|bday|anniversary)s?$")
 _OCCASION_WHO = 3
 
 
+@functools.lru_cache(maxsize=4096)
 def _time_token(word: str) -> bool:
     """Can this (bare, lower-case) word be part of a time phrase the grammar reads?"""
     letters = re.sub(r"[^a-z]", "", word)
@@ -197,6 +200,24 @@ def _clean(words: list[str]) -> str:
 
 def _bare(word: str) -> str:
     return word.lower().strip(",.;:!?()\"'")
+
+
+def _ctx(local_now: datetime, zone: tzinfo, work: Budget) -> Ctx:
+    """A context for one span: the one-call budget, never more than the message has left;
+    what the span spends is taken from the message's budget."""
+    return Ctx(local_now, zone, _Share(work))
+
+
+class _Share(Budget):
+    """One call's budget that also draws on the whole message's."""
+
+    def __init__(self, message: Budget) -> None:
+        super().__init__(min(STEP_BUDGET, message.left))
+        self.message = message
+
+    def spend(self, steps: int = 1) -> None:
+        self.message.left -= steps
+        super().spend(steps)
 
 
 _JOINERS = frozenset({"and", "or", "&", "nor"})
@@ -229,6 +250,21 @@ def _another_time(bare: list[str], i: int, j: int, now: datetime, tz: str) -> bo
     return False
 
 
+_OFFSET_WORDS = frozenset({"after", "before", "from", "following", "preceding"})
+
+
+def _offset_before(bare: list[str], i: int) -> bool:
+    """Whether the time found at words[i:] is the anchor of an offset the grammar could
+    not read as a whole ("the day after | the day before tomorrow", "3 days after | …"):
+    the time meant is elsewhere, so the found one would be a wrong answer."""
+    if i < 2 or bare[i - 1] not in _OFFSET_WORDS:
+        return False
+    lead = bare[max(0, i - 1 - _JOINED_WORDS) : i - 1]
+    return any(
+        instant.offset_duration(" ".join(lead[-k:])) is not None for k in range(1, len(lead) + 1)
+    )
+
+
 def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     """Split a message into its time (instant or recurrence) and the remaining words.
 
@@ -258,7 +294,12 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     for ok in allowed:
         unknown_before.append(unknown_before[-1] + (not ok))
     seen: dict[str, datetime | Schedule | None] = {}
-    work = 0
+    try:
+        zone = zone_named(tz)
+    except (ValueError, OSError, KeyError):
+        return None
+    local_now = now.astimezone(zone)
+    work = Budget(WORK_BUDGET)
     # The longest time phrase people write is well under MAX_SPAN words ("every first and
     # third friday of the month at 9am until december 31"); longer runs are never tried.
     for length in range(min(n, MAX_SPAN), 0, -1):
@@ -288,22 +329,21 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
             if span in seen:
                 sched = seen[span]
             else:
-                work += length
-                if work > WORK_BUDGET:
+                if work.left <= 0:
                     return None  # adversarial input: "no time found" beats a slow answer
                 sched = None
                 if has_keyword and _KEYWORD.search(span.lower()):
-                    sched = parse_recurrence(span, now=now, tz=tz)
+                    sched = read_recurrence(span, _ctx(local_now, zone, work), tz)
                 if sched is None:
-                    sched = parse_instant(span, now=now, tz=tz, foreign=False)
+                    sched = read_instant(span, _ctx(local_now, zone, work))
                 seen[span] = sched
             if sched is not None:
-                if _another_time(bare, i, j, now, tz):
+                if _another_time(bare, i, j, now, tz) or _offset_before(bare, i):
                     return None  # "at 9 and 5": two times for one reminder; ask instead
                 # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
                 occasion = occasion_of(span) if isinstance(sched, Schedule) else None
                 kept = span.split()[: len(occasion.split())] if occasion else []
                 return When(sched, _clean(words[:i] + kept + words[j:]))
     # No English time: a German/Spanish/French/Portuguese/Polish one ("morgen um 9").
-    got = split_foreign(text, now=now, zone=zone_named(tz))
+    got = split_foreign(text, now=now, zone=zone)
     return When(got[0], _clean(got[1].split())) if got else None
