@@ -741,3 +741,44 @@ def test_and_after_a_time_can_start_the_task() -> None:
     found = split_when("tomorrow at 9 and call Ana", now=NOW, tz=TZ)
     assert found is not None and found.schedule == datetime(2026, 11, 24, 9, tzinfo=Z)
     assert found.rest == "and call Ana"
+
+
+# ISO week numbers: the Monday of that week (the coming one when no year is named).
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("week 36", dt(2027, 9, 6)),
+        ("week 36 of 2027", dt(2027, 9, 6)),
+        ("week 10 2027", dt(2027, 3, 8)),
+        ("calendar week 2", dt(2027, 1, 11)),
+        ("in week 50", dt(2026, 12, 7)),
+        ("wk 50", dt(2026, 12, 7)),
+        ("week no. 50", dt(2026, 12, 7)),
+        ("week 53 of 2026", dt(2026, 12, 28)),
+        ("week 54", None),
+        ("week 53 of 2027", None),
+    ],
+)
+def test_week_numbers_as_instants(text: str, want: datetime | None) -> None:
+    assert at(text) == want
+
+
+# A weekday with a number: once a clock time is given the number is the day of the month
+# ("at 3pm on sunday 29"); numbers too big for an hour are days; four digits beside a
+# weekday are a clock time when no reminder would name that year.
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("after 15:00 on sunday 29", dt(2026, 11, 29, 15)),
+        ("at 3pm on sunday 29", dt(2026, 11, 29, 15)),
+        ("sunday 29 at 3pm", dt(2026, 11, 29, 15)),
+        ("on tuesday 19 at 17:00", dt(2027, 1, 19, 17)),
+        ("tuesday 19 at 5pm", dt(2027, 1, 19, 17)),
+        ("on sunday 1925", dt(2026, 11, 29, 19, 25)),
+        ("friday 1430", dt(2026, 11, 27, 14, 30)),
+        ("friday 5", dt(2026, 11, 27, 17)),
+        ("sunday 29", dt(2026, 11, 29)),
+    ],
+)
+def test_weekday_with_a_number(text: str, want: datetime) -> None:
+    assert at(text) == want

@@ -425,6 +425,8 @@ def _year(m: re.Match[str], f: Frame, c: Ctx) -> None:
     y = int(m["year"])
     if not 1900 <= y <= 2200:
         raise Conflict("year")
+    if _weekday_only(f) and not c.today.year <= y <= c.today.year + 30:
+        raise Conflict("year")  # "sunday 1925": no reminder names that year; a clock time
     f.set(year=y)
     f.extra["bare_year"] = 1
 
@@ -513,6 +515,27 @@ def _period_start(unit: str, d: date, shift: int) -> tuple[date, str]:
         q0 = date(d.year, (d.month - 1) // 3 * 3 + 1, 1)
         return add_months(q0, 3 * shift), "quarter"
     return date(d.year + shift, 1, 1), "year"
+
+
+@piece(
+    r"(?:the\s+)?(?:calendar\s+|iso\s+)?(?:week|wk)\s*(?:no\.?\s*|number\s+|#\s*)?"
+    r"(?P<w>\d{1,2})(?:\s*(?:of\s+|in\s+|,\s*)?(?P<y>\d{4}))?"
+)
+def _week_number(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "week 36", "calendar week 2 of 2027": the Monday of that ISO week; without a year
+    the coming one (this year's unless it has ended)."""
+    w = int(m["w"])
+    years = [int(m["y"])] if m["y"] else [c.today.year, c.today.year + 1]
+    for y in years:
+        try:
+            monday = date.fromisocalendar(y, w, 1)
+        except ValueError:
+            continue  # no such week that year (week 53 of a 52-week year)
+        if m["y"] or monday + timedelta(days=6) >= c.today:
+            f.set(date=monday, grain="week")
+            f.weak = False
+            return
+    raise Conflict("week")
 
 
 @piece(r"(?:the\s+)?(?P<mod>" + _REL_WORDS + r")\s+(?P<u>week|month|year|quarter|qtr)")
@@ -850,7 +873,16 @@ def _ended(s: str, pos: int) -> bool:
 # ---------------------------------------------------------------- times of day
 
 
+def _weekday_only(f: Frame) -> bool:
+    """A weekday named without a day of the month ("sunday", not "sunday the 29th")."""
+    return f.weekday is not None and f.day is None and f.month is None and f.date is None
+
+
 def _set_time(f: Frame, h: int, mi: int, sec: int, ap: str | None, *, h24: bool = False) -> None:
+    if f.bare_hour and _weekday_only(f) and 1 <= f.extra.get("bare_number", 0) <= 31:
+        # "tuesday 19 at 5pm": the clock comes later, so the lone number was the day.
+        f.day = f.extra.pop("bare_number")
+        f.hour, f.ampm, f.h24, f.bare_hour, f.minute = None, None, False, False, 0
     if ap == "pm" and 13 <= h <= 23:
         ap, h24 = None, True  # "20pm": a 24-hour clock with a redundant meridiem
     if ap and not 1 <= h <= 12:
@@ -910,8 +942,9 @@ def _h_h(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 @piece(r"(?P<h>[01]?\d|2[0-4])(?P<m>[0-5]\d)(?![\d-])")
 def _hhmm(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    # "1115" is a clock time after "at", beside a part of day or after a date ("19/12 1510").
-    dated = f.date is not None or f.day is not None
+    # "1115" is a clock time after "at", beside a part of day or after a date ("19/12 1510",
+    # "sunday 1925").
+    dated = f.date is not None or f.day is not None or f.weekday is not None
     if not (f.at_ctx or f.pod or dated):
         raise Conflict("hour")
     _set_time(f, int(m["h"]), int(m["m"]), 0, None)
@@ -995,9 +1028,15 @@ def _half_h(m: re.Match[str], f: Frame, c: Ctx) -> None:
 @piece(r"(?P<h>\d{1,2})(?![\d/:.-]\d)")
 def _bare_hour(m: re.Match[str], f: Frame, c: Ctx) -> None:
     h = int(m["h"])
+    if _weekday_only(f) and 1 <= h <= 31 and (f.hour is not None or h > 24):
+        # "at 3pm on sunday 29": the clock is given, or no hour is that big: a day.
+        f.set(day=h)
+        f.weak = False
+        return
     if h > 24:
         raise Conflict("hour")
     _set_time(f, h, 0, 0, None)
+    f.extra["bare_number"] = h
     # A lone number is an hour only after "at"/"around" or next to a part of day.
     f.bare_hour = not f.at_ctx
 
