@@ -356,6 +356,7 @@ def main() -> int:
     )
     score_instants(load(extra / "ctparse_en.jsonl"), "ctparse", tally, timer, fails)
     score_instants(load(extra / "chrono_en.jsonl"), "chrono", tally, timer, fails)
+    score_instants(load(extra / "dateparser_en.jsonl"), "dateparser", tally, timer, fails)
     neg: dict[str, list[str]] = {s: [] for s in SPLITS}
     neg_rows = load(data / "duckling_en_time_negative.jsonl") + load(extra / "negative_en.jsonl")
     for row in neg_rows:
@@ -416,6 +417,7 @@ def main() -> int:
             "tz_variants": tally.rate(split, "duckling_tz:core"),
             "ctparse_en": tally.rate(split, "ctparse:core"),
             "chrono_en": tally.rate(split, "chrono:core"),
+            "dateparser_en": tally.rate(split, "dateparser:core"),
             "negatives_parsed": len(neg[split]),
             "recurrence_unambiguous": tally.rate(split, "rec:recurrence"),
             "cron_descriptor": tally.rate(split, "rec:cron-descriptor"),
@@ -438,6 +440,7 @@ def main() -> int:
         "tz_variants",
         "ctparse_en",
         "chrono_en",
+        "dateparser_en",
         "recurrence_unambiguous",
         "cron_descriptor",
         "multilingual_de",

@@ -782,3 +782,19 @@ def test_week_numbers_as_instants(text: str, want: datetime | None) -> None:
 )
 def test_weekday_with_a_number(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+# Decades and centuries are calendar units like years.
+@pytest.mark.parametrize(
+    ("text", "years"),
+    [
+        ("in a decade", 10),
+        ("2 decades ago", -20),
+        ("3 decades from now", 30),
+        ("in a century", 100),
+        ("a century and 2 years from now", 102),
+        ("in 1 decade and 2 years", 12),
+    ],
+)
+def test_decades_and_centuries(text: str, years: int) -> None:
+    assert at(text) == NOW.replace(tzinfo=None, year=2026 + years)

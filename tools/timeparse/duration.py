@@ -25,13 +25,15 @@ for _unit, _words in {
     "fortnights": "fortnights fortnight",
     "months": "months month mos mo",
     "years": "years year yrs yr y",
+    "decades": "decades decade",
+    "centuries": "centuries century",
 }.items():
     for _w in _words.split():
         _UNIT_WORDS[_w] = _unit
 
 UNIT_RE = (
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|"
-    r"months?|mos?|years?|yrs?)"
+    r"months?|mos?|years?|yrs?|decades?|century|centuries)"
 )
 _SHORT_UNIT_RE = r"(?:s|m|h|d|w|y|mo|min|hr|sec|')"
 _FRACTION = {"half": 0.5, "quarter": 0.25, "3-quarters": 0.75, "3 quarters": 0.75}
@@ -120,6 +122,8 @@ def _qty(q: str) -> float | None:
 def _add(parts: dict[str, float], unit: str, n: float) -> None:
     if unit == "fortnights":
         unit, n = "weeks", n * 2
+    if unit in ("decades", "centuries"):
+        unit, n = "years", n * (10 if unit == "decades" else 100)
     if unit == "weeks":
         unit, n = "days", n * 7
     parts[unit] = parts.get(unit, 0.0) + n
