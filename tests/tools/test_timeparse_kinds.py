@@ -798,3 +798,31 @@ def test_weekday_with_a_number(text: str, want: datetime) -> None:
 )
 def test_decades_and_centuries(text: str, years: int) -> None:
     assert at(text) == NOW.replace(tzinfo=None, year=2026 + years)
+
+
+# "<duration> before/earlier" at the end of a phrase counts back from now, like "ago".
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [
+        ("10 days before", timedelta(days=-10)),
+        ("2 hours earlier", timedelta(hours=-2)),
+        ("a week before", timedelta(days=-7)),
+    ],
+)
+def test_duration_before_means_ago(text: str, delta: timedelta) -> None:
+    assert at(text) == NOW.replace(tzinfo=None) + delta
+
+
+def test_anchored_before_is_still_an_offset() -> None:
+    assert at("3 days before christmas") == dt(2026, 12, 22)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("1/1/27 9:02:43.1", datetime(2027, 1, 1, 9, 2, 43)),
+        ("tomorrow at 10:15:30.250", datetime(2026, 11, 24, 10, 15, 30)),
+    ],
+)
+def test_clock_with_fractional_seconds(text: str, want: datetime) -> None:
+    assert at(text) == want

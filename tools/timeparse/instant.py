@@ -861,7 +861,8 @@ _REL_HEAD = re.compile(
     r"another|only|maybe|some)\s+)?"
 )
 _REL_TAIL = re.compile(
-    r"\s*(?:(?P<ago>ago|before now|back)|from\s+(?:right\s+)?(?:now|today)|hence|later|"
+    r"\s*(?:(?P<ago>ago|before now|back|(?:before|earlier)(?=\s*$))|"
+    r"from\s+(?:right\s+)?(?:now|today)|hence|later|"
     r"after\s+now|from\s+this\s+moment)"
 )
 
@@ -900,7 +901,11 @@ def _set_time(f: Frame, h: int, mi: int, sec: int, ap: str | None, *, h24: bool 
     f.weak = False
 
 
-@piece(r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?::(?P<s>\d{2}))?(?:\s*" + AMPM + r"|(?P<hs>\s*h))?")
+@piece(
+    r"(?P<h>\d{1,2})[:.](?P<m>\d{2})(?::(?P<s>\d{2})(?:\.\d{1,6})?)?(?:\s*"
+    + AMPM
+    + r"|(?P<hs>\s*h))?"
+)
 def _hm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     dated = f.date is not None or f.day is not None or f.weekday is not None
     if "." in m.group(0)[:3] and not (m["ap"] or m["hs"] or f.at_ctx or dated or f.pod):
