@@ -826,3 +826,18 @@ def test_anchored_before_is_still_an_offset() -> None:
 )
 def test_clock_with_fractional_seconds(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+# A dotted pair after a full date is its clock time; a comma glued to the next word
+# still separates ("10:00:00,2021").
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("29.12.2026 13.12", dt(2026, 12, 29, 13, 12)),
+        ("on 24.12.2026 at 18.30", dt(2026, 12, 24, 18, 30)),
+        ("tue jan 5 10:00:00,2027", dt(2027, 1, 5, 10)),
+        ("friday,27 november", dt(2026, 11, 27)),
+    ],
+)
+def test_dotted_clock_after_a_date_and_glued_commas(text: str, want: datetime) -> None:
+    assert at(text) == want

@@ -254,6 +254,8 @@ def _dm_dot(m: re.Match[str], f: Frame, c: Ctx) -> None:
     d, mo = int(m["d"]), int(m["m"])
     if f.at_ctx and not m.group(0).endswith(".") and m["y"] is None:
         raise Conflict("date")
+    if m["y"] is None and not m.group(0).endswith(".") and (f.date or f.day or f.month):
+        raise Conflict("date")  # "29.12.2026 13.12": the day is named; this is its clock
     # "6.5" is more often a number than 6 May: without a year or a closing dot a dotted
     # date needs a day above 12, a leading zero ("06.05") or a weekday beside it.
     looks_dated = d > 12 or m["d"].startswith("0") or m["m"].startswith("0")
@@ -1505,6 +1507,9 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
 # ---------------------------------------------------------------- whole phrases
 
 _PRE = [
+    # A comma glued to the next word still separates ("10:00:00,2021", "friday,27 nov"),
+    # but not inside a number ("1,000").
+    (re.compile(r",(?=[a-z]|\d{4}\b|\d{1,2}\s+[a-z])(?<!\d,)|(?<=\d),(?=\d{4}\b)"), ", "),
     (re.compile(r"(\d)\s*-?ish\b"), r"\1"),
     (re.compile(r"\b(\d{1,2}) (st|nd|rd|th)\b"), r"\1\2"),  # "7 th" → "7th"
     # Final punctuation goes, but not the dot closing a dotted date ("11.9.").
