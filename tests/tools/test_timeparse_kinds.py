@@ -841,3 +841,70 @@ def test_clock_with_fractional_seconds(text: str, want: datetime) -> None:
 )
 def test_dotted_clock_after_a_date_and_glued_commas(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+# An offset in hours or minutes fixes the time of day; a part of day or clock beside it
+# would silently replace it ("after 22h in the evening" is not 18:00 tomorrow).
+@pytest.mark.parametrize(
+    "text", ["in the evening after 22h", "in 2 hours in the morning", "in 30 minutes at 5pm"]
+)
+def test_offset_in_hours_with_a_time_of_day_is_refused(text: str) -> None:
+    assert at(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("in 2 days at 5pm", dt(2026, 11, 25, 17)),
+        ("in a week in the evening", dt(2026, 11, 30, 18)),
+    ],
+)
+def test_offset_in_days_takes_a_time_of_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+# British "<day> week" / "a week <day>": that day a week (or fortnight) later.
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("tomorrow week", dt(2026, 12, 1)),
+        ("a week tomorrow", dt(2026, 12, 1)),
+        ("friday week", dt(2026, 12, 4)),
+        ("a week on friday", dt(2026, 12, 4)),
+        ("friday fortnight", dt(2026, 12, 11)),
+        ("a fortnight on saturday", dt(2026, 12, 12)),
+        ("next week", dt(2026, 11, 30)),
+    ],
+)
+def test_day_a_week_later(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("2027/aug/10", dt(2027, 8, 10)),
+        ("2027-aug-10", dt(2027, 8, 10)),
+        ("aug-10-2027", dt(2027, 8, 10)),
+    ],
+)
+def test_dates_with_a_month_name_between_numbers(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+# Era markers on years: AD/CE as given, the Buddhist era (BE) 543 years ahead.
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("10 august 2027 ad", dt(2027, 8, 10)),
+        ("10 August 2570 BE", dt(2027, 8, 10)),
+        ("august 10, 2027 CE", dt(2027, 8, 10)),
+        ("10 august 88 AD", dt(88, 8, 10)),
+    ],
+)
+def test_era_markers_on_years(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_be_after_a_clock_is_a_word() -> None:
+    assert split_when("at 9 be there", now=NOW, tz=TZ) is not None

@@ -247,6 +247,19 @@ def _dmy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+@piece(
+    r"(?P<y>\d{4})(?P<s>[/-])(?P<mon>" + MONTH_RE + r")\.?(?P=s)(?P<d>\d{1,2})"
+    r"|(?P<mon2>" + MONTH_RE + r")\.?(?P<s2>[/-])(?P<d2>\d{1,2})(?P=s2)(?P<y2>\d{4})"
+)
+def _numeric_named_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "2027/aug/10", "aug-10-2027": a month name between the numbers of a date."""
+    y, mo, d = int(m["y"] or m["y2"]), month_of(m["mon"] or m["mon2"]), int(m["d"] or m["d2"])
+    if not valid_date(y, mo, d):
+        raise Conflict("date")
+    f.set(date=date(y, mo, d), grain="day")
+    f.weak = False
+
+
 @piece(r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})(?:\.(?P<y>\d{4}|\d{2}(?!\d))?)?")
 def _dm_dot(m: re.Match[str], f: Frame, c: Ctx) -> None:
     """ "16.12", "11.9.", "24.11.17": a dotted date is day first. After "at" (or with a
@@ -1366,6 +1379,8 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         f = _copy(f)
         if not _place_holiday(f, c):
             return None
+    if f.rel is not None and f.rel.seconds and (f.hour is not None or f.pod is not None):
+        return None  # "in 2 hours in the morning": the offset already fixes the clock
     # "9 tomorrow", "friday 7": a lone number beside a named day is its hour.
     if (
         f.bare_hour
@@ -1538,9 +1553,24 @@ _INTERVAL_HEAD = re.compile(r"^(?:from|between|starting|beginning)\s+|(?<=\s)bet
 _DAYNUM = re.compile(r"^(?:the\s+)?(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?$")  # a day of a month
 
 
+# A year with its era: AD/CE years as written, Buddhist-era (BE) years 543 ahead. Written
+# back as four digits so the date pieces read it as a year, never as an hour.
+_ERA = re.compile(r"\b(?P<y>\d{1,4})\s*(?P<era>a\.?d\.?|c\.?e\.?|b\.?e\.?)(?=\s|,|$)")
+
+
+def _era_year(m: re.Match[str]) -> str:
+    y = int(m["y"])
+    if m["era"].startswith("b"):
+        if len(m["y"]) < 4:
+            return m.group(0)  # "at 9 be there": a verb, not an era
+        y -= 543
+    return f"{y:04d}" if 1 <= y <= 9998 else m.group(0)
+
+
 def preprocess(s: str) -> str:
     for pat, rep in _PRE:
         s = pat.sub(rep, s)
+    s = _ERA.sub(_era_year, s)
     return s.strip()
 
 
@@ -1579,6 +1609,11 @@ _BOUNDED = re.compile(
     r"\s+than\s+|later\s+than\s+|after\s+|not\s+before\s+|from\s+)(?P<a>.{1,120}?),?\s+"
     r"(?:but|and)\s+(?:(?:still|also)\s+)?(?:before|not\s+later\s+than|no\s+later\s+than|"
     r"by|earlier\s+than|not\s+after|sooner\s+than)\s+(?P<b>.{1,120})"
+)
+# British "friday week", "a week tomorrow", "a fortnight on saturday".
+_DAY_WEEK = re.compile(
+    r"(?P<t>[a-z]{3,12}\.?)\s+(?P<u>week|fortnight)"
+    r"|an?\s+(?P<u2>week|fortnight)\s+(?:on\s+)?(?P<t2>[a-z]{3,12}\.?)"
 )
 _UNIT_ONE = re.compile(r"(?:an?\s+|the\s+)?(?P<u>day|week|month|year|fortnight|hour|minute)")
 
@@ -1645,6 +1680,15 @@ def _composite(s: str, c: Ctx) -> datetime | None:
             ahead = (wd - base.weekday() - 1) % 7 + 1
             day = base + timedelta(days=ahead + 7 * (n - 1))
         return wall(day, DEFAULT_HOUR, 0, 0, c.tz)
+    m = _DAY_WEEK.fullmatch(s)
+    if m:
+        # "tomorrow week": that day (a weekday or tomorrow, no clock) a week later.
+        a = _anchor(m["t"] or m["t2"], c)
+        if a is not None and a[1].hour is None and (a[1].weekday is not None or a[1].date):
+            weeks = 2 if "fortnight" in (m["u"] or m["u2"]) else 1
+            day = a[0].astimezone(c.tz).date() + timedelta(weeks=weeks)
+            return wall(day, DEFAULT_HOUR, 0, 0, c.tz)
+        return None
     m = _OFFSET.fullmatch(s)
     if m and m["t"] not in ("now", "today", "right now", "this moment"):
         dur = offset_duration(m["d"])
@@ -1739,7 +1783,8 @@ _COMPOSITE_WORDS = (
     "later",
     "closest",
     "nearest",
-    "week of",
+    "week",
+    "fortnight",
     "earliest",
     "earlier",
     "sooner",
