@@ -124,3 +124,90 @@ def test_recurrence_runs_increase_and_honour_the_end(
         assert all(r <= limit for r in runs), text
     else:
         assert len(sched.next_runs(now, 5)) == 5, text  # no end: it keeps going
+
+
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+
+@SETTINGS
+@given(wd=st.sampled_from(WEEKDAYS), fortnight=st.booleans(), now=nows, tz=zones)
+def test_a_day_a_week_later_is_seven_days_after_that_day(
+    wd: str, fortnight: bool, now: datetime, tz: str
+) -> None:
+    unit = "fortnight" if fortnight else "week"
+    day = parse_instant(wd, now=now, tz=tz)
+    later = parse_instant(f"{wd} {unit}", now=now, tz=tz)
+    assert day is not None and later is not None
+    zone = ZoneInfo(tz)
+    gap = later.astimezone(zone).date() - day.astimezone(zone).date()
+    assert gap == timedelta(days=14 if fortnight else 7)
+
+
+SOUP = [
+    "1",
+    "9",
+    "12",
+    "30",
+    "2026",
+    "at",
+    "on",
+    "in",
+    "the",
+    "and",
+    "or",
+    "to",
+    "from",
+    "before",
+    "after",
+    "every",
+    "day",
+    "week",
+    "friday",
+    "dec",
+    "tomorrow",
+    "next",
+    "pm",
+    "noon",
+    "3:30",
+    "12/12",
+    "hours",
+    "christmas",
+    "except",
+    "until",
+    "between",
+    "week",
+    "fortnight",
+    "ad",
+]
+
+
+@SETTINGS
+@given(words=st.lists(st.sampled_from(SOUP), min_size=1, max_size=60), now=nows, tz=zones)
+def test_any_soup_of_time_words_is_answered_within_the_step_budgets(
+    words: list[str], now: datetime, tz: str
+) -> None:
+    """Never an exception, and never more grammar steps than the budgets allow."""
+    from tools.timeparse import instant, recurrence, split_when
+    from tools.timeparse import split as split_module
+
+    spent = [0]
+    spend = instant.Budget.spend
+
+    def counting(self: instant.Budget, steps: int = 1) -> None:
+        spent[0] += steps
+        spend(self, steps)
+
+    most = instant.STEP_BUDGET + recurrence.ENTRY_STEPS
+    text = " ".join(words)
+    original = instant.Budget.spend
+    instant.Budget.spend = counting  # type: ignore[method-assign]
+    try:
+        for call in (parse_instant, parse_recurrence):
+            spent[0] = 0
+            call(text, now=now, tz=tz)
+            assert spent[0] <= most
+        spent[0] = 0
+        split_when(" ".join(words[:40]), now=now, tz=tz)
+        assert spent[0] <= split_module.WORK_BUDGET + most
+    finally:
+        instant.Budget.spend = original  # type: ignore[method-assign]
