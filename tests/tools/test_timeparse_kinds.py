@@ -908,3 +908,16 @@ def test_era_markers_on_years(text: str, want: datetime) -> None:
 
 def test_be_after_a_clock_is_a_word() -> None:
     assert split_when("at 9 be there", now=NOW, tz=TZ) is not None
+
+
+@pytest.mark.parametrize("text", ["every easter", "remind me each good friday to call mum"])
+def test_repeating_a_movable_feast_is_explained(text: str) -> None:
+    # RRULE cannot say Easter-based days, so they are refused — with what to type instead.
+    note = explain_invalid_date(text)
+    assert note is not None and "every year on" in note and "on " in note
+    assert split_when(text, now=NOW, tz=TZ) is None
+
+
+def test_fixed_holidays_need_no_explanation() -> None:
+    assert explain_invalid_date("every christmas") is None
+    assert explain_invalid_date("on easter") is None
