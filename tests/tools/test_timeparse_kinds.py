@@ -921,3 +921,23 @@ def test_repeating_a_movable_feast_is_explained(text: str) -> None:
 def test_fixed_holidays_need_no_explanation() -> None:
     assert explain_invalid_date("every christmas") is None
     assert explain_invalid_date("on easter") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("26. 10.27", dt(2027, 10, 26)),
+        ("30 . 09 . 27 12.12", dt(2027, 9, 30, 12, 12)),
+        ("1 . 2 . 2027", dt(2027, 2, 1)),
+    ],
+)
+def test_dotted_dates_with_spaces(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [("20.12. 22.10", dt(2026, 12, 20, 22, 10)), ("14.7. 0900-1005", dt(2027, 7, 14, 9))],
+)
+def test_a_closed_dotted_date_keeps_the_clock_after_it(text: str, want: datetime) -> None:
+    assert at(text) == want

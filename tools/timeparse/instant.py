@@ -1527,6 +1527,13 @@ _PRE = [
     (re.compile(r",(?=[a-z]|\d{4}\b|\d{1,2}\s+[a-z])(?<!\d,)|(?<=\d),(?=\d{4}\b)"), ", "),
     (re.compile(r"(\d)\s*-?ish\b"), r"\1"),
     (re.compile(r"\b(\d{1,2}) (st|nd|rd|th)\b"), r"\1\2"),  # "7 th" → "7th"
+    # "26. 10.21", "30 . 09 . 22": a spaced day.month.year triple is one dotted date.
+    (
+        re.compile(
+            r"(?<![\d.])(\d{1,2})\s*\.\s*(\d{1,2})\s*\.\s*((?:19|20)\d{2}|\d{2})(?![\d.:-])"
+        ),
+        r"\1.\2.\3",
+    ),
     # Final punctuation goes, but not the dot closing a dotted date ("11.9.").
     (re.compile(r"(?<!\d\.\d)(?<!\d\.\d\d)\s*[.!?]+$"), ""),
     (re.compile(r"\s*\((.*)\)\s*$"), r" \1"),
