@@ -941,3 +941,20 @@ def test_dotted_dates_with_spaces(text: str, want: datetime) -> None:
 )
 def test_a_closed_dotted_date_keeps_the_clock_after_it(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+# A range whose far end is a date and whose start is a bare day number: both are days of
+# that month ("14-15.11.2027", "between 21 and 22.12.2026"), never a clock time.
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("between 21 and 22.12.2026", dt(2026, 12, 21)),
+        ("14-15.12.2026", dt(2026, 12, 14)),
+        ("05-06.12.26", dt(2026, 12, 5)),
+        ("from 3. to 5.12.2026", dt(2026, 12, 3)),
+        ("07.-10.08.2027", dt(2027, 8, 7)),
+        ("5. - 16.8.", dt(2027, 8, 5)),
+    ],
+)
+def test_day_ranges_ending_in_a_date(text: str, want: datetime) -> None:
+    assert at(text) == want

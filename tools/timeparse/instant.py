@@ -1859,6 +1859,11 @@ def _range_start(
     far = _range_end(end, shared, c)
     if days_only and far is not None and far.hour is not None:
         return None
+    lone_day = _DAY_START.fullmatch(left)
+    if lone_day and far is not None and far.hour is None and far.pod is None:
+        got = _day_before_far_end(int(lone_day[1]), far, c)
+        if got is not None:
+            return got
     for text in (left, "at " + left):  # "at" lets "930" or "9 30" read as clock times
         f = read_frame(" ".join(filter(None, (text, shared))), c)
         if f is None:
@@ -1877,6 +1882,27 @@ def _range_start(
         if got is not None:
             return got
     return None
+
+
+_DAY_START = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th|\.)?")
+
+
+def _day_before_far_end(day: int, far: Frame, c: Ctx) -> datetime | None:
+    """ "14-15.11.2027", "between 21 and 22.11.": a lone number starting a range that
+    ends on a date is a day of that date's month (not after it), not a clock time."""
+    if far.date is not None and far.grain == "day":
+        y, mo = far.date.year, far.date.month
+        if valid_date(y, mo, day) and date(y, mo, day) <= far.date:
+            return wall(date(y, mo, day), DEFAULT_HOUR, 0, 0, c.tz)
+        return None
+    if far.month is None or far.day is None or far.date is not None or day > far.day:
+        return None
+    g = _copy(far)
+    g.day = day
+    try:
+        return resolve(g, c)
+    except (ValueError, OverflowError):
+        return None
 
 
 def _range_end(end: str, shared: str, c: Ctx) -> Frame | None:
