@@ -958,3 +958,25 @@ def test_a_closed_dotted_date_keeps_the_clock_after_it(text: str, want: datetime
 )
 def test_day_ranges_ending_in_a_date(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+# The same rule for repeats: a time listed twice or a meridiem against the part of day is
+# a slip, refused rather than read as one of its readings.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "every day at 9 and 9",
+        "daily at 8:30 and 8:30",
+        "every morning at 9pm",
+        "every day at 3pm in the morning",
+        "every evening at 7am",
+    ],
+)
+def test_repeated_or_conflicting_times_in_a_recurrence_are_refused(text: str) -> None:
+    assert parse_recurrence(text, now=NOW, tz=TZ) is None
+
+
+def test_morning_and_evening_times_still_read() -> None:
+    assert runs("every morning at 7", 1) == [dt(2026, 11, 24, 7)]
+    assert runs("every evening at 7", 1) == [dt(2026, 11, 23, 19)]
+    assert runs("every day at 9am and 9pm", 2) == [dt(2026, 11, 23, 21), dt(2026, 11, 24, 9)]

@@ -113,11 +113,14 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
         if ap:
             if not 1 <= h <= 12:
                 return None
-            h = h % 12 + (12 if ap.startswith("p") else 0)
+            pm = ap.startswith("p")
+            if (pod == "morning" and pm) or (pod in ("afternoon", "evening") and not pm):
+                return None  # "every morning at 9pm": which of the two was meant?
+            h = h % 12 + (12 if pm else 0)
         elif pod in ("afternoon", "evening", "night") and h < 12:
             h += 12
-        if not (0 <= h <= 23 and 0 <= mi <= 59):
-            return None
+        if not (0 <= h <= 23 and 0 <= mi <= 59) or (h, mi) in out:
+            return None  # not a clock time, or one listed twice ("at 9 and 9": a slip)
         out.append((h, mi))
     return out, (s[: m.start()] + " " + s[m.end() :]).strip()
 
