@@ -14,7 +14,15 @@ from tools.schedule import Schedule
 
 from . import duration, holidays, instant, lexicon, recurrence
 from .foreign import split_foreign
-from .instant import STEP_BUDGET, Budget, Ctx, parse_instant, read_instant, zone_named
+from .instant import (
+    STEP_BUDGET,
+    Budget,
+    Ctx,
+    Frame,
+    parse_instant,
+    read_instant,
+    zone_named,
+)
 from .invalid import explain_invalid_date
 from .recurrence import _KEYWORD, occasion_of, read_recurrence
 
@@ -202,10 +210,10 @@ def _bare(word: str) -> str:
     return word.lower().strip(",.;:!?()\"'")
 
 
-def _ctx(local_now: datetime, zone: tzinfo, work: Budget) -> Ctx:
+def _ctx(local_now: datetime, zone: tzinfo, work: Budget, frames: dict[str, Frame | None]) -> Ctx:
     """A context for one span: the one-call budget, never more than the message has left;
     what the span spends is taken from the message's budget."""
-    return Ctx(local_now, zone, _Share(work))
+    return Ctx(local_now, zone, _Share(work), frames)
 
 
 class _Share(Budget):
@@ -300,6 +308,7 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
         return None
     local_now = now.astimezone(zone)
     work = Budget(WORK_BUDGET)
+    frames: dict[str, Frame | None] = {}  # spans share their pieces ("9", "tomorrow")
     # The longest time phrase people write is well under MAX_SPAN words ("every first and
     # third friday of the month at 9am until december 31"); longer runs are never tried.
     for length in range(min(n, MAX_SPAN), 0, -1):
@@ -333,9 +342,9 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
                     return None  # adversarial input: "no time found" beats a slow answer
                 sched = None
                 if has_keyword and _KEYWORD.search(span.lower()):
-                    sched = read_recurrence(span, _ctx(local_now, zone, work), tz)
+                    sched = read_recurrence(span, _ctx(local_now, zone, work, frames), tz)
                 if sched is None:
-                    sched = read_instant(span, _ctx(local_now, zone, work))
+                    sched = read_instant(span, _ctx(local_now, zone, work, frames))
                 seen[span] = sched
             if sched is not None:
                 if _another_time(bare, i, j, now, tz) or _offset_before(bare, i):
