@@ -731,6 +731,9 @@ def test_real_ranges_still_give_their_start(text: str, want: datetime) -> None:
         "remind me tomorrow at 9 and 5 to call Ana",
         "call Ana on friday at 3pm or 4pm",
         "water the plants at 8 and at 6 tomorrow",
+        "remind me tomorrow at 9 and again at 5",
+        "remind me at 9 and also at 11 to drink water",
+        "stretch at 8 and then again at 6 tomorrow",
     ],
 )
 def test_two_times_inside_a_message_are_not_guessed(text: str) -> None:

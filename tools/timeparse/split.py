@@ -230,6 +230,7 @@ class _Share(Budget):
 
 _JOINERS = frozenset({"and", "or", "&", "nor"})
 _JOINED_WORDS = 3  # "… and 5", "… or at 4pm", "… and 6 tomorrow"
+_AGAIN = frozenset({"again", "also", "then", "later"})  # "at 9 and again at 5"
 
 
 def _another_time(bare: list[str], i: int, j: int, now: datetime, tz: str) -> bool:
@@ -247,13 +248,20 @@ def _another_time(bare: list[str], i: int, j: int, now: datetime, tz: str) -> bo
             for t in (text, "at " + text)
         )
 
-    if j < len(bare) and bare[j] in _JOINERS:
-        after = bare[j + 1 : j + 1 + _JOINED_WORDS]
-        if any(reads(after[:k]) for k in range(1, len(after) + 1)):
+    k = j
+    if k < len(bare) and bare[k] in _JOINERS:
+        k += 1
+        while k < len(bare) and bare[k] in _AGAIN:
+            k += 1
+        after = bare[k : k + _JOINED_WORDS]
+        if any(reads(after[:n]) for n in range(1, len(after) + 1)):
             return True
-    if i >= 2 and bare[i - 1] in _JOINERS:
-        before = bare[max(0, i - 1 - _JOINED_WORDS) : i - 1]
-        if any(reads(before[-k:]) for k in range(1, len(before) + 1)):
+    k = i - 1
+    while k >= 0 and bare[k] in _AGAIN:
+        k -= 1
+    if k >= 1 and bare[k] in _JOINERS:
+        before = bare[max(0, k - _JOINED_WORDS) : k]
+        if any(reads(before[-n:]) for n in range(1, len(before) + 1)):
             return True
     return False
 
