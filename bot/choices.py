@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from storage.models import Approval
 from tools import timeparse
 from tools.errors import UserError
-from tools.schedule import zone
+from tools.schedule import timestamp, zone
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -53,8 +53,8 @@ async def snooze(
     """Snooze: the reminder fires again at `until`; the note says when."""
     job = await runtime.engine.snooze(job_id, user_id, until, run_id=run_id, choice=choice)
     assert job.next_run_at is not None
-    stamp = int(job.next_run_at.timestamp())
-    return f"💤 **Snoozed** until <t:{stamp}:f> (<t:{stamp}:R>)."
+    at = job.next_run_at
+    return f"💤 **Snoozed** until {timestamp(at, 'f')} ({timestamp(at, 'R')})."
 
 
 async def decide(

@@ -36,6 +36,7 @@ from tools.approval import Approvals, PendingApproval
 from tools.audience import Audience, AudienceResolver
 from tools.engine import Engine
 from tools.memory import Memory
+from tools.schedule import timestamp
 from tools.scheduling import HomarDeps
 from tools.todo import TodoList
 
@@ -88,9 +89,7 @@ class Reply:
     def text_at(self, now: datetime) -> str:
         """The text as posted at `now`: late answers say so, decided from the run's slot."""
         if self.due is not None and now - self.due > LATE_AFTER:
-            return (
-                f"Sorry, this is late — it was due <t:{int(self.due.timestamp())}:R>.\n{self.text}"
-            )
+            return f"Sorry, this is late — it was due {timestamp(self.due, 'R')}.\n{self.text}"
         return self.text
 
     def to_json(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from storage.approvals import ApprovalStatus, ApprovalStore
 from storage.models import Approval
-from tools.schedule import Schedule, spec_from_json, spec_to_json
+from tools.schedule import Schedule, spec_from_json, spec_to_json, timestamp
 
 DEFAULT_TIMEOUT = timedelta(hours=24)
 SHOWN_RUNS = 5
@@ -43,7 +43,7 @@ def raw_block(text: str, limit: int = SHOWN_COMMAND_CHARS) -> str:
 def _end_condition(schedule: Schedule) -> str:
     parts = []
     if schedule.until is not None:
-        parts.append(f"until <t:{int(schedule.until.timestamp())}:F>")
+        parts.append(f"until {timestamp(schedule.until)}")
     if schedule.max_runs is not None:
         parts.append(f"at most {schedule.max_runs} runs")
     if not schedule.is_recurring:
@@ -73,7 +73,7 @@ def next_runs(schedule: Schedule, now: datetime, count: int = SHOWN_RUNS) -> lis
 def render_proposal(command: str, schedule: Schedule, now: datetime) -> str:
     """What the approval message says: schedule in words, raw command, zone, end, next runs."""
     runs = next_runs(schedule, now)
-    listed = "\n".join(f"• <t:{int(at.timestamp())}:F>" for at in runs) or "• (none)"
+    listed = "\n".join(f"• {timestamp(at)}" for at in runs) or "• (none)"
     what = schedule.describe() if schedule.is_recurring else "once"
     return (
         f"**Schedule:** {what}\n"

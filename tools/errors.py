@@ -1,4 +1,4 @@
-"""The one error type a user can cause, with a message that says what to do instead."""
+"""The errors a user can cause, each with a message that says what to do instead."""
 
 from tools.message_size import trim
 
@@ -21,6 +21,10 @@ class NotAllowed(UserError):
 
 class LimitReached(UserError):
     pass
+
+
+class ScheduleError(UserError):
+    """A schedule a user asked for cannot work; the message says what to type instead."""
 
 
 QUOTE_LIMIT = 60  # characters of a person's own input an error message repeats back

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from storage.jobs import Claim, JobView
-from tools.schedule import zone
+from tools.schedule import timestamp, zone
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +243,7 @@ def wake_text(command: str, wake: WakeUp, tz: str) -> str:
 
 def escalation_text(command: str, where: str, first_sent: datetime | None, sent_times: int) -> str:
     """The one escalation DM: what was missed, where, since when (Done/Snooze go with it)."""
-    since = f" since <t:{int(first_sent.timestamp())}:R>" if first_sent else ""
+    since = f" since {timestamp(first_sent, 'R')}" if first_sent else ""
     times = "once" if sent_times == 1 else f"{sent_times} times"
     return (
         f"⏰ You haven't answered a reminder: “{command}” in {where} — I reminded you "

@@ -31,7 +31,7 @@ from pydantic_ai.messages import (
 from storage.jobs import JobView
 from storage.models import JobKind
 from tools.engine import Engine, normalize_command, schedule_of
-from tools.schedule import Cron, Every, Schedule
+from tools.schedule import Cron, Every, Schedule, timestamp
 
 # How far ahead runs are compared, and how many runs of each job at most. Duplicates (few:
 # same command only) look at a year of a daily job; same-minute neighbours (every job in
@@ -154,7 +154,7 @@ def describe(job: JobView) -> str:
     if schedule.is_recurring:
         when = schedule.describe()
     elif job.next_run_at is not None:
-        when = f"at <t:{int(job.next_run_at.timestamp())}:F>"
+        when = f"at {timestamp(job.next_run_at)}"
     else:
         when = f"({job.status})"
     command = job.command if len(job.command) <= 80 else job.command[:79] + "…"
@@ -179,7 +179,7 @@ def note(found: Sequence[Neighbour]) -> str:
     more = f" and {len(found) - 1} more of your jobs" if len(found) > 1 else ""
     return (
         f"\nHeads-up: {describe(first.job)}{more} also runs at "
-        f"<t:{int(first.at.timestamp())}:F>, the same minute."
+        f"{timestamp(first.at)}, the same minute."
     )
 
 

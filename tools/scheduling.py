@@ -28,7 +28,16 @@ from tools.audience import Addressing, Audience, AudienceResolver
 from tools.engine import Actor, Engine, Target, schedule_of
 from tools.errors import LimitReached, NotAllowed, UserError, quoted
 from tools.job_scope import Change
-from tools.schedule import Cron, Every, Once, Schedule, ScheduleError, parse_at_form, zone
+from tools.schedule import (
+    Cron,
+    Every,
+    Once,
+    Schedule,
+    ScheduleError,
+    parse_at_form,
+    stamp,
+    zone,
+)
 from tools.words import Words
 
 log = logging.getLogger(__name__)
@@ -161,12 +170,6 @@ def split_when(text: str, now: datetime, tz: str) -> tuple[datetime | Schedule, 
 
 
 # ---------------------------------------------------------------- formatting
-
-
-def stamp(at: datetime) -> str:
-    """Discord timestamps: full date/time and relative."""
-    unix = int(at.timestamp())
-    return f"<t:{unix}:F> (<t:{unix}:R>)"
 
 
 def _model_line(job: JobView, sched: Schedule, deps: HomarDeps | None = None) -> str:

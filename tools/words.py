@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 from tools import timeparse
 from tools.schedule import Schedule, ScheduleError, zone
-from tools.zones import resolve_zone
+from tools.schedule.zones import resolve_zone
 
 __all__ = ["Words", "read_words"]
 

@@ -13,10 +13,7 @@ from storage.jobs import JobView
 from storage.models import Job, JobRun
 from tools.audience import Audience
 from tools.engine import schedule_of
-
-
-def ts(at: datetime, style: str) -> str:
-    return f"<t:{int(at.timestamp())}:{style}>"
+from tools.schedule import stamp, timestamp
 
 
 def repeat_words(job: JobView) -> str:
@@ -30,14 +27,14 @@ def short(text: str, limit: int) -> str:
 
 
 def next_words(job_next: datetime | None) -> str:
-    return f"next {ts(job_next, 'F')} ({ts(job_next, 'R')})" if job_next else "no next run"
+    return f"next {stamp(job_next)}" if job_next else "no next run"
 
 
 def confirmation(job: JobView, *, zone: str, assumed: bool, follow_up: bool = False) -> Card:
     """The /remind answer: what, when, repeat, job id."""
     fields = [("What", short(job.command, 1000))]
     if job.next_run_at is not None:
-        fields.append(("When", f"{ts(job.next_run_at, 'F')} ({ts(job.next_run_at, 'R')})"))
+        fields.append(("When", stamp(job.next_run_at)))
     fields.append(("Repeat", repeat_words(job)))
     if follow_up:
         fields.append(("Follow-up", "I'll nudge you again if you don't answer."))
@@ -48,7 +45,7 @@ def confirmation(job: JobView, *, zone: str, assumed: bool, follow_up: bool = Fa
 
 
 def job_line(job: JobView) -> str:
-    nxt = ts(job.next_run_at, "R") if job.next_run_at else "no next run"
+    nxt = timestamp(job.next_run_at, "R") if job.next_run_at else "no next run"
     audience = Audience.from_json(job.audience)
     who = "" if audience.is_default else f" · for {audience.describe()}"
     return (
@@ -90,9 +87,9 @@ def page(jobs: Sequence[Job], *, scope: str, page_no: int) -> Card:
 def history(job: JobView, runs: Sequence[JobRun]) -> Card:
     lines = []
     for run in runs:
-        delivered = ts(run.delivered_at, "f") if run.delivered_at else "—"
+        delivered = timestamp(run.delivered_at, "f") if run.delivered_at else "—"
         late = f"{(run.lateness_ms or 0) / 1000:.0f}s late" if run.lateness_ms else "on time"
-        line = f"{ts(run.scheduled_for, 'f')} → {delivered} · {late} · {run.outcome}"
+        line = f"{timestamp(run.scheduled_for, 'f')} → {delivered} · {late} · {run.outcome}"
         details = run.details or {}
         if run.error:
             line += f"\n  ↳ {short(run.error, 120)}"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from bot.commands import Answer, Caller
-from bot.commands.cards import ts
 from bot.commands.todo import todos_of
 from storage.models import JobStatus
 from tools import heartbeat
+from tools.schedule import timestamp
 
 
 async def on(caller: Caller, every: str | None = None) -> Answer:
@@ -19,7 +19,7 @@ async def on(caller: Caller, every: str | None = None) -> Answer:
         caller.actor,
         meta={"via": "slash"},
     )
-    nxt = f", first check {ts(job.next_run_at, 'R')}" if job.next_run_at else ""
+    nxt = f", first check {timestamp(job.next_run_at, 'R')}" if job.next_run_at else ""
     return Answer(
         f"💓 Heartbeat on (job #{job.id}): {heartbeat.every_words(interval)}{nxt}. "
         "When this thread is idle I'll work on its oldest open to-do; with nothing to do, "
@@ -43,7 +43,7 @@ async def status(caller: Caller) -> Answer:
         return Answer(f"The heartbeat is off here. {todos} `/heartbeat on` starts it.")
     state = "on" if job.status == JobStatus.ACTIVE else job.status
     when = (
-        f", next check {ts(job.next_run_at, 'R')}"
+        f", next check {timestamp(job.next_run_at, 'R')}"
         if job.next_run_at and job.status == JobStatus.ACTIVE
         else ""
     )

@@ -8,7 +8,7 @@ from bot.commands import Answer, Caller, Zone, ZoneMove
 from storage.user_settings import UserSettingsStore
 from tools.errors import UserError, quoted
 from tools.schedule import zone as zone_info
-from tools.zones import resolve_zone
+from tools.schedule.zones import resolve_zone
 
 
 def local_now(now: datetime, tz: str) -> str:

@@ -10,7 +10,7 @@ from discord import app_commands
 from bot.commands import timezone
 from bot.components.zones import FollowZoneButton
 from bot.slash.context import answer, caller_of, reply_private
-from tools.zones import suggest_places
+from tools.schedule.zones import suggest_places
 
 
 async def zone_choices(

@@ -13,8 +13,8 @@ from storage.models import JobKind
 from tools import timeparse
 from tools.errors import UserError, quoted
 from tools.schedule import Every, Once, RRule, Schedule, zone
+from tools.schedule.zones import split_zone
 from tools.scheduling import parse_recurrence, parse_time
-from tools.zone_phrases import split_zone
 
 WHEN_EXAMPLES = (
     "`in 20 minutes`, `tomorrow 9am`, `friday at 17:30`, `next monday noon`, "

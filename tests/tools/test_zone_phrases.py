@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.zone_phrases import ZonedPhrase, split_zone
+from tools.schedule.zones import ZonedPhrase, split_zone
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.zones import offset_zone, resolve_zone, suggest_zones
+from tools.schedule.zones import offset_zone, resolve_zone, suggest_zones
 
 
 @pytest.mark.parametrize(

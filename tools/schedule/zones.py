@@ -1,16 +1,55 @@
-"""Zone names people type ("Berlin", "PST", "UTC+2") → IANA zone names, and suggestions.
+"""Time zones: IANA zones by name, wall clocks placed in them, and the names people type.
 
-A user's zone is stored as an IANA name so daylight saving follows it: "PST" means
-"where Pacific time is used" (America/Los_Angeles), not a fixed UTC-8.
+`zone` is the one way to get a `ZoneInfo` (a friendly error for a bad name). People
+type "Berlin", "PST" or "UTC+2" (`resolve_zone`), or name a zone inside a time phrase
+("3pm Tokyo time", `split_zone`). A user's zone is stored as an IANA name so daylight
+saving follows it: "PST" means "where Pacific time is used" (America/Los_Angeles), not
+a fixed UTC-8.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
-from zoneinfo import available_timezones
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from tools.city_zones import cities_starting, city_zone
+from tools.errors import ScheduleError, quoted
+from tools.schedule.cities import cities_starting, city_zone
+
+_ZONE_CACHE: dict[str, ZoneInfo] = {}
+
+
+def zone(name: str) -> ZoneInfo:
+    """The IANA zone called `name`, or a ScheduleError saying how to name one."""
+    cached = _ZONE_CACHE.get(name)
+    if cached is not None:
+        return cached
+    if not name or name != name.strip() or "\x00" in name or len(name) > 64:
+        raise ScheduleError(
+            f"Unknown time zone {quoted(name)}; use an IANA name like Europe/Berlin."
+        )
+    try:
+        found = ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ScheduleError(
+            f"Unknown time zone {quoted(name)}; "
+            "use an IANA name like Europe/Berlin or America/New_York."
+        ) from None
+    _ZONE_CACHE[name] = found
+    return found
+
+
+def localize(wall: datetime, tz: ZoneInfo) -> datetime:
+    """Place a naive wall-clock time in `tz`.
+
+    A wall time that does not exist (spring forward) moves forward by the gap
+    (02:30 → 03:30); an ambiguous one (fall back) takes its first occurrence.
+    """
+    aware = wall.replace(tzinfo=tz, fold=0)
+    return aware.astimezone(UTC).astimezone(tz)
+
 
 # Abbreviations and words people use all year → the zone they usually mean.
 ALIASES: dict[str, str] = {
@@ -224,3 +263,34 @@ def suggest_zones(text: str, limit: int = 25) -> list[str]:
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+# ---------------------------------------------------------------- a zone inside a phrase
+
+_TRAILING = re.compile(
+    r"^(?P<rest>.*\S)\s+(?:in\s+(?P<inside>[^\d\s][\w .,'-]{0,60}?)"
+    r"|(?P<named>[^\d\s][\w .,'/+-]{0,60}?)\s+time)\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class ZonedPhrase:
+    text: str  # the phrase without the zone ("3pm")
+    tz: str  # the IANA zone it named ("Asia/Tokyo")
+
+
+def split_zone(text: str) -> ZonedPhrase | None:
+    """The phrase and the zone it names at its end, or None if it names none.
+
+    Only consulted when the whole phrase is not a time by itself, so "9am in March" stays
+    a date in March even though March is also a town.
+    """
+    m = _TRAILING.match(text.strip())
+    if m is None:
+        return None
+    name = (m.group("inside") or m.group("named") or "").strip(" ,")
+    tz = resolve_zone(name) if name else None
+    if tz is None:
+        return None
+    return ZonedPhrase(m.group("rest").strip(), tz)
