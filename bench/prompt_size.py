@@ -21,9 +21,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from storage.db import Database
 from storage.jobs import JobStore
 from tools.agent import build_agent
+from tools.agent.scheduling import HomarDeps
+from tools.agent.words import read_words
 from tools.engine import Engine
-from tools.scheduling import HomarDeps
-from tools.words import read_words
 
 TARGET = 2000
 TYPICAL = "remind me tomorrow at 9 to call mom"

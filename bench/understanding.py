@@ -45,11 +45,11 @@ from storage.jobs import JobStore
 from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
 from tools.agent import AgentReply, Runtime, build_agent, resume_approval, run_agent
+from tools.agent.offline import offline_model
+from tools.agent.scheduling import HomarDeps
 from tools.engine import Engine, Target, schedule_of
 from tools.memory import Memory
-from tools.offline import offline_model
 from tools.schedule import Cron, Every, Once, Schedule
-from tools.scheduling import HomarDeps
 
 DATA = Path(__file__).resolve().parent / "data" / "understanding.jsonl"
 TZ = "Europe/Berlin"

@@ -35,10 +35,10 @@ def snooze_until(choice: str, now: datetime, tz: str) -> datetime:
 
 def read_snooze(phrase: str, now: datetime, tz: str) -> datetime:
     """A custom snooze time in the owner's zone, or a UserError saying what to type."""
-    until = timeparse.parse_instant(phrase, now=now, tz=tz) if phrase.strip() else None
-    if until is None:
-        raise UserError(f"I couldn't read “{phrase[:100]}” as a time; {SNOOZE_HINT}.")
-    return until
+    try:
+        return timeparse.read_time(phrase, now=now, tz=tz)
+    except UserError as exc:
+        raise UserError(f"{exc.message} ({SNOOZE_HINT})") from None
 
 
 async def done(runtime: Runtime, job_id: int, run_id: int | None, user_id: int) -> str:

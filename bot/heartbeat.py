@@ -28,8 +28,8 @@ from storage.approvals import ApprovalStatus
 from storage.models import Job, JobRun, JobStatus
 from storage.todos import TodoItem, TodoStatus
 from tools import heartbeat
+from tools.agent.todo import MAX_ATTEMPTS, TodoList, asks_consent, consent_request, gave_up_note
 from tools.approval import pending_from_row
-from tools.todo import MAX_ATTEMPTS, TodoList, asks_consent, consent_request, gave_up_note
 
 log = logging.getLogger(__name__)
 

@@ -24,21 +24,21 @@ from storage.db import Database, StorageUnavailable
 from storage.jobs import JobSnapshot, JobStore
 from storage.models import Job, JobKind, JobRun
 from storage.user_settings import UserSettingsStore
-from tools import followups, todo
+from tools import followups
 from tools.actions.kit import Actions
 from tools.actions.mcp import McpConfigError
 from tools.actions.plugins import PluginError
 from tools.actions.recording import account
 from tools.actions.thread import ThreadActions
-from tools.agent import AgentReply, acknowledges, build_runtime, resume_approval, run_agent
+from tools.agent import AgentReply, acknowledges, build_runtime, resume_approval, run_agent, todo
 from tools.agent import Runtime as AgentRuntime
+from tools.agent.scheduling import HomarDeps
+from tools.agent.todo import TodoList
 from tools.approval import Approvals, PendingApproval
 from tools.audience import Audience, AudienceResolver
 from tools.engine import Engine
 from tools.memory import Memory
 from tools.schedule import timestamp
-from tools.scheduling import HomarDeps
-from tools.todo import TodoList
 
 log = logging.getLogger(__name__)
 

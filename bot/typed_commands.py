@@ -15,8 +15,8 @@ from bot.commands import Answer, Caller, heartbeat, jobs, timezone, todo
 from bot.commands.help import help_card
 from bot.commands.remind import remind
 from bot.slash.when import read_instant
+from tools.agent.todo import MAX_DESCRIPTION
 from tools.errors import UserError
-from tools.todo import MAX_DESCRIPTION
 
 TALK = (
     "Type what you want after `you>`:\n"

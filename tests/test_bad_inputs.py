@@ -29,12 +29,12 @@ from storage.jobs import JobStore
 from storage.models import Job, JobRun
 from tests.tools.conftest import FIXED_NOW
 from tools.agent import Runtime, build_agent, run_agent
+from tools.agent.offline import offline_model
+from tools.agent.scheduling import ALL_TOOLS, HomarDeps
+from tools.agent.textcalls import parse_json_call
 from tools.engine import Engine, Target
 from tools.memory import Memory
-from tools.offline import offline_model
 from tools.schedule import Once, Schedule
-from tools.scheduling import ALL_TOOLS, HomarDeps
-from tools.textcalls import parse_json_call
 
 ALL_CASES = [
     json.loads(line)

@@ -23,6 +23,10 @@ class LimitReached(UserError):
     pass
 
 
+class NoSuchDate(UserError):
+    """A date its month does not have ("Feb 30"): only the person can say which day they meant."""
+
+
 class ScheduleError(UserError):
     """A schedule a user asked for cannot work; the message says what to type instead."""
 

@@ -28,7 +28,7 @@ from storage.jobs import JobView
 from tools.errors import NotAllowed
 
 if TYPE_CHECKING:
-    from tools.scheduling import HomarDeps
+    from tools.agent.scheduling import HomarDeps
 
 
 class Change(StrEnum):

@@ -7,7 +7,7 @@ import logging
 from pydantic_ai.models import Model, infer_model
 from pydantic_ai.models.fallback import FallbackModel
 
-from tools.offline import offline_model
+from tools.agent.offline import offline_model
 
 log = logging.getLogger(__name__)
 

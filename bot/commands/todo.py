@@ -5,8 +5,8 @@ from __future__ import annotations
 from bot.commands import Answer, Caller
 from bot.commands.cards import short
 from storage.todos import TodoItem
+from tools.agent.todo import TodoList, todo_line
 from tools.errors import NotAllowed
-from tools.todo import TodoList, todo_line
 
 
 def todos_of(caller: Caller) -> TodoList:

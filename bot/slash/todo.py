@@ -10,7 +10,7 @@ from discord import app_commands
 from bot.commands import todo
 from bot.commands.cards import short
 from bot.slash.context import answer, caller_of, runtime_of
-from tools.todo import MAX_DESCRIPTION, TodoList
+from tools.agent.todo import MAX_DESCRIPTION, TodoList
 
 
 def todos_of(interaction: discord.Interaction[Any]) -> TodoList:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from storage.models import JobKind
 from tools import timeparse
+from tools.agent.scheduling import parse_recurrence
 from tools.errors import UserError, quoted
 from tools.schedule import Every, Once, RRule, Schedule, zone
-from tools.schedule.zones import split_zone
-from tools.scheduling import parse_recurrence, parse_time
 
 WHEN_EXAMPLES = (
     "`in 20 minutes`, `tomorrow 9am`, `friday at 17:30`, `next monday noon`, "
@@ -79,23 +79,18 @@ class Plan:
 def read_instant(text: str, *, now: datetime, tz: str) -> Instant:
     """`when` → an instant in the future, or a UserError with examples."""
     _short_enough(text, "when")
-    got = parse_time(text, now.astimezone(zone(tz)), tz)
-    if got is None:
-        # "3pm Tokyo time", "9am in Berlin": read in that zone, and the job keeps it.
-        named = split_zone(text)
-        if named is not None:
-            got = parse_time(named.text, now.astimezone(zone(named.tz)), named.tz)
-            tz = named.tz if got is not None else tz
-    if got is None:
-        hint = timeparse.explain_invalid_date(text)
-        lead = hint or f"I couldn't read {text.strip()!r} as a time."
-        raise UserError(f"{lead}\nTry for example: {WHEN_EXAMPLES}.")
-    if got.at <= now:
+    try:
+        at = timeparse.read_time(text, now=now.astimezone(zone(tz)), tz=tz)
+    except UserError as exc:
+        raise UserError(f"{exc.message}\nTry for example: {WHEN_EXAMPLES}.") from None
+    if at <= now:
         raise UserError(
             f"{text.strip()!r} is already in the past; pick a time in the future, "
             "e.g. `in 20 minutes` or `tomorrow 9am`."
         )
-    return Instant(got.at, tz, text.strip())
+    # "3pm Tokyo time", "9am in Berlin": read in that zone, and the job keeps it.
+    named = at.tzinfo.key if isinstance(at.tzinfo, ZoneInfo) else tz
+    return Instant(at, named, text.strip())
 
 
 def wants_repeat(repeat: str | None) -> bool:
@@ -183,12 +178,12 @@ def read_until(text: str, *, now: datetime, tz: str) -> tuple[datetime | None, i
     bounded = parse_recurrence(f"every day until {t}", local_now, tz)
     if bounded is not None and bounded.until is not None:
         return bounded.until, None
-    got = parse_time(t, local_now, tz)
-    if got is None:
+    try:
+        return timeparse.read_time(t, now=local_now, tz=tz), None
+    except UserError:
         raise UserError(
             f"I couldn't read {quoted(t)} as an end.\nTry for example: {UNTIL_EXAMPLES}."
-        )
-    return got.at, None
+        ) from None
 
 
 def _count_of(text: str) -> int:

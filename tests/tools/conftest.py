@@ -14,10 +14,10 @@ from storage.conversations import ConversationStore
 from storage.db import Database
 from storage.jobs import JobStore
 from tools.agent import Runtime, build_agent
+from tools.agent.offline import offline_model
+from tools.agent.scheduling import HomarDeps
 from tools.engine import Engine
 from tools.memory import Memory
-from tools.offline import offline_model
-from tools.scheduling import HomarDeps
 
 FIXED_NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)  # Monday 16:00 in Europe/Berlin
 TZ = "Europe/Berlin"

@@ -12,10 +12,10 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from storage.conversations import ConversationStore
 from storage.db import Database
 from tools.agent import Runtime, build_agent, run_agent
+from tools.agent.offline import offline_model
+from tools.agent.scheduling import HomarDeps
 from tools.memory import Memory, trim
 from tools.models import build_model
-from tools.offline import offline_model
-from tools.scheduling import HomarDeps
 
 
 async def test_history_persists_and_restores(

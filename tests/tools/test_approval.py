@@ -10,9 +10,9 @@ from storage.approvals import ApprovalStore
 from storage.db import Database
 from tests.tools.conftest import FIXED_NOW, scripted
 from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent.scheduling import HomarDeps
 from tools.approval import Approvals, render_proposal
 from tools.schedule import Cron, Schedule
-from tools.scheduling import HomarDeps
 
 EVERY_MINUTE = ToolCallPart(
     "schedule_action", {"description": "ping", "type": "recurring", "schedule": "* * * * *"}

@@ -19,9 +19,9 @@ from sqlalchemy import select
 from storage.models import Job
 from tests.tools.conftest import FIXED_NOW, scripted
 from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent.scheduling import HomarDeps
 from tools.engine import Target
 from tools.schedule import Once, Schedule
-from tools.scheduling import HomarDeps
 
 GUILD, THREAD, OTHER_THREAD, DM = 10, 100, 101, 900
 
@@ -328,7 +328,7 @@ async def test_approved_change_elsewhere_keeps_that_jobs_text_there(
 
 
 async def test_fired_run_adds_no_todos(runtime: Runtime, deps: HomarDeps) -> None:
-    from tools.todo import TodoList
+    from tools.agent.todo import TodoList
 
     fired = await _job(deps, "make work")
     runtime.model = scripted(ToolCallPart("add_task", {"description": "more work"}), TextPart("ok"))

@@ -11,9 +11,9 @@ from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobStatus
 from tools import followups
+from tools.agent.offline import _fired
 from tools.engine import Engine, Limits, Target
 from tools.errors import NotAllowed, UserError
-from tools.offline import _fired
 from tools.schedule import Cron, Once, Schedule
 
 LEASE = timedelta(seconds=90)

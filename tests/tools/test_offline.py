@@ -8,8 +8,8 @@ import pytest
 
 from tests.tools.conftest import FIXED_NOW, TZ
 from tools.agent import Runtime, resume_approval, run_agent
-from tools.offline import ASK_WHEN, HELP, plan
-from tools.scheduling import HomarDeps
+from tools.agent.offline import ASK_WHEN, HELP, plan
+from tools.agent.scheduling import HomarDeps
 
 NOW = FIXED_NOW
 

@@ -18,9 +18,9 @@ from storage.jobs import JobStore
 from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
 from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent.scheduling import HomarDeps
 from tools.engine import Engine, Target, schedule_of
 from tools.schedule import Once, Schedule
-from tools.scheduling import HomarDeps
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 23, 10, 0, 7, tzinfo=BERLIN)

@@ -11,9 +11,9 @@ from tests.tools.conftest import FIXED_NOW
 from tests.tools.test_agent import approved, ask, call
 from tools import overlap
 from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent.scheduling import HomarDeps
 from tools.engine import Target
 from tools.schedule import Cron, Every, Once, Schedule
-from tools.scheduling import HomarDeps
 
 TZ = "Europe/Berlin"
 

@@ -10,10 +10,10 @@ from pydantic_ai.messages import TextPart
 from tests.tools.conftest import FIXED_NOW
 from tests.tools.test_agent import approved, ask, call
 from tools.agent import Runtime
+from tools.agent.scheduling import HomarDeps
+from tools.agent.todo import TodoList
 from tools.engine import Target
 from tools.schedule import Cron, Once, Schedule, ScheduleError, parse_at_form
-from tools.scheduling import HomarDeps
-from tools.todo import TodoList
 
 # ---------------------------------------------------------------- seed 002: delay fields
 

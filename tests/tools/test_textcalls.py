@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.textcalls import parse_json_call, parse_tags
+from tools.agent.textcalls import parse_json_call, parse_tags
 
 NAMES = {"schedule_reminder", "send_delayed_message"}
 A = '{"reminder_time": "in 2 hours", "message": "x"}'

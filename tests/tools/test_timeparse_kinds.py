@@ -236,7 +236,7 @@ def test_feb_30_is_explained_not_guessed() -> None:
 
 
 def test_offline_reply_explains_an_impossible_date() -> None:
-    from tools.offline import plan
+    from tools.agent.offline import plan
 
     got = plan("remind me on Feb 30 to pay rent", NOW, TZ)
     assert isinstance(got, str) and "February has no 30th" in got

@@ -13,10 +13,10 @@ from storage.models import JobKind, JobStatus
 from tests.tools.conftest import FIXED_NOW, scripted
 from tools import heartbeat
 from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent.scheduling import HomarDeps
+from tools.agent.todo import MAX_PENDING, TodoList
 from tools.engine import Actor, Target
 from tools.errors import UserError
-from tools.scheduling import HomarDeps
-from tools.todo import MAX_PENDING, TodoList
 
 
 def todos(db: Database) -> TodoList:

@@ -16,9 +16,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.tools.conftest import FIXED_NOW
 from tools.agent import Runtime, resume_approval, run_agent
-from tools.reading import repair_args, repair_time
-from tools.scheduling import HomarDeps
-from tools.words import read_words
+from tools.agent.reading import repair_args, repair_time
+from tools.agent.scheduling import HomarDeps
+from tools.agent.words import read_words
 
 BERLIN = ZoneInfo("Europe/Berlin")
 

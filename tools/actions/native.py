@@ -13,7 +13,7 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from tools.actions.thread import ThreadActions
-from tools.scheduling import HomarDeps
+from tools.agent.scheduling import HomarDeps
 
 MAX_READ = 100
 MAX_POLL_HOURS = 32 * 24  # Discord's longest poll

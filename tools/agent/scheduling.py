@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -21,12 +21,12 @@ from storage.jobs import JobView
 from storage.models import JobKind
 from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
-from tools.actions.recording import ToolCallRecord
-from tools.actions.thread import ThreadActions
+from tools.agent.deps import HomarDeps
+from tools.agent.words import Words
 from tools.approval import needs_approval, render_proposal
-from tools.audience import Addressing, Audience, AudienceResolver
-from tools.engine import Actor, Engine, Target, schedule_of
-from tools.errors import LimitReached, NotAllowed, UserError, quoted
+from tools.audience import Addressing, Audience
+from tools.engine import schedule_of
+from tools.errors import LimitReached, NoSuchDate, NotAllowed, UserError, quoted
 from tools.job_scope import Change
 from tools.schedule import (
     Cron,
@@ -38,7 +38,6 @@ from tools.schedule import (
     stamp,
     zone,
 )
-from tools.words import Words
 
 log = logging.getLogger(__name__)
 
@@ -48,69 +47,8 @@ MAX_FIRED_JOBS = 3
 MAX_RUN_JOBS = 5
 
 
-# ---------------------------------------------------------------- deps and run state
-
-
-@dataclass
-class RunState:
-    """What one agent run did; reset by `run_agent` at the start of every run."""
-
-    job_ids: list[int] = field(default_factory=list)
-    lines: list[str] = field(default_factory=list)
-    model_lines: dict[str, str] = field(default_factory=dict)  # tool_call_id → text for history
-    clarifier: bool = False
-    remind_now: str | None = None
-    preface: str = ""  # prose the model wrote before a text tool call or tag
-    proposed: int = 0  # jobs waiting for approval in this run (they count toward the cap)
-    tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions called (MCP, …)
-    # Text tool calls and tags are read only in the model's reply to a person's live
-    # message (`run_agent` sets this); fired runs and approval resumes leave it off.
-    text_calls: bool = False
-
-
-@dataclass
-class HomarDeps:
-    """Who asks, where, when, and the engine the tools act through."""
-
-    user_id: int
-    channel_id: int
-    engine: Engine
-    tz: str = "UTC"
-    guild_id: int | None = None
-    parent_channel_id: int | None = None
-    now: datetime | None = None  # reference time; defaults to engine.clock()
-    fired: bool = False  # this run was started by a fired job
-    fired_job_id: int | None = None
-    fired_kind: str | None = None
-    user_name: str | None = None
-    state: RunState = field(default_factory=RunState)
-    thread: ThreadActions | None = None  # post/read/poll in this thread (None: no Discord)
-    action_tools: dict[str, str] = field(default_factory=dict)  # tool → description, if any
-    audience: AudienceResolver | None = None  # checks who a job may address (None: no Discord)
-    untrusted_history: str = ""  # a fired run's view of the thread: quoted, never obeyed
-    # The person's live message, read for its time: it wins over a tool's time argument
-    # (None on fired runs, whose command is data, not the person speaking now).
-    words: Words | None = None
-
-    def reference_now(self) -> datetime:
-        if self.now is None:
-            self.now = self.engine.clock()
-        return self.now.astimezone(zone(self.tz))
-
-    @property
-    def actor(self) -> Actor:
-        return Actor(self.user_id, self.guild_id, manage_messages=False)
-
-    @property
-    def target(self) -> Target:
-        return Target(self.user_id, self.channel_id, self.guild_id, self.parent_channel_id)
-
-
 # ---------------------------------------------------------------- time language adapter
 
-_ISO = re.compile(
-    r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?$"
-)
 _CRON = re.compile(r"^\s*(\S+\s+){4}\S+\s*$")
 
 
@@ -120,30 +58,15 @@ class Resolved:
     rolled: datetime | None = None  # a bare time of day already past today (at = tomorrow)
 
 
-def parse_time(text: str, now: datetime, tz: str) -> Resolved | None:
-    """ISO 8601 (naive = user's zone; date only = 09:00) or an English phrase, or None."""
-    s = (text or "").strip()
-    if not s:
-        return None
-    if _ISO.match(s):
-        try:
-            at = datetime.fromisoformat(s.replace(" ", "T", 1).replace("Z", "+00:00"))
-        except ValueError:
-            at = None
-        if at is not None:
-            if len(s) == 10:
-                at = at.replace(hour=9)
-            if at.tzinfo is None:
-                at = at.replace(tzinfo=zone(tz)).astimezone(zone(tz))
-            return Resolved(at.astimezone(zone(tz)))
-    at2 = timeparse.parse_instant(s, now=now, tz=tz)
-    if at2 is None:
-        return None
-    if at2 > now and at2.date() != now.astimezone(zone(tz)).date():
-        today = timeparse.parse_instant(f"today {s}", now=now, tz=tz)
-        if today is not None and today <= now - NOW_SLACK and today.timetz() == at2.timetz():
-            return Resolved(at2, rolled=today)
-    return Resolved(at2)
+def resolve_time(text: str, now: datetime, tz: str) -> Resolved:
+    """A tool's instant argument through `timeparse.read_time` (a UserError if unread),
+    noting a bare time of day that already passed today, so the tool can ask "tomorrow?"."""
+    at = timeparse.read_time(text, now=now, tz=tz)
+    if at > now and at.date() != now.astimezone(zone(tz)).date():
+        today = timeparse.parse_instant(f"today {text.strip()}", now=now, tz=tz)
+        if today is not None and today <= now - NOW_SLACK and today.timetz() == at.timetz():
+            return Resolved(at, rolled=today)
+    return Resolved(at)
 
 
 def parse_recurrence(text: str, now: datetime, tz: str) -> Schedule | None:
@@ -161,12 +84,6 @@ def parse_recurrence(text: str, now: datetime, tz: str) -> Schedule | None:
         except ScheduleError:
             return None
     return timeparse.parse_recurrence(s, now=now, tz=tz)
-
-
-def split_when(text: str, now: datetime, tz: str) -> tuple[datetime | Schedule, str] | None:
-    """The time phrase anywhere in `text`: (instant or recurrence, the other words), or None."""
-    found = timeparse.split_when(text, now=now, tz=tz)
-    return (found.schedule, found.rest) if found is not None else None
 
 
 # ---------------------------------------------------------------- formatting
@@ -242,15 +159,24 @@ def words_of(deps: HomarDeps) -> Words:
 
 def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved:
     """Resolve a tool's instant argument; where the person's words name one, they win."""
-    got = parse_time(text, ctx.deps.reference_now(), ctx.deps.tz)
+    deps = ctx.deps
+    impossible: NoSuchDate | None = None
+    try:
+        got: Resolved | None = resolve_time(text, deps.reference_now(), deps.tz)
+    except NoSuchDate as exc:
+        got, impossible = None, exc
+    except UserError:
+        got = None
     if what == "time":
-        words = words_of(ctx.deps)
+        words = words_of(deps)
         if got is None and words.instant is not None and not words.ambiguous:
             return Resolved(words.instant)  # a garbled argument, but the person was clear
         clear = words.instant is not None and not words.ambiguous
         if got is not None and (got.rolled is None or clear):
             # A bare time past today asks "tomorrow?" unless the person named the day.
             return Resolved(words.settle_instant(got.at))
+    if impossible is not None:
+        raise impossible  # "Feb 30": only the person can say which day; the reply asks them
     if got is None:
         raise ModelRetry(
             f"Could not read the {what} {quoted(text)}. Give ISO 8601 (2026-05-01T15:00) "
@@ -414,6 +340,7 @@ def _guarded(fn: Any) -> Any:
         except (ModelRetry, ApprovalRequired):
             raise
         except UserError as exc:
+            ctx.deps.state.clarifier = isinstance(exc, NoSuchDate)  # it asks which day
             return _record(ctx, exc.message)
         except Exception:
             log.exception("tool %s failed", fn.__name__)

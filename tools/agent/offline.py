@@ -26,12 +26,13 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
+from tools.agent.words import read_words
 from tools.followups import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
-from tools.words import read_words
 
 HELP = (
     "I'm running without my AI model, but I can still schedule things. Try:\n"
@@ -40,6 +41,7 @@ HELP = (
     "• `every weekday at 8 stretch`\n"
     "• `list`, `cancel 12`, `pause 12`, `resume 12`"
 )
+OFFLINE_NAME = "homar-offline"
 ASK_WHEN = "When should I remind you?"
 _MEETING = re.compile(
     r"\b(meeting|standup|stand-up|appointment|interview|sync|1:1|zoom|webinar)\b"
@@ -482,4 +484,9 @@ _PLAIN_REPLIES = ("list_tasks", "add_task", "set_timezone", "complete_task")
 
 
 def offline_model() -> FunctionModel:
-    return FunctionModel(offline_reply, model_name="homar-offline")
+    return FunctionModel(offline_reply, model_name=OFFLINE_NAME)
+
+
+def is_offline(model: Model) -> bool:
+    """Whether `model` is the built-in offline model (it calls no action tools, needs no repair)."""
+    return getattr(model, "model_name", "") == OFFLINE_NAME

@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from tools.textcalls import TagReply, parse_json_call, parse_tags
+from tools.agent.textcalls import TagReply, parse_json_call, parse_tags
 
 HISTORY_OPEN = "<<<UNTRUSTED THREAD HISTORY"
 HISTORY_CLOSE = "UNTRUSTED THREAD HISTORY>>>"

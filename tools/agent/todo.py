@@ -18,10 +18,10 @@ from pydantic_ai import RunContext
 from storage.db import Database
 from storage.todos import TodoItem, TodoStatus, TodoStore
 from tools import heartbeat
-from tools import scheduling as sch
+from tools.agent import scheduling as sch
+from tools.agent.scheduling import HomarDeps
 from tools.approval import PendingApproval, ProposedCall, raw_block
 from tools.errors import LimitReached, UserError
-from tools.scheduling import HomarDeps
 
 log = logging.getLogger(__name__)
 

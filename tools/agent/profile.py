@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic_ai import RunContext
 
 from storage.user_settings import UserSettingsStore
+from tools.agent.scheduling import HomarDeps
 from tools.schedule.zones import resolve_zone
-from tools.scheduling import HomarDeps
 
 
 async def set_timezone(ctx: RunContext[HomarDeps], zone: str) -> str:

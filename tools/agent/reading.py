@@ -30,10 +30,10 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from tools import provenance
+from tools.agent import provenance
+from tools.agent.scheduling import PLAIN_TOOLS
+from tools.agent.textcalls import parse_calls, parse_tags
 from tools.schedule import Cron, ScheduleError
-from tools.scheduling import PLAIN_TOOLS
-from tools.textcalls import parse_calls, parse_tags
 
 __all__ = ["ReadingModel", "read_response", "repair_args", "repair_time"]
 
@@ -137,7 +137,7 @@ def _text_calls(
     text: str, tools: dict[str, ToolDefinition], messages: list[ModelMessage]
 ) -> list[ToolCallPart]:
     """Calls written in the reply, only if they are the model's own answer to the person
-    (not repeated from a tool result, the thread or a job: see `tools.provenance`)."""
+    (not repeated from a tool result, the thread or a job: see `tools.agent.provenance`)."""
     calls = parse_calls(text, tools)
     if any(c.name in PLAIN_TOOLS for c in calls):
         return []  # the text path answers a listing in the same request

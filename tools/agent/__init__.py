@@ -1,0 +1,33 @@
+"""Homar's agent: a pydantic-ai Agent that schedules, and `run_agent`, which never raises.
+
+- `prompt`: the instructions, the per-run reference time, a fired job's prompt
+- `deps`: `HomarDeps` (who asks, where, when; built once per message) and `RunState`
+- `scheduling`: the scheduling tools (create, list, change jobs) and their confirmations
+- `todo`: the thread's to-do list and its tools; `profile`: "my time zone is …"
+- `words`: the person's live message read for its time (it wins over a tool's argument)
+- `reading`: a model's reply read as meant (text tool calls, repaired arguments)
+- `textcalls`, `replies`: tool calls and seed-000 tags written as text, and carrying them out
+- `provenance`: which text is the model's own reply to a person (and which is only data)
+- `offline`: the built-in rule-based model; `acknowledge`: does a chat reply answer a reminder
+- `build`: the Agent, its tools and outputs; `run`: `run_agent`/`resume_approval`, with the
+  one offline fallback
+"""
+
+from tools.agent.acknowledge import acknowledges
+from tools.agent.build import build_agent
+from tools.agent.deps import HomarDeps, RunState
+from tools.agent.prompt import fired_prompt
+from tools.agent.run import AgentReply, Runtime, build_runtime, resume_approval, run_agent
+
+__all__ = [
+    "AgentReply",
+    "HomarDeps",
+    "RunState",
+    "Runtime",
+    "acknowledges",
+    "build_agent",
+    "build_runtime",
+    "fired_prompt",
+    "resume_approval",
+    "run_agent",
+]

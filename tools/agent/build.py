@@ -1,0 +1,137 @@
+"""The pydantic-ai `Agent`: its tools, its output functions, and which tools a turn is shown.
+
+Scheduling calls are output functions, so a simple request costs one model request and
+our code writes the confirmation. In a fired run every tool that creates or changes a
+job is a function tool instead, so each can wait for the owner's approval.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from typing import Any
+
+from pydantic_ai import (
+    Agent,
+    DeferredToolRequests,
+    FunctionToolset,
+    RunContext,
+    TextOutput,
+    Tool,
+    ToolOutput,
+)
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.tools import ToolDefinition
+
+from storage.todos import TodoStore
+from tools.agent import profile, todo
+from tools.agent import scheduling as sch
+from tools.agent.deps import HomarDeps
+from tools.agent.prompt import INSTRUCTIONS, reference_instructions
+from tools.agent.replies import on_text
+
+log = logging.getLogger(__name__)
+
+
+@functools.cache
+def outputs(fired: bool) -> list[Any]:
+    """Output functions (one request per simple action), minus the tools that may defer."""
+    deferrable = sch.TERMINAL_TOOLS if fired else sch.APPROVAL_TOOLS
+    outputs: list[Any] = [TextOutput(on_text)]
+    outputs += [
+        ToolOutput(fn, name=name, sequential=True)
+        for name, fn in sch.TERMINAL_TOOLS.items()
+        if name not in deferrable
+    ]
+    return [*outputs, DeferredToolRequests]
+
+
+@functools.cache  # building the tools' schemas was an eighth of every fired run
+def fired_toolset() -> FunctionToolset[HomarDeps]:
+    """In a fired run every tool that creates or changes a job is a function tool, so each
+    can wait for the owner's approval (`tools.job_scope`)."""
+    extra = [fn for n, fn in sch.TERMINAL_TOOLS.items() if n not in sch.APPROVAL_TOOLS]
+    return FunctionToolset(extra, sequential=True)
+
+
+class HomarAgent(Agent[HomarDeps, str]):
+    """pydantic-ai builds a run's `output_type` schema on every run; a fired run's never
+    changes, so it is built once (it was a tenth of every fired run's time)."""
+
+    _fired_schema: Any = None
+
+    def _prepare_output_schema(self, output_type: Any) -> Any:
+        if output_type is None or output_type is not outputs(fired=True):
+            return super()._prepare_output_schema(output_type)
+        if self._fired_schema is None:
+            self._fired_schema = super()._prepare_output_schema(output_type)
+        return self._fired_schema
+
+
+# Tools a turn needs only when the person's words are about them: a small model reads
+# fewer schemas (shorter prompt, fewer wrong picks). Fired runs (the heartbeat) get all.
+_TOPICS: dict[str, re.Pattern[str]] = {
+    "todo": re.compile(
+        r"\b(?:to-?dos?|tasks?|list|heartbeat|checklist|done|finished|complete[ds]?|tick)\b", re.I
+    ),
+    "heartbeat": re.compile(r"\b(?:heartbeat|every|idle|check|work through|list)\b", re.I),
+    "zone": re.compile(r"\b(?:time\s*zone|tz|zone|i'?m in|i live in|moved to)\b", re.I),
+}
+
+
+def _when_about(topic: str) -> Any:
+    async def prepare(ctx: RunContext[HomarDeps], tool: ToolDefinition) -> ToolDefinition | None:
+        d = ctx.deps
+        if d.fired or d.words is None or _TOPICS[topic].search(d.words.text):
+            return tool
+        if topic in ("todo", "heartbeat") and (_talked_about(ctx.messages) or await _has_todos(d)):
+            return tool  # a thread with a to-do list talks about it ("drop it", "again")
+        return None
+
+    return prepare
+
+
+_TODO_TOOLS = frozenset(fn.__name__ for fn in todo.TOOLS)
+
+
+def _talked_about(messages: list[ModelMessage]) -> bool:
+    """Whether this thread's recent turns used the to-do tools."""
+    for m in messages[-12:]:
+        for p in m.parts:
+            if getattr(p, "tool_name", None) in _TODO_TOOLS:
+                return True
+    return False
+
+
+async def _has_todos(deps: HomarDeps) -> bool:
+    try:
+        return await TodoStore(deps.engine.store.db).count_pending(deps.channel_id) > 0
+    except Exception:  # only a hint for which tools to offer
+        log.exception("counting to-dos failed")
+        return True
+
+
+def build_agent() -> Agent[HomarDeps, str]:
+    """The agent, without a model (pass one per run or via `Runtime`)."""
+    tools: list[Any] = [
+        *sch.PLAIN_TOOLS.values(),
+        *(sch.TERMINAL_TOOLS[n] for n in sch.APPROVAL_TOOLS),
+    ]
+    # the thread's to-do list and the heartbeat proposal (seed 003); "my timezone is …"
+    tools += [
+        Tool(fn, prepare=_when_about("heartbeat" if fn is todo.propose_heartbeat else "todo"))
+        for fn in todo.TOOLS
+    ]
+    tools += [Tool(fn, prepare=_when_about("zone")) for fn in profile.TOOLS]
+    agent: Agent[HomarDeps, str] = HomarAgent(
+        output_type=outputs(fired=False),
+        deps_type=HomarDeps,
+        instructions=[INSTRUCTIONS, reference_instructions],
+        tools=tools,
+        end_strategy="exhaustive",
+        retries=2,
+        defer_model_check=True,
+        name="homar",
+    )
+    return agent

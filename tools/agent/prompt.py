@@ -1,0 +1,64 @@
+"""What the model is told: the standing instructions, the per-run reference, a fired job's prompt.
+
+The fired prompt's shape (`[Scheduled job #N (kind) fired] …`) is what `provenance` and
+the offline model recognise as a fired run.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+from pydantic_ai import RunContext
+
+from tools.agent import scheduling as sch
+from tools.agent.deps import HomarDeps
+
+FIRED_PREFIX = "[Scheduled job"
+
+INSTRUCTIONS = """\
+You are Homar, a Discord bot that schedules reminders and delayed commands in this thread.
+- The reference time below is the only truth for now. Pass times as the user said them \
+("tomorrow at 9", "in 2 hours") or ISO 8601; never do date arithmetic.
+- Reminders: schedule_reminder. Commands for later: send_delayed_message (a delay) or \
+send_scheduled_message (a time). Repeats: schedule_action (cron or "every weekday at 8"; \
+interval "30 minutes"). Checking back on work: schedule_future_callback.
+- No clear time: ask ONE short question, schedule nothing.
+- A meeting/call at a time: that time, minutes_before=5.
+- Birthdays: 09:00 that day.
+- "Remind me now" or an event under a minute away: schedule_reminder at "now".
+- "Don't let me forget"/nag: follow_up=true.
+- One job per request unless asked for several.
+- Cancel/pause/resume/change jobs by id; call list_scheduled_actions if unsure.
+- Commands that act on things need a tool that does it: \
+schedule them only if one of your tools fits, and say which; if none fits, say so and \
+offer a reminder instead. Never pretend to have done something.
+- Tools confirm; keep replies short.
+- Without tool calls, end with [CRON: 'm h dom mon dow' / MSG: 'text'] or \
+[EXECUTE_NOW: 'text'].\
+"""
+
+
+def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
+    """The per-run reference time, the user, and what a fired run may do."""
+    d = ctx.deps
+    now = d.reference_now()
+    text = (
+        f"Reference time: {now:%a %Y-%m-%d %H:%M:%S} {d.tz} (UTC{now:%z}) = "
+        f"{now.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC. User: {d.user_name or 'user'} ({d.user_id})."
+    )
+    if d.fired:
+        text += (
+            f"\nThis message is scheduled job #{d.fired_job_id} ({d.fired_kind or 'job'}) firing "
+            "now: do it (call the tools that do it, then say in one short line what happened "
+            "or what failed) or write the reminder now; don't schedule it again; at most "
+            f"{sch.MAX_FIRED_JOBS} new jobs, and each waits for the owner's approval. Changing "
+            "any other job also waits for the owner's approval."
+        )
+        if d.untrusted_history:
+            text += "\n" + d.untrusted_history
+    return text
+
+
+def fired_prompt(text: str, deps: HomarDeps) -> str:
+    """How a fired job's command is phrased to the agent."""
+    return f"{FIRED_PREFIX} #{deps.fired_job_id} ({deps.fired_kind or 'job'}) fired] {text}"

@@ -1,0 +1,420 @@
+"""Running the agent for one message or one approval decision; `run_agent` never raises.
+
+The Discord layer builds a `Runtime` once (`build_runtime(...)`) and, per message,
+calls `await run_agent(runtime, text=..., deps=HomarDeps(...))`; an Approve/Deny click
+calls `resume_approval`. When the configured model fails, `_answer` is the one place the
+built-in offline model takes over.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ToolDenied
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+    repair_messages,
+)
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.toolsets import AbstractToolset
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+from tools.actions.recording import ToolCallRecord
+from tools.agent import provenance
+from tools.agent.build import build_agent, fired_toolset, outputs
+from tools.agent.deps import HomarDeps, RunState
+from tools.agent.offline import is_offline
+from tools.agent.prompt import fired_prompt
+from tools.agent.reading import ReadingModel
+from tools.agent.words import read_words
+from tools.approval import Approvals, PendingApproval, ProposedCall
+from tools.errors import UserError
+from tools.memory import Memory, trim
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AgentReply:
+    """What to post: `text`; jobs created; model requests used; whether it asks a question."""
+
+    text: str
+    job_ids: list[int] = field(default_factory=list)
+    requests: int = 0
+    output_tokens: int = 0  # what the model wrote, summed over the run's requests
+    clarifier: bool = False
+    error: str | None = None
+    remind_now: str | None = None  # deliver this reminder now (mention the user)
+    offline: bool = False  # the built-in offline model answered
+    approval: PendingApproval | None = None  # jobs proposed, waiting for the user's decision
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions this run called
+
+
+@dataclass
+class Runtime:
+    """An agent, the model to run it with, limits and (optionally) the thread memory."""
+
+    agent: Agent[HomarDeps, str]
+    model: Model
+    offline: Model
+    memory: Memory | None = None
+    approvals: Approvals | None = None  # where pending approvals persist (None: in the reply only)
+    usage_limits: UsageLimits = field(
+        default_factory=lambda: UsageLimits(request_limit=6, total_tokens_limit=60_000)
+    )
+    model_settings: ModelSettings = field(
+        default_factory=lambda: ModelSettings(request_timeout=30.0)
+    )
+    run_timeout: float = 120.0
+    # Action toolsets (MCP servers, plugins, thread actions) offered to the real model, and
+    # what they are called, for the scheduling confirmation.
+    toolsets: list[AbstractToolset[Any]] = field(default_factory=list)
+    catalogue: Callable[[], dict[str, str]] | None = None
+
+
+def build_runtime(
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    fallback: str | None = None,
+    *,
+    memory: Memory | None = None,
+    request_timeout: float = 30.0,
+    request_limit: int = 6,
+    total_tokens_limit: int = 60_000,
+    toolsets: list[AbstractToolset[Any]] | None = None,
+    catalogue: Callable[[], dict[str, str]] | None = None,
+) -> Runtime:
+    """A runtime from settings strings (see `tools.models.build_model`); `toolsets` are
+    extra actions (e.g. `tools.actions.kit.Actions.toolsets`)."""
+    from tools.agent.offline import offline_model
+    from tools.models import build_model
+
+    return Runtime(
+        agent=build_agent(),
+        model=build_model(model, base_url, api_key, fallback),
+        offline=offline_model(),
+        memory=memory,
+        usage_limits=UsageLimits(
+            request_limit=request_limit, total_tokens_limit=total_tokens_limit
+        ),
+        model_settings=ModelSettings(request_timeout=request_timeout),
+        toolsets=list(toolsets or []),
+        catalogue=catalogue,
+    )
+
+
+def _patch_history(messages: list[ModelMessage], lines: dict[str, str]) -> list[ModelMessage]:
+    """Put our confirmations (job id, ISO time) where the output tools' returns are."""
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            for p in m.parts:
+                if isinstance(p, ToolReturnPart) and p.tool_call_id in lines:
+                    p.content = lines[p.tool_call_id]
+    return messages
+
+
+def _compose(output: str, st: RunState) -> str:
+    body = "\n".join(st.lines) if st.lines else output
+    return f"{st.preface}\n{body}".strip() if st.preface else body
+
+
+Output = str | DeferredToolRequests
+
+
+async def _run(
+    rt: Runtime,
+    prompt: str | None,
+    deps: HomarDeps,
+    history: list[ModelMessage],
+    model: Model,
+    usage: RunUsage,
+    decisions: DeferredToolResults | None = None,
+) -> tuple[Output, list[ModelMessage]]:
+    extra: dict[str, Any] = {}
+    toolsets = [] if is_offline(model) else list(rt.toolsets)  # offline can't call them
+    if rt.catalogue is not None and not deps.action_tools:
+        deps.action_tools = rt.catalogue()
+    if deps.fired:
+        extra = {"output_type": outputs(fired=True)}
+        toolsets.append(fired_toolset())
+    if toolsets:
+        extra["toolsets"] = toolsets
+    if not is_offline(model):  # repair arguments; text calls only when a person asked
+        model = ReadingModel(model, read_text=deps.state.text_calls)
+    result = await rt.agent.run(
+        prompt,
+        deps=deps,
+        model=model,
+        message_history=history,
+        usage_limits=rt.usage_limits,
+        model_settings=rt.model_settings,
+        usage=usage,
+        timeout=rt.run_timeout,
+        deferred_tool_results=decisions,
+        **extra,
+    )
+    output: Output = result.output
+    return output, _patch_history(result.all_messages(), deps.state.model_lines)
+
+
+def _context(deps: HomarDeps) -> dict[str, Any]:
+    """What rebuilds a run's deps when its approval is decided (maybe after a restart)."""
+    return {
+        "tz": deps.tz,
+        "guild_id": deps.guild_id,
+        "parent_channel_id": deps.parent_channel_id,
+        "fired": deps.fired,
+        "fired_job_id": deps.fired_job_id,
+        "fired_kind": deps.fired_kind,
+        "user_name": deps.user_name,
+        # The approved calls are re-run against the proposal's time, so the job runs the
+        # series its preview showed, however long the click took.
+        "reference_time": deps.now.isoformat() if deps.now is not None else None,
+        # The person's words decided the proposal's times; the decision is checked by them too.
+        "words": deps.words.text if deps.words is not None else None,
+        "words_at": deps.reference_now().isoformat(),
+    }
+
+
+async def _pending(
+    runtime: Runtime, deps: HomarDeps, asked: DeferredToolRequests, messages: list[ModelMessage]
+) -> PendingApproval:
+    calls = tuple(
+        ProposedCall(
+            c.tool_call_id,
+            c.tool_name,
+            c.args_as_dict(),
+            str((asked.metadata.get(c.tool_call_id) or {}).get("proposal", c.tool_name)),
+        )
+        for c in asked.approvals
+    )
+    history = ModelMessagesTypeAdapter.dump_json(trim(messages, max_turns=12, max_chars=48_000))
+    pending = PendingApproval(
+        approval_id=0,
+        user_id=deps.user_id,
+        channel_id=deps.channel_id,
+        calls=calls,
+        history=history.decode(),
+        context=_context(deps),
+    )
+    if runtime.approvals is not None:
+        pending = await runtime.approvals.open(pending, now=deps.engine.clock())
+    return pending
+
+
+async def _answer(
+    rt: Runtime,
+    prompt: str | None,
+    deps: HomarDeps,
+    reply: AgentReply,
+    usage: RunUsage,
+    *,
+    history: list[ModelMessage],
+    offline_history: list[ModelMessage],
+    decisions: DeferredToolResults | None = None,
+) -> tuple[Output, list[ModelMessage], bool]:
+    """Run the configured model; if it fails (API error, timeout, limits, bad output), the
+    built-in offline model answers instead — the one fallback path for every kind of run.
+
+    Returns the output, the run's messages and whether the offline model answered. A run
+    that already did something (a job, an action) is reported, never redone offline.
+    """
+    text_calls = deps.state.text_calls
+    try:
+        output, messages = await _run(rt, prompt, deps, history, rt.model, usage, decisions)
+        return output, messages, False
+    except Exception as exc:
+        log.warning("model run failed (%s: %s); using the offline model", type(exc).__name__, exc)
+        reply.error = f"{type(exc).__name__}: {exc}"[:300]
+    if deps.state.lines or deps.state.tool_calls:
+        return "", [], False
+    deps.state = RunState(text_calls=text_calls)
+    spare = RunUsage()  # the failed run's usage must not starve the fallback
+    try:
+        output, messages = await _run(
+            rt, prompt, deps, offline_history, rt.offline, spare, decisions
+        )
+    finally:
+        usage.requests += spare.requests
+        usage.output_tokens += spare.output_tokens
+    reply.offline = True  # only once the offline model has actually answered
+    return output, messages, True
+
+
+async def run_agent(
+    runtime: Runtime,
+    text: str,
+    deps: HomarDeps,
+    *,
+    history: list[ModelMessage] | None = None,
+    save: bool = True,
+) -> AgentReply:
+    """Answer one message in a thread. Never raises.
+
+    `runtime`: from `build_runtime(...)`. `text`: the user's message, or for a fired job
+    (`deps.fired=True`, `deps.fired_job_id`, `deps.fired_kind`) the job's command with the
+    `[DELAYED_COMMAND]` marker stripped. `deps`: `HomarDeps(user_id, channel_id, engine,
+    tz=..., guild_id=..., parent_channel_id=..., now=None, user_name=...)`. `history`:
+    overrides the stored thread memory (otherwise loaded from and saved to
+    `runtime.memory` under `deps.channel_id`). If the configured model fails (API error,
+    timeout, limits), the built-in offline model answers instead.
+    """
+    deps.state = RunState(text_calls=not deps.fired)  # text calls: a person's live message only
+    usage = RunUsage()
+    reply = AgentReply(text="")
+    try:
+        now = deps.reference_now()
+        prompt = fired_prompt(text, deps) if deps.fired else text
+        # The person's live message is the authority on when (never a fired job's command).
+        deps.words = None if deps.fired else read_words(text, now, deps.tz)
+        if history is None:
+            history = await runtime.memory.load(deps.channel_id) if runtime.memory else []
+        # A proposal still waiting for a click leaves calls open; close them for this new turn
+        # (the approval keeps its own copy of the history to resume from).
+        history = repair_messages(history)
+        # A fired run is nobody's live message: the thread's past turns (other people's
+        # words among them) reach the model only as delimited, untrusted text.
+        given = history
+        if deps.fired:
+            deps.untrusted_history = provenance.untrusted_transcript(history)
+            given = []
+        output, messages, offline = await _answer(
+            runtime, prompt, deps, reply, usage, history=given, offline_history=[]
+        )
+        if messages and (deps.fired or offline):
+            messages = [*history, *messages]
+        await _finish(runtime, deps, reply, output, messages, save=save)
+    except UserError as exc:  # e.g. an unknown stored time zone: say what to fix
+        reply.error = reply.error or exc.message
+        reply.text = _compose("", deps.state) or exc.message
+    except Exception as exc:
+        log.exception("agent run failed")
+        reply.error = reply.error or f"{type(exc).__name__}: {exc}"[:300]
+        reply.text = _compose("", deps.state) or (
+            "Sorry — I couldn't handle that just now, so nothing was scheduled. Please try again."
+        )
+    return _summed(reply, deps.state, usage)
+
+
+async def _finish(
+    runtime: Runtime,
+    deps: HomarDeps,
+    reply: AgentReply,
+    output: Output,
+    messages: list[ModelMessage],
+    *,
+    save: bool,
+) -> None:
+    """Compose the reply; a run that stopped on proposals becomes a pending approval."""
+    if isinstance(output, DeferredToolRequests) and output.approvals:
+        reply.approval = await _pending(runtime, deps, output, messages)
+        reply.text = _compose("", deps.state) or reply.approval.message()
+    else:
+        reply.text = _compose(output if isinstance(output, str) else "", deps.state) or "Okay."
+    if save and runtime.memory is not None and messages:
+        await runtime.memory.save(deps.channel_id, messages)
+
+
+def _summed(reply: AgentReply, st: RunState, usage: RunUsage) -> AgentReply:
+    reply.job_ids = list(st.job_ids)
+    reply.clarifier = st.clarifier and not st.job_ids and reply.approval is None
+    reply.remind_now = st.remind_now
+    reply.requests = usage.requests
+    reply.output_tokens = usage.output_tokens
+    reply.tool_calls = list(st.tool_calls)
+    return reply
+
+
+DENIED = "The user pressed Deny, so nothing was created. Acknowledge it in one short sentence."
+DENIED_REPLY = "Okay — I won't set that up; nothing was scheduled."
+
+
+def _open_calls(messages: list[ModelMessage], ids: set[str]) -> bool:
+    """Whether the history still ends with exactly these calls unanswered."""
+    if not messages or not isinstance(messages[-1], ModelResponse):
+        return False
+    open_ids = {p.tool_call_id for p in messages[-1].parts if isinstance(p, ToolCallPart)}
+    return ids <= open_ids
+
+
+async def resume_approval(
+    runtime: Runtime, approval: PendingApproval, approved: bool, deps: HomarDeps
+) -> AgentReply:
+    """Feed a decision (Approve, Deny, or expiry as Deny) back to the agent. Never raises.
+
+    Approve runs the deferred tools (creating the jobs, with every guardrail checked again)
+    and the agent confirms; Deny tells the agent, which acknowledges. The stored thread
+    history is continued if it still ends with the proposal; if people talked since, the
+    decision is appended to it as a short turn instead.
+    """
+    deps.state = RunState()
+    usage = RunUsage()
+    reply = AgentReply(text="")
+    ids = {c.tool_call_id for c in approval.calls}
+    try:
+        proposed_at = approval.context.get("reference_time")
+        if isinstance(proposed_at, str):
+            deps.now = datetime.fromisoformat(proposed_at)
+        deps.reference_now()
+        said, said_at = approval.context.get("words"), approval.context.get("words_at")
+        if said and said_at and not deps.fired:
+            deps.words = read_words(str(said), datetime.fromisoformat(str(said_at)), deps.tz)
+        current = await runtime.memory.load(deps.channel_id) if runtime.memory else []
+        continued = _open_calls(current, ids)
+        history = (
+            current
+            if continued
+            else list(ModelMessagesTypeAdapter.validate_json(approval.history or "[]"))
+        )
+        decisions = DeferredToolResults(
+            approvals={i: (True if approved else ToolDenied(DENIED)) for i in ids}
+        )
+        earlier: list[ModelMessage] = []
+        if deps.fired:  # as in the fired run itself: earlier turns only as untrusted text
+            run_part = provenance.current_run(history)
+            earlier = history[: len(history) - len(run_part)]
+            deps.untrusted_history = provenance.untrusted_transcript(earlier)
+            history = run_part
+        output, messages, offline = await _answer(
+            runtime,
+            None,
+            deps,
+            reply,
+            usage,
+            history=history,
+            offline_history=history,
+            decisions=decisions,
+        )
+        if not approved and (offline or is_offline(runtime.model) or not isinstance(output, str)):
+            output = DENIED_REPLY
+        if not continued and messages:
+            verdict = "approved" if approved else "denied"
+            note = UserPromptPart(f"[approval #{approval.approval_id} {verdict}]")
+            messages = [*current, ModelRequest(parts=[note])]
+            await _finish(runtime, deps, reply, output, [], save=False)
+            messages.append(ModelResponse(parts=[TextPart(reply.text)]))
+            if runtime.memory is not None:
+                await runtime.memory.save(deps.channel_id, messages)
+        else:
+            messages = [*earlier, *messages] if messages else messages
+            await _finish(runtime, deps, reply, output, messages, save=True)
+    except Exception as exc:
+        log.exception("resuming approval failed")
+        reply.error = reply.error or f"{type(exc).__name__}: {exc}"[:300]
+        reply.text = _compose("", deps.state) or (
+            "Sorry — I couldn't finish that just now; nothing was scheduled. Please ask again."
+        )
+    return _summed(reply, deps.state, usage)
