@@ -107,6 +107,9 @@ async def remind(
     )
     card = confirmation(job, zone=zone.name, assumed=zone.assumed, follow_up=follow is not None)
     notes: list[tuple[str, str]] = []
+    understood = getattr(when.at, "understood", "")  # a phrase in another language
+    if understood:
+        notes.append(("Understood", understood))
     if escalate is not None:
         notes.append(("Escalation", "If you answer none of the nudges, I'll DM you once."))
     if custom and audience is not None:

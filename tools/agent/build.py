@@ -83,7 +83,8 @@ _TOPICS: dict[str, re.Pattern[str]] = {
 def _when_about(topic: str) -> Any:
     async def prepare(ctx: RunContext[HomarDeps], tool: ToolDefinition) -> ToolDefinition | None:
         d = ctx.deps
-        if d.fired or d.words is None or _TOPICS[topic].search(d.words.text):
+        words = d.state.words
+        if d.fired or words is None or _TOPICS[topic].search(words.text):
             return tool
         if topic in ("todo", "heartbeat") and (_talked_about(ctx.messages) or await _has_todos(d)):
             return tool  # a thread with a to-do list talks about it ("drop it", "again")

@@ -1,10 +1,15 @@
 """What an agent run knows: who asks, where, the reference time, and what the run did.
 
-`HomarDeps` is built once per message by the caller (`bot/runtime.py`, the console,
-benches and tests) and describes the run's origin: the person, the thread, whether a
-fired job started it, and the services the tools act through. `RunState` is what one run
-did (jobs, confirmation lines, clarifier, proposals); `run_agent` gives every run, and
-its offline fallback, a fresh one.
+`HomarDeps` is the run's origin, built once per message by the caller (`bot/runtime.py`,
+the console, benches and tests): the person, the thread, whether a fired job started
+it, the reference time and the services the tools act through. Nothing in it changes
+during a run except `state` (and the reference time, pinned on its first read).
+
+`RunState` is everything a run reads or writes that is its own: what it was given to
+read (the person's words, a fired run's quoted thread, which text calls count) and what
+it did (jobs, confirmation lines, clarifier, proposals). `run_agent` and
+`resume_approval` start each run with a new one; the offline fallback starts over with
+`RunState.retry()`: the same inputs, nothing done yet.
 """
 
 from __future__ import annotations
@@ -22,7 +27,16 @@ from tools.schedule import zone
 
 @dataclass
 class RunState:
-    """What one agent run did; reset by `run_agent` at the start of every run."""
+    """One run's own inputs and what it did; new for every run (see the module doc)."""
+
+    # Text tool calls and tags are read only in the model's reply to a person's live
+    # message (`run_agent` sets this); fired runs and approval resumes leave it off.
+    text_calls: bool = False
+    # The person's live message, read for its time: it wins over a tool's time argument
+    # (None on fired runs, whose command is data, not the person speaking now).
+    words: Words | None = None
+    untrusted_history: str = ""  # a fired run's view of the thread: quoted, never obeyed
+    action_tools: dict[str, str] = field(default_factory=dict)  # tool → description, if any
 
     job_ids: list[int] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
@@ -32,14 +46,20 @@ class RunState:
     preface: str = ""  # prose the model wrote before a text tool call or tag
     proposed: int = 0  # jobs waiting for approval in this run (they count toward the cap)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions called (MCP, …)
-    # Text tool calls and tags are read only in the model's reply to a person's live
-    # message (`run_agent` sets this); fired runs and approval resumes leave it off.
-    text_calls: bool = False
+
+    def retry(self) -> RunState:
+        """The same inputs with nothing done yet: a fallback run starts over from here."""
+        return RunState(
+            text_calls=self.text_calls,
+            words=self.words,
+            untrusted_history=self.untrusted_history,
+            action_tools=dict(self.action_tools),
+        )
 
 
 @dataclass
 class HomarDeps:
-    """Who asks, where, when, and the engine the tools act through."""
+    """The run's origin: who asks, where, when, and the services the tools act through."""
 
     user_id: int
     channel_id: int
@@ -54,12 +74,7 @@ class HomarDeps:
     user_name: str | None = None
     state: RunState = field(default_factory=RunState)
     thread: ThreadActions | None = None  # post/read/poll in this thread (None: no Discord)
-    action_tools: dict[str, str] = field(default_factory=dict)  # tool → description, if any
     audience: AudienceResolver | None = None  # checks who a job may address (None: no Discord)
-    untrusted_history: str = ""  # a fired run's view of the thread: quoted, never obeyed
-    # The person's live message, read for its time: it wins over a tool's time argument
-    # (None on fired runs, whose command is data, not the person speaking now).
-    words: Words | None = None
 
     def reference_now(self) -> datetime:
         if self.now is None:

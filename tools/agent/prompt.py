@@ -54,8 +54,8 @@ def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
             f"{sch.MAX_FIRED_JOBS} new jobs, and each waits for the owner's approval. Changing "
             "any other job also waits for the owner's approval."
         )
-        if d.untrusted_history:
-            text += "\n" + d.untrusted_history
+        if d.state.untrusted_history:
+            text += "\n" + d.state.untrusted_history
     return text
 
 

@@ -145,8 +145,8 @@ async def _run(
 ) -> tuple[Output, list[ModelMessage]]:
     extra: dict[str, Any] = {}
     toolsets = [] if is_offline(model) else list(rt.toolsets)  # offline can't call them
-    if rt.catalogue is not None and not deps.action_tools:
-        deps.action_tools = rt.catalogue()
+    if rt.catalogue is not None and not deps.state.action_tools:
+        deps.state.action_tools = rt.catalogue()
     if deps.fired:
         extra = {"output_type": outputs(fired=True)}
         toolsets.append(fired_toolset())
@@ -184,7 +184,7 @@ def _context(deps: HomarDeps) -> dict[str, Any]:
         # series its preview showed, however long the click took.
         "reference_time": deps.now.isoformat() if deps.now is not None else None,
         # The person's words decided the proposal's times; the decision is checked by them too.
-        "words": deps.words.text if deps.words is not None else None,
+        "words": deps.state.words.text if deps.state.words is not None else None,
         "words_at": deps.reference_now().isoformat(),
     }
 
@@ -232,7 +232,6 @@ async def _answer(
     Returns the output, the run's messages and whether the offline model answered. A run
     that already did something (a job, an action) is reported, never redone offline.
     """
-    text_calls = deps.state.text_calls
     try:
         output, messages = await _run(rt, prompt, deps, history, rt.model, usage, decisions)
         return output, messages, False
@@ -241,7 +240,7 @@ async def _answer(
         reply.error = f"{type(exc).__name__}: {exc}"[:300]
     if deps.state.lines or deps.state.tool_calls:
         return "", [], False
-    deps.state = RunState(text_calls=text_calls)
+    deps.state = deps.state.retry()
     spare = RunUsage()  # the failed run's usage must not starve the fallback
     try:
         output, messages = await _run(
@@ -279,7 +278,7 @@ async def run_agent(
         now = deps.reference_now()
         prompt = fired_prompt(text, deps) if deps.fired else text
         # The person's live message is the authority on when (never a fired job's command).
-        deps.words = None if deps.fired else read_words(text, now, deps.tz)
+        deps.state.words = None if deps.fired else read_words(text, now, deps.tz)
         if history is None:
             history = await runtime.memory.load(deps.channel_id) if runtime.memory else []
         # A proposal still waiting for a click leaves calls open; close them for this new turn
@@ -289,7 +288,7 @@ async def run_agent(
         # words among them) reach the model only as delimited, untrusted text.
         given = history
         if deps.fired:
-            deps.untrusted_history = provenance.untrusted_transcript(history)
+            deps.state.untrusted_history = provenance.untrusted_transcript(history)
             given = []
         output, messages, offline = await _answer(
             runtime, prompt, deps, reply, usage, history=given, offline_history=[]
@@ -302,11 +301,16 @@ async def run_agent(
         reply.text = _compose("", deps.state) or exc.message
     except Exception as exc:
         log.exception("agent run failed")
-        reply.error = reply.error or f"{type(exc).__name__}: {exc}"[:300]
-        reply.text = _compose("", deps.state) or (
-            "Sorry — I couldn't handle that just now, so nothing was scheduled. Please try again."
+        _sorry(
+            reply, deps, exc, "I couldn't handle that just now, so nothing was scheduled.", "try"
         )
     return _summed(reply, deps.state, usage)
+
+
+def _sorry(reply: AgentReply, deps: HomarDeps, exc: Exception, what: str, again: str) -> None:
+    """A run that failed on our side: report what it did already, else apologise."""
+    reply.error = reply.error or f"{type(exc).__name__}: {exc}"[:300]
+    reply.text = _compose("", deps.state) or f"Sorry — {what} Please {again} again."
 
 
 async def _finish(
@@ -371,7 +375,7 @@ async def resume_approval(
         deps.reference_now()
         said, said_at = approval.context.get("words"), approval.context.get("words_at")
         if said and said_at and not deps.fired:
-            deps.words = read_words(str(said), datetime.fromisoformat(str(said_at)), deps.tz)
+            deps.state.words = read_words(str(said), datetime.fromisoformat(str(said_at)), deps.tz)
         current = await runtime.memory.load(deps.channel_id) if runtime.memory else []
         continued = _open_calls(current, ids)
         history = (
@@ -386,7 +390,7 @@ async def resume_approval(
         if deps.fired:  # as in the fired run itself: earlier turns only as untrusted text
             run_part = provenance.current_run(history)
             earlier = history[: len(history) - len(run_part)]
-            deps.untrusted_history = provenance.untrusted_transcript(earlier)
+            deps.state.untrusted_history = provenance.untrusted_transcript(earlier)
             history = run_part
         output, messages, offline = await _answer(
             runtime,
@@ -413,8 +417,5 @@ async def resume_approval(
             await _finish(runtime, deps, reply, output, messages, save=True)
     except Exception as exc:
         log.exception("resuming approval failed")
-        reply.error = reply.error or f"{type(exc).__name__}: {exc}"[:300]
-        reply.text = _compose("", deps.state) or (
-            "Sorry — I couldn't finish that just now; nothing was scheduled. Please ask again."
-        )
+        _sorry(reply, deps, exc, "I couldn't finish that just now; nothing was scheduled.", "ask")
     return _summed(reply, deps.state, usage)

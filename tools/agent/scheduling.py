@@ -154,7 +154,7 @@ def _past_question(ctx: RunContext[HomarDeps], at: datetime, rolled: datetime | 
 
 def words_of(deps: HomarDeps) -> Words:
     """The person's words for this run (empty on fired runs and approval decisions)."""
-    return deps.words if deps.words is not None else Words("")
+    return deps.state.words if deps.state.words is not None else Words("")
 
 
 def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved:
@@ -183,6 +183,13 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
             "or a phrase like 'tomorrow at 9' or 'in 2 hours'."
         )
     return got
+
+
+def read_as(at: datetime) -> str:
+    """How a phrase in another language was read (" (read as German: Tue 24 Nov 09:00)"),
+    so the confirmation lets the person check it; empty for English and ISO."""
+    understood = getattr(at, "understood", "")
+    return f" ({understood})" if understood else ""
 
 
 def _check_create(deps: HomarDeps) -> None:
@@ -291,7 +298,7 @@ async def _create(
     for old in replaced:  # only once the new one exists: a failed creation keeps the old
         await deps.engine.cancel(old.id, deps.actor)
     if kind != JobKind.REMINDER:  # say whether a tool can really do it when it fires
-        extra += capability_note(command, deps.action_tools)
+        extra += capability_note(command, deps.state.action_tools)
     return _confirm(ctx, job, extra + heads_up)
 
 
@@ -326,7 +333,15 @@ async def _once(
         return _past_question(ctx, got.at, got.rolled)
     at = max(got.at, now + timedelta(seconds=1))
     schedule = Schedule(Once(at), ctx.deps.tz)
-    return await _create(ctx, command, schedule, kind, on_duplicate=on_duplicate, audience=audience)
+    return await _create(
+        ctx,
+        command,
+        schedule,
+        kind,
+        extra=read_as(got.at),
+        on_duplicate=on_duplicate,
+        audience=audience,
+    )
 
 
 def _guarded(fn: Any) -> Any:
@@ -466,7 +481,7 @@ async def schedule_reminder(
         }
         if escalate:
             config["escalate"] = escalate
-    extra = ""
+    extra = read_as(got.at)
     if config:
         extra = f"; I'll follow up every {_span(config['interval_s'])}, up to {config['max']} times"
         if escalate:

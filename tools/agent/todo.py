@@ -129,27 +129,27 @@ async def _closable(ctx: RunContext[HomarDeps], todos: TodoList, task_id: int) -
 
 async def complete_task(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Mark a to-do done once its work is finished."""
-    todos = _todos(ctx)
-    try:
-        refused = await _closable(ctx, todos, task_id)
-        if refused is not None:
-            return refused
-        item = await todos.complete(ctx.deps.channel_id, task_id)
-    except UserError as exc:
-        return exc.message
-    return f"Marked to-do #{item.id} done: {item.description}"
+    return await _close(ctx, task_id, done=True)
 
 
 async def delete_task(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Remove a to-do from this thread's list without doing it (the user dropped it)."""
+    return await _close(ctx, task_id, done=False)
+
+
+async def _close(ctx: RunContext[HomarDeps], task_id: int, *, done: bool) -> str:
+    """Complete (`done`) or remove a to-do, if this person may close it."""
     todos = _todos(ctx)
     try:
         refused = await _closable(ctx, todos, task_id)
         if refused is not None:
             return refused
-        item = await todos.remove(ctx.deps.channel_id, task_id)
+        close = todos.complete if done else todos.remove
+        item = await close(ctx.deps.channel_id, task_id)
     except UserError as exc:
         return exc.message
+    if done:
+        return f"Marked to-do #{item.id} done: {item.description}"
     return f"Removed to-do #{item.id}: {item.description}"
 
 
