@@ -30,6 +30,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
+from tools.agent.prompt import fired_command, read_reference
 from tools.agent.words import read_words
 from tools.followups import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
@@ -48,7 +49,6 @@ _MEETING = re.compile(
     r"|\b(my|the|a|our|conference|video|phone|team)\s+call\b|\bcall with\b",
     re.I,
 )
-_REF = re.compile(r"Reference time: \w{3} (\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?) (\S+) ")
 _ID_ACTIONS = {
     "delete_scheduled_action": r"cancel|delete|remove|drop|forget",
     "stop_interval_action": r"pause|stop|suspend|hold",
@@ -58,17 +58,8 @@ Call = tuple[str, dict[str, Any]]
 
 
 def reference(info: AgentInfo) -> tuple[datetime, str]:
-    """The run's reference time and zone, read back from the instructions."""
-    m = _REF.search(info.instructions or "")
-    if m is None:
-        return datetime.now(UTC), "UTC"
-    from tools.schedule import zone
-
-    try:
-        tz = zone(m.group(2))
-    except Exception:
-        return datetime.now(UTC), "UTC"
-    return datetime.fromisoformat(m.group(1)).replace(tzinfo=tz), m.group(2)
+    """The run's reference time and zone, read back from the instructions (else now, UTC)."""
+    return read_reference(info.instructions or "") or (datetime.now(UTC), "UTC")
 
 
 def _clean(text: str) -> str:
@@ -372,8 +363,7 @@ _FOLLOW_UP = re.compile(
 )
 
 
-def _fired(text: str) -> str:
-    cmd = re.sub(r"^\[Scheduled job[^\]]*\]\s*", "", text)
+def _fired(cmd: str) -> str:
     follow_up = _FOLLOW_UP.match(cmd)
     if follow_up:
         attempt, of, what = follow_up.groups()
@@ -463,8 +453,9 @@ def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
                 why = part.model_response_str() if isinstance(part, ToolReturnPart) else ""
                 why = why or (part.model_response() if isinstance(part, RetryPromptPart) else "")
                 return ModelResponse(parts=[TextPart(f"Sorry, I couldn't do that. {why}".strip())])
-    if prompt.startswith("[Scheduled job"):
-        return ModelResponse(parts=[TextPart(_fired(prompt))])
+    command = fired_command(prompt)
+    if command is not None:
+        return ModelResponse(parts=[TextPart(_fired(command))])
     answered = overlap.answer(messages, prompt)  # "replace" / "keep both" / "cancel"
     if isinstance(answered, str):
         return ModelResponse(parts=[TextPart(answered)])

@@ -1,17 +1,19 @@
 """What the model is told: the standing instructions, the per-run reference, a fired job's prompt.
 
-The fired prompt's shape (`[Scheduled job #N (kind) fired] …`) is what `provenance` and
-the offline model recognise as a fired run.
+The offline model reads the reference and a fired prompt back (`read_reference`,
+`fired_command`), so the format is written and read in this one module.
 """
 
 from __future__ import annotations
 
-from datetime import UTC
+import re
+from datetime import UTC, datetime
 
 from pydantic_ai import RunContext
 
 from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
+from tools.schedule import ScheduleError, zone
 
 FIRED_PREFIX = "[Scheduled job"
 
@@ -62,3 +64,25 @@ def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
 def fired_prompt(text: str, deps: HomarDeps) -> str:
     """How a fired job's command is phrased to the agent."""
     return f"{FIRED_PREFIX} #{deps.fired_job_id} ({deps.fired_kind or 'job'}) fired] {text}"
+
+
+_REFERENCE = re.compile(r"Reference time: \w{3} (\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?) (\S+) ")
+_FIRED = re.compile(re.escape(FIRED_PREFIX) + r"[^\]]*\]\s*")
+
+
+def read_reference(instructions: str) -> tuple[datetime, str] | None:
+    """The reference time and zone `reference_instructions` wrote, or None if absent."""
+    m = _REFERENCE.search(instructions)
+    if m is None:
+        return None
+    try:
+        tz = zone(m.group(2))
+    except ScheduleError:
+        return None
+    return datetime.fromisoformat(m.group(1)).replace(tzinfo=tz), m.group(2)
+
+
+def fired_command(prompt: str) -> str | None:
+    """The command a `fired_prompt` carries, or None if `prompt` is not one."""
+    m = _FIRED.match(prompt)
+    return prompt[m.end() :] if m else None

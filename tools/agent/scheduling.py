@@ -1,7 +1,8 @@
 """The agent's scheduling toolset: time resolution, job creation and management, confirmations.
 
-Every time argument is ISO 8601 or an English phrase, resolved here in the user's zone
-against the run's reference time, so the model never does date arithmetic. Results carry
+Every time argument is ISO 8601 or a phrase, read by `timeparse.read_time` (the entry
+every surface uses) in the user's zone against the run's reference time, so the model
+never does date arithmetic; the person's own words (`words`) win where they are clear. Results carry
 the job id, the time as ISO and as Discord timestamps, and the schedule in plain words.
 Terminal functions (creating jobs, cancel/pause/resume/update) are pydantic-ai output
 functions: their confirmation ends the run after one model request.
