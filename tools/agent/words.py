@@ -19,13 +19,11 @@ from datetime import datetime, timedelta
 
 from tools import timeparse
 from tools.schedule import Schedule, ScheduleError, zone
-from tools.schedule.zones import resolve_zone
+from tools.schedule.zones import zone_time_in
 
 __all__ = ["Words", "read_words"]
 
 _MENTION = re.compile(r"<@!?\d+>")
-# "3pm Tokyo time", "9am in Berlin time", "at 10 New York time": a city's wall clock.
-_CITY_TIME = re.compile(r"\b(?:in\s+)?([A-Za-z][A-Za-z_/]*(?:[ _][A-Za-z]+)?)\s+time\b", re.I)
 # "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
 _LEAD = re.compile(
     r"\b(\d+|an?|one|two|five|ten|fifteen|twenty|thirty|half an?)\s*"
@@ -192,22 +190,6 @@ def _lead(text: str) -> tuple[timedelta | None, str]:
     return timedelta(minutes=minutes), " ".join(cut.split())
 
 
-def _city(text: str) -> tuple[str | None, str, bool]:
-    """A zone named as "<city> time": (zone, text without it, whether one was unreadable)."""
-    for m in _CITY_TIME.finditer(text):
-        name = m.group(1)
-        words = name.split()
-        # Take the longest tail of the words before "time" that names a zone.
-        for k in range(len(words)):
-            cand = " ".join(words[k:])
-            found = resolve_zone(cand)
-            if found is not None:
-                start = m.start(1) + name.find(cand)
-                cut = text[:start].removesuffix("in ") + " " + text[m.end() :]
-                return found, " ".join(cut.split()), False
-    return None, text, False
-
-
 def read_words(text: str, now: datetime, tz: str) -> Words:
     """Read the time in a person's message (`now` aware; `tz` their zone). Never raises."""
     raw = " ".join(_MENTION.sub(" ", text or "").split())
@@ -281,7 +263,7 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
     if _SHIFT.search(raw):  # "snooze 42 by 10 minutes" moves a job by a span, from its time
         return Words(raw, nag=nag, ambiguous=True)
     lead, body = _lead(normalize(raw))
-    named, body, _bad = _city(body)
+    named, body = zone_time_in(body)
     body, until, runs = _ends(body, now, tz)
     found, note = _find(body, now, tz)
     if found is None:

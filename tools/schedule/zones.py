@@ -294,3 +294,23 @@ def split_zone(text: str) -> ZonedPhrase | None:
     if tz is None:
         return None
     return ZonedPhrase(m.group("rest").strip(), tz)
+
+
+# "3pm Tokyo time", "9am in Berlin time", "at 10 New York time": a city's wall clock.
+_CITY_TIME = re.compile(r"\b(?:in\s+)?([A-Za-z][A-Za-z_/]*(?:[ _][A-Za-z]+)?)\s+time\b", re.I)
+
+
+def zone_time_in(text: str) -> tuple[str | None, str]:
+    """A zone named anywhere in a message as "<city> time": (the zone, the text without it)."""
+    for m in _CITY_TIME.finditer(text):
+        name = m.group(1)
+        words = name.split()
+        # Take the longest tail of the words before "time" that names a zone.
+        for k in range(len(words)):
+            cand = " ".join(words[k:])
+            found = resolve_zone(cand)
+            if found is not None:
+                start = m.start(1) + name.find(cand)
+                cut = text[:start].removesuffix("in ") + " " + text[m.end() :]
+                return found, " ".join(cut.split())
+    return None, text
