@@ -363,7 +363,9 @@ _FOLLOW_UP = re.compile(
 )
 
 
-def _fired(cmd: str) -> str:
+def _fired(prompt: str) -> str:
+    """The offline answer to a fired prompt (`prompt.fired_prompt`): the reminder itself."""
+    cmd = fired_command(prompt) or prompt
     follow_up = _FOLLOW_UP.match(cmd)
     if follow_up:
         attempt, of, what = follow_up.groups()
@@ -453,9 +455,8 @@ def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
                 why = part.model_response_str() if isinstance(part, ToolReturnPart) else ""
                 why = why or (part.model_response() if isinstance(part, RetryPromptPart) else "")
                 return ModelResponse(parts=[TextPart(f"Sorry, I couldn't do that. {why}".strip())])
-    command = fired_command(prompt)
-    if command is not None:
-        return ModelResponse(parts=[TextPart(_fired(command))])
+    if fired_command(prompt) is not None:
+        return ModelResponse(parts=[TextPart(_fired(prompt))])
     answered = overlap.answer(messages, prompt)  # "replace" / "keep both" / "cancel"
     if isinstance(answered, str):
         return ModelResponse(parts=[TextPart(answered)])
