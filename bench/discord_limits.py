@@ -107,7 +107,7 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     from bot.settings import load_settings
     from bot.wiring import discord_bot
     from tests.fakediscord import running_client, running_fake
-    from tools.engine import Target
+    from tools.jobs.model import Target
     from tools.schedule import Once, Schedule
 
     pydantic_ai.models.ALLOW_MODEL_REQUESTS = False  # the offline model answers

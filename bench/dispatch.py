@@ -187,7 +187,7 @@ def child_start(path: str) -> None:
     from bot.dispatcher import Delivered, Delivery, Dispatcher
     from storage.db import Database
     from storage.jobs import JobStore
-    from tools.engine import Engine
+    from tools.jobs.engine import Engine
 
     class Noop:
         async def deliver(self, delivery: Delivery) -> Delivered:
@@ -243,7 +243,8 @@ def measure_start(path: Path) -> dict[str, float]:
 
 async def measure_create(path: Path, n: int) -> float:
     from storage.jobs import JobStore
-    from tools.engine import Engine, Target
+    from tools.jobs.engine import Engine
+    from tools.jobs.model import Target
     from tools.schedule import Once, Schedule
 
     db = await _open(path)
@@ -276,7 +277,9 @@ async def measure_bulk(path: Path, n: int) -> float:
     """Jobs/s stored by `Engine.create_many` (an import): every job validated like
     `create`, with each owner's quota and duplicate checks (2,000 owners), one commit."""
     from storage.jobs import JobStore
-    from tools.engine import Engine, NewJob, Target
+    from tools.jobs.commands import NewJob
+    from tools.jobs.engine import Engine
+    from tools.jobs.model import Target
     from tools.schedule import Once, Schedule
 
     db = await _open(path)
@@ -307,7 +310,7 @@ async def measure_lateness(path: Path, slots: list[datetime]) -> list[float]:
     from bot.clock import SystemClock
     from bot.dispatcher import Delivered, Delivery, Dispatcher
     from storage.jobs import JobStore
-    from tools.engine import Engine
+    from tools.jobs.engine import Engine
 
     db = await _open(path)
     seed(path, slots)

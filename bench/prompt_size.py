@@ -23,7 +23,7 @@ from storage.jobs import JobStore
 from tools.agent import build_agent
 from tools.agent.scheduling import HomarDeps
 from tools.agent.words import read_words
-from tools.engine import Engine
+from tools.jobs.engine import Engine
 
 TARGET = 2000
 TYPICAL = "remind me tomorrow at 9 to call mom"

@@ -47,7 +47,8 @@ from storage.user_settings import UserSettingsStore
 from tools.agent import AgentReply, Runtime, build_agent, resume_approval, run_agent
 from tools.agent.offline import offline_model
 from tools.agent.scheduling import HomarDeps
-from tools.engine import Engine, Target, schedule_of
+from tools.jobs.engine import Engine
+from tools.jobs.model import Target, schedule_of
 from tools.memory import Memory
 from tools.schedule import Cron, Every, Once, Schedule
 

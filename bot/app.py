@@ -24,7 +24,7 @@ from bot.clock import Clock
 from bot.components import install as install_components
 from bot.components.approvals import decide_elsewhere, post_approval, sweep_forever
 from bot.components.reminders import reminder_view
-from bot.dispatcher import MARKER, Delivered, Delivery
+from bot.dispatcher import Delivered, Delivery
 from bot.health import Health
 from bot.mentions import NO_MENTIONS, allowed_mentions, readdress
 from bot.runtime import Posting, Reply, Runtime, Speaker, Surface
@@ -36,6 +36,7 @@ from bot.web.discord_view import BotGuildView
 from storage.models import Job, JobKind
 from tools.approval import Outcome
 from tools.audience import Addressing, Audience
+from tools.jobs.marker import MARKER
 from tools.message_size import MAX_MESSAGE
 from tools.message_size import split as split_message
 

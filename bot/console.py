@@ -40,9 +40,8 @@ from bot.terminal import DIM, RESET, TerminalRenderer
 from bot.typed_commands import run_typed
 from storage.jobs import JobSnapshot
 from storage.models import Job, JobKind, JobStatus
-from tools.engine import Actor, Target
 from tools.errors import UserError
-from tools.followups import ESCALATE_RUN
+from tools.jobs.model import ESCALATE_RUN, Actor, Target
 from tools.schedule import zone
 
 if TYPE_CHECKING:

@@ -14,25 +14,17 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from bot.clock import Clock, SystemClock
-from storage.jobs import Claim, Outcome
-from tools.engine import Decision, Engine
+from storage.jobs import Claim
+from tools.jobs.engine import Engine
+from tools.jobs.marker import marker_text
+from tools.jobs.runs import Decision, Outcome
 
 log = logging.getLogger(__name__)
 
-MARKER = "[DELAYED_COMMAND]"
 RECORD_DELAY = 0.5  # seconds recording may wait while a burst is claimed and delivered
 # Claim jobs this long before they are due and fire each at its exact time, so the
 # database work of a burst happens before the moment rather than after it.
 LOOKAHEAD = timedelta(milliseconds=250)
-
-
-def command_text(kind: str, command: str, run_kind: str = "run") -> str:
-    """What a fired job asks the agent to do (after the marker)."""
-    if run_kind == "follow_up":
-        return f"Follow up on the reminder about: {command}"
-    if kind == "reminder":
-        return f"Send a reminder about: {command}"
-    return command
 
 
 @dataclass(frozen=True)
@@ -57,7 +49,7 @@ class Delivery:
 
     @property
     def text(self) -> str:
-        return f"{MARKER} {command_text(self.kind, self.command, self.run_kind)}"
+        return marker_text(self.kind, self.command, self.run_kind)
 
     @property
     def late(self) -> bool:

@@ -1,7 +1,7 @@
 """Escalating an unanswered reminder (seed 001): one DM to its owner, with Done/Snooze.
 
 The engine schedules an escalation run after the last follow-up goes unanswered (see
-`tools.followups`); the transports hand those runs here instead of posting a marker. The
+`tools.jobs.reminders`); the transports hand those runs here instead of posting a marker. The
 DM carries the run's nonce (so a resend after a crash is de-duplicated) and the run is
 marked executed once it is sent, so it is never re-fed to the agent as a command.
 """
@@ -18,7 +18,7 @@ from bot.components.reminders import reminder_view
 from bot.dispatcher import Delivered, Delivery
 from bot.mentions import NO_MENTIONS, owner_only
 from storage.jobs import JobStore
-from tools import followups
+from tools.jobs import reminders as followups
 
 log = logging.getLogger(__name__)
 

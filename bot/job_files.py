@@ -18,8 +18,9 @@ from typing import Any
 
 from storage.models import Job, JobKind, JobStatus
 from tools.audience import Audience
-from tools.engine import Engine, Target
 from tools.errors import UserError
+from tools.jobs.engine import Engine
+from tools.jobs.model import Target
 from tools.schedule import Cron, Every, Once, RRule, Schedule, ScheduleError, spec_from_json
 
 FORMAT = "homar-jobs"

@@ -27,8 +27,9 @@ from storage.approvals import ApprovalStatus
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import Approval, Job, JobRun, JobStatus, RunOutcome
-from tools.engine import Engine, schedule_of
 from tools.errors import UserError
+from tools.jobs.engine import Engine
+from tools.jobs.model import schedule_of
 from tools.schedule import zone
 
 _SLASH_ID = re.compile(r"/jobs ([a-z-]+) id: (\d+)")

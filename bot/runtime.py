@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.access import CAP_REACHED, Usage
 from bot.clock import Clock, SystemClock
-from bot.dispatcher import Alarm, DeliveredHook, Dispatcher, Transport, command_text
+from bot.dispatcher import Alarm, DeliveredHook, Dispatcher, Transport
 from bot.metrics import Metrics
 from bot.settings import Settings, SettingsError
 from bot.threads import ThreadQueues
@@ -24,7 +24,6 @@ from storage.db import Database, StorageUnavailable
 from storage.jobs import JobSnapshot, JobStore
 from storage.models import Job, JobKind, JobRun
 from storage.user_settings import UserSettingsStore
-from tools import followups
 from tools.actions.kit import Actions
 from tools.actions.mcp import McpConfigError
 from tools.actions.plugins import PluginError
@@ -36,7 +35,9 @@ from tools.agent.scheduling import HomarDeps
 from tools.agent.todo import TodoList
 from tools.approval import Approvals, PendingApproval
 from tools.audience import Audience, AudienceResolver
-from tools.engine import Engine
+from tools.jobs import reminders as followups
+from tools.jobs.engine import Engine
+from tools.jobs.marker import WakeUp, command_text, wake_text
 from tools.memory import Memory
 from tools.schedule import timestamp
 
@@ -186,7 +187,7 @@ class Runtime:
         self.surface = surface(self)
         self.thread_actions = self.surface.thread_actions
         self.audience_resolver = self.surface.audience
-        # The engine keeps its failure listeners in a list of its own (tools.engine's API).
+        # The engine keeps its failure listeners in a list of its own (tools.jobs's API).
         self.engine.failure_notices.append(self.surface.failure_notice)
         self.dispatcher = Dispatcher(
             self.engine,
@@ -458,12 +459,12 @@ class Runtime:
         capped = await self.usage.over_cap(job.owner_id, self.clock.now()) or not self.may_run(job)
         agent = self._agent_for(capped)
         prompt = command_text(job.kind, job.command)
-        wake: followups.WakeUp | None = None
+        wake: WakeUp | None = None
         if job.kind == JobKind.REMINDER:
             # Read from the run history: the job row may already be advanced past this run.
             runs = await self.store.runs(job.id, limit=20)
             wake = followups.wake_up(job, run, runs)
-            prompt = followups.wake_text(job.command, wake, job.tz)
+            prompt = wake_text(job.command, wake, job.tz)
         result = await self._answer_in_time(agent, prompt, deps, run)
         await self._spend(job.owner_id, result, capped)
         await self._keep_tool_calls(run, result)

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from tools.engine import Limits
+from tools.jobs.limits import Limits
 from tools.schedule import ScheduleError, zone
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}

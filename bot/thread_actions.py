@@ -9,9 +9,9 @@ from typing import Any
 import discord
 
 from bot.channels import messageable
-from bot.dispatcher import MARKER
 from bot.mentions import NO_MENTIONS
 from tools.actions.thread import ThreadActions, ThreadMessage
+from tools.jobs.marker import MARKER
 
 
 class DiscordThread:

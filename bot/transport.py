@@ -16,7 +16,7 @@ from bot.pacing import Pacer, marker_lane
 from storage.jobs import JobSnapshot
 from storage.models import JobKind, JobStatus
 from tools.audience import Addressing, Audience
-from tools.followups import ESCALATE_RUN
+from tools.jobs.model import ESCALATE_RUN
 from tools.message_size import trim, with_note
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from storage.db import Database
-from tools.engine import Waker
+from tools.jobs.model import Waker
 
 log = logging.getLogger(__name__)
 

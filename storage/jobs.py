@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import builtins
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 from sqlalchemy import (
     Table,
@@ -31,8 +31,6 @@ from sqlalchemy.orm import Session
 from storage.db import Database
 from storage.models import Job, JobRun, JobStatus, RunOutcome, UTCDateTime
 from storage.prepared import Prepared
-
-T = TypeVar("T")
 
 
 def run_nonce(job_id: int, slot: datetime, kind: str = "run") -> str:
@@ -190,19 +188,33 @@ def _update_by_id(
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """How to record one finished run: values for the run, and how to advance its job.
+class Finished:
+    """One finished run to record, and what it changes on its job.
 
-    `advance(job)` is called with the job as it is *now* in the database (it may have
-    been edited, paused or cancelled while the run was in flight) and returns the
-    job's new values, or None to leave it alone.
+    `changes` were worked out from `seen` (the job as the caller last read it) and are
+    written only if the job still holds `seen`'s guarded values; otherwise nothing of
+    this run is written and `finish` hands back the job as it is now, to decide afresh.
+    None leaves the job alone (it was closed, or claimed for another slot).
     """
 
     claim: Claim
     run_values: dict[str, Any]
-    advance: Callable[[JobSnapshot], dict[str, Any] | None]
-    # False for a retry: the job stays claimed for this slot, to resume the same run.
-    release: bool = True
+    seen: JobSnapshot | None  # None: the job is gone
+    changes: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class RunNote:
+    """An answer to record on a delivered run (Done, Snooze, an acknowledging message):
+    `details[key] = record` on run `run_id`, or on the job's latest delivered run."""
+
+    run_id: int | None
+    key: str
+    record: dict[str, Any]
+
+
+class Changed(Exception):
+    """The rows a write was planned on changed meanwhile: read them again, decide afresh."""
 
 
 @dataclass(frozen=True)
@@ -215,9 +227,37 @@ class JobKey:
     tz: str
 
 
-def open_job_keys(s: Session | Connection, owner_id: int) -> builtins.list[JobKey]:
-    """One owner's open jobs, for limit checks inside a creating transaction."""
+# What a compare-and-set change compares: any claim, run or other change moves one of them.
+GUARDED = ("status", "claimed_slot", "next_run_at", "run_count", "updated_at")
+_GUARD = [_jobs.c.id == bindparam("job_id")] + [
+    _jobs.c[key].is_not_distinct_from(bindparam(f"seen_{key}")) for key in GUARDED
+]
+_ADVANCES: dict[tuple[str, ...], Prepared] = {}
+
+
+def _advance_statement(columns: tuple[str, ...]) -> Prepared:
+    """UPDATE one job's `columns` if it still holds the values it was planned on."""
+    found = _ADVANCES.get(columns)
+    if found is None:
+        found = _ADVANCES[columns] = Prepared(
+            update(_jobs)
+            .where(*_GUARD)
+            .values({c: bindparam(c) for c in columns})
+            .returning(_jobs.c.id),
+            result=[_jobs.c.id],
+        )
+    return found
+
+
+def _open_keys(s: Session | Connection, owner_id: int) -> builtins.list[JobKey]:
     return [JobKey(*row) for row in _OPEN_KEYS.rows(s, {"owner": owner_id})]
+
+
+def _expect_open(s: Session | Connection, expected: Mapping[int, frozenset[int]]) -> None:
+    """Refuse (`Changed`) if an owner's open jobs are not those the caller checked."""
+    for owner, ids in expected.items():
+        if frozenset(key.id for key in _open_keys(s, owner)) != ids:
+            raise Changed(f"owner {owner}'s open jobs changed")
 
 
 class JobStore:
@@ -237,11 +277,14 @@ class JobStore:
         owner_id: int | None = None,
         channel_id: int | None = None,
         guild_id: int | None = None,
+        tz: str | None = None,
         statuses: Sequence[str] | None = JobStatus.OPEN,
         limit: int = 100,
         offset: int = 0,
     ) -> builtins.list[Job]:
         q = select(Job)
+        if tz is not None:
+            q = q.where(Job.tz == tz)
         if owner_id is not None:
             q = q.where(Job.owner_id == owner_id)
         if channel_id is not None:
@@ -305,22 +348,24 @@ class JobStore:
 
     # ------------------------------------------------------------ writes
 
+    async def open_keys(self, owner_ids: Iterable[int]) -> dict[int, builtins.list[JobKey]]:
+        """Each owner's open jobs, as quota and duplicate checks compare them."""
+        owners = builtins.list(dict.fromkeys(owner_ids))
+        return await self.db.run_core(lambda conn: {o: _open_keys(conn, o) for o in owners})
+
     async def create(
-        self, values: dict[str, Any], *, check: Callable[[Connection], None] | None = None
+        self, values: dict[str, Any], *, open_ids: Mapping[int, frozenset[int]] | None = None
     ) -> int:
         """Store a new job from column values and return its id.
 
-        `check(session)` runs first in the same transaction and may raise to refuse it.
+        `open_ids`: the open jobs of its owner the caller checked its limits against; if
+        they changed meanwhile, nothing is stored and `Changed` is raised.
         """
-
-        row = {k: values.get(k) for k in _INSERTABLE} | {
-            "run_count": values.get("run_count", 0),
-            "failure_streak": values.get("failure_streak", 0),
-        }
+        row = _insertable(values)
 
         def work(conn: Connection) -> int:
-            if check is not None:
-                check(conn)
+            if open_ids is not None:
+                _expect_open(conn, open_ids)
             return _INSERT_JOB.insert(conn, row)
 
         return await self.db.run_core(work)
@@ -329,24 +374,15 @@ class JobStore:
         self,
         rows: builtins.list[dict[str, Any]],
         *,
-        check: Callable[[Connection], None] | None = None,
+        open_ids: Mapping[int, frozenset[int]] | None = None,
     ) -> int:
-        """Store many new jobs (column values, as `create` takes them) in one transaction.
-
-        `check(conn)` runs first in the same transaction and may raise to refuse them all.
-        """
-        prepared = [
-            {k: values.get(k) for k in _INSERTABLE}
-            | {
-                "run_count": values.get("run_count", 0),
-                "failure_streak": values.get("failure_streak", 0),
-            }
-            for values in rows
-        ]
+        """Store many new jobs (column values, as `create` takes them) in one transaction;
+        `open_ids` as for `create`, per owner."""
+        prepared = [_insertable(values) for values in rows]
 
         def work(conn: Connection) -> int:
-            if check is not None:
-                check(conn)
+            if open_ids is not None:
+                _expect_open(conn, open_ids)
             _INSERT_JOB.many(conn, prepared)
             return len(prepared)
 
@@ -360,18 +396,6 @@ class JobStore:
             for key, value in values.items():
                 setattr(job, key, value)
             return job
-
-        return await self.db.run(work)
-
-    async def transact(self, work: Callable[[Session], T]) -> T:
-        """Run engine logic that needs several statements in one transaction."""
-        return await self.db.run(work)
-
-    async def add_run(self, run: JobRun) -> JobRun:
-        def work(s: Session) -> JobRun:
-            s.add(run)
-            s.flush()
-            return run
 
         return await self.db.run(work)
 
@@ -432,47 +456,48 @@ class JobStore:
         )
         return _with_runs(s, [JobSnapshot(*row) for row in rows], now, expiry)
 
-    async def finish(self, outcomes: Sequence[Outcome]) -> dict[int, JobSnapshot | None]:
-        """Record finished runs and advance their jobs, all in one transaction.
+    async def finish(
+        self, finished: Sequence[Finished]
+    ) -> tuple[dict[int, JobSnapshot | None], builtins.list[Finished]]:
+        """Record finished runs and apply their jobs' changes, all in one transaction.
 
-        A job is only advanced while still claimed for that slot; `advance` sees the
-        job as it is now (an edit, pause or cancel made meanwhile wins).
+        Returns the jobs as they are after it, and the runs left unrecorded because their
+        job changed since `seen` (for those, the returned job is as it is now: plan again
+        from it and call `finish` again with just those).
         """
-        ids = [o.claim.job.id for o in outcomes]
 
-        def work(s: Session) -> dict[int, JobSnapshot | None]:
-            if self.db.is_postgres:
-                query = select(*_JOB_COLUMNS).where(_jobs.c.id.in_(ids)).with_for_update()
-                rows: Sequence[Any] = list(s.execute(query))
-            else:
-                rows = _JOBS_BY_IDS.rows(s, {"ids": json.dumps(ids)})
-            current = {row[0]: JobSnapshot(*row) for row in rows}
+        def work(s: Session) -> tuple[dict[int, JobSnapshot | None], builtins.list[Finished]]:
             run_updates: dict[tuple[str, ...], builtins.list[dict[str, Any]]] = {}
-            job_updates: dict[tuple[str, ...], builtins.list[dict[str, Any]]] = {}
             result: dict[int, JobSnapshot | None] = {}
-            for o in outcomes:
-                values = {"lease_until": None, **o.run_values}
+            stale: builtins.list[Finished] = []
+            for f in finished:
+                job = f.seen
+                if f.changes and job is not None:
+                    columns = tuple(sorted(f.changes))
+                    guard = {f"seen_{key}": getattr(job, key) for key in GUARDED}
+                    params = {"job_id": job.id, **guard, **f.changes}
+                    if not _advance_statement(columns).rows(s, params):
+                        stale.append(f)
+                        continue
+                    job = replace(job, **f.changes)
+                result[f.claim.job.id] = job
+                values = {"lease_until": None, **f.run_values}
                 run_updates.setdefault(tuple(sorted(values)), []).append(
-                    {"run_id": o.claim.run.id, **values}
+                    {"run_id": f.claim.run.id, **values}
                 )
-                job = current.get(o.claim.job.id)
-                result[o.claim.job.id] = job
-                if job is None or job.claimed_slot != o.claim.slot:
-                    continue
-                changes = dict(o.advance(job) or {})
-                if o.release:
-                    changes["claimed_slot"] = None
-                if changes:
-                    job = replace(job, **changes)
-                    current[job.id] = result[job.id] = job
-                    job_updates.setdefault(tuple(sorted(changes)), []).append(
-                        {"job_id": job.id, **changes}
-                    )
-            for keys, params in run_updates.items():
-                _update_by_id(_runs, "run_id", keys, _RUN_UPDATES).many(s, params)
-            for keys, params in job_updates.items():
-                _update_by_id(_jobs, "job_id", keys, _JOB_UPDATES).many(s, params)
-            return result
+            if stale:
+                ids = [f.claim.job.id for f in stale]
+                if self.db.is_postgres:
+                    query = select(*_JOB_COLUMNS).where(_jobs.c.id.in_(ids))
+                    rows: Sequence[Any] = list(s.execute(query))
+                else:
+                    rows = _JOBS_BY_IDS.rows(s, {"ids": json.dumps(ids)})
+                now = {row[0]: JobSnapshot(*row) for row in rows}
+                for job_id in ids:
+                    result[job_id] = now.get(job_id)
+            for keys, params_list in run_updates.items():
+                _update_by_id(_runs, "run_id", keys, _RUN_UPDATES).many(s, params_list)
+            return result, stale
 
         return await self.db.run(work)
 
@@ -612,13 +637,19 @@ class JobStore:
         return await self.db.run(lambda s: _rows_changed(s.execute(stmt)))
 
     async def update_if(
-        self, job_id: int, expected: dict[str, Any], values: dict[str, Any]
+        self,
+        job_id: int,
+        expected: dict[str, Any],
+        values: dict[str, Any],
+        *,
+        note: RunNote | None = None,
     ) -> Job | None:
         """Change a job only if it still holds the `expected` values (compare-and-set).
 
         None when it changed meanwhile (a claim, a run recorded, another person's edit):
         the caller reads it again and decides afresh. This is what serializes concurrent
-        changes across processes, not a lock in memory.
+        changes across processes, not a lock in memory. `note` is recorded on the run it
+        answers in the same transaction, if the change is made.
         """
         conditions = [Job.id == job_id]
         for key, value in expected.items():
@@ -631,7 +662,18 @@ class JobStore:
             .returning(Job)
             .execution_options(synchronize_session=False)
         )
-        return await self.db.run(lambda s: s.scalars(stmt).first())
+
+        def work(s: Session) -> Job | None:
+            job = s.scalars(stmt).first()
+            if job is not None and note is not None:
+                _note_on_run(s, job_id, note)
+            return job
+
+        return await self.db.run(work)
+
+    async def note_on_run(self, job_id: int, note: RunNote) -> None:
+        """Record an answer on the run it answers, changing nothing on the job."""
+        await self.db.run(lambda s: _note_on_run(s, job_id, note))
 
     async def update_run(self, run_id: int, **values: Any) -> None:
         stmt = (
@@ -641,6 +683,31 @@ class JobStore:
             .execution_options(synchronize_session=False)
         )
         await self.db.run(lambda s: s.execute(stmt))
+
+
+def _insertable(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: values.get(k) for k in _INSERTABLE} | {
+        "run_count": values.get("run_count", 0),
+        "failure_streak": values.get("failure_streak", 0),
+    }
+
+
+def _note_on_run(s: Session, job_id: int, note: RunNote) -> None:
+    run: JobRun | None = None
+    if note.run_id is not None:
+        run = s.get(JobRun, note.run_id)
+        if run is not None and run.job_id != job_id:
+            run = None
+    if run is None:
+        run = s.scalar(
+            select(JobRun)
+            .where(JobRun.job_id == job_id, JobRun.delivered_at.is_not(None))
+            .order_by(JobRun.delivered_at.desc())
+            .limit(1)
+        )
+    if run is not None:
+        # A new dict: JSON columns only notice re-assignment.
+        run.details = {**(run.details or {}), note.key: note.record}
 
 
 def _rows_changed(result: object) -> int:

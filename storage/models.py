@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from enum import StrEnum, nonmember
 from typing import Any, ClassVar
 
 from sqlalchemy import (
@@ -85,17 +86,22 @@ class Base(DeclarativeBase):
     }
 
 
-class JobStatus:
+class JobStatus(StrEnum):
+    """A job's state; the values are the strings stored in `jobs.status`."""
+
     ACTIVE = "active"
     PAUSED = "paused"
     PENDING_APPROVAL = "pending_approval"
     COMPLETED = "completed"
     CANCELLED = "cancelled"
     FAILED = "failed"
-    OPEN = (ACTIVE, PAUSED, PENDING_APPROVAL)
+    # Still to run (or to be approved): what lists, quotas and duplicate checks count.
+    OPEN = nonmember((ACTIVE, PAUSED, PENDING_APPROVAL))
 
 
-class JobKind:
+class JobKind(StrEnum):
+    """What a job is; the values are the strings stored in `jobs.kind`."""
+
     DELAYED = "delayed"
     SCHEDULED = "scheduled"
     REMINDER = "reminder"
@@ -103,10 +109,12 @@ class JobKind:
     INTERVAL = "interval"
     CALLBACK = "callback"
     HEARTBEAT = "heartbeat"
-    ALL = (DELAYED, SCHEDULED, REMINDER, RECURRING, INTERVAL, CALLBACK, HEARTBEAT)
+    ALL = nonmember((DELAYED, SCHEDULED, REMINDER, RECURRING, INTERVAL, CALLBACK, HEARTBEAT))
 
 
-class RunOutcome:
+class RunOutcome(StrEnum):
+    """How a run ended; the values are the strings stored in `job_runs.outcome`."""
+
     PENDING = "pending"
     DELIVERED = "delivered"
     FAILED = "failed"

@@ -25,7 +25,7 @@ from sqlalchemy.engine import make_url
 from bot.clock import ManualClock
 from storage.db import Database
 from storage.jobs import JobStore
-from tools.engine import Engine
+from tools.jobs.engine import Engine
 
 if TYPE_CHECKING:
     from tests.bot.harness import World

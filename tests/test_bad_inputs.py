@@ -22,7 +22,6 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy import func, select
 
-from bot.dispatcher import command_text
 from storage.conversations import ConversationStore
 from storage.db import Database
 from storage.jobs import JobStore
@@ -32,7 +31,9 @@ from tools.agent import Runtime, build_agent, run_agent
 from tools.agent.offline import offline_model
 from tools.agent.scheduling import ALL_TOOLS, HomarDeps
 from tools.agent.textcalls import parse_json_call
-from tools.engine import Engine, Target
+from tools.jobs.engine import Engine
+from tools.jobs.marker import command_text
+from tools.jobs.model import Target
 from tools.memory import Memory
 from tools.schedule import Once, Schedule
 

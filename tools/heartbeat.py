@@ -14,8 +14,9 @@ from storage.jobs import JobSnapshot
 from storage.models import Job, JobKind, JobStatus
 from storage.todos import TodoItem
 from tools import timeparse
-from tools.engine import Actor, Engine, Target
 from tools.errors import UserError, quoted
+from tools.jobs.engine import Engine
+from tools.jobs.model import Actor, Target
 from tools.schedule import Every, Schedule
 
 HEARTBEAT_COMMAND = "heartbeat: work through this thread's to-do list when idle"

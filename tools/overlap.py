@@ -30,7 +30,9 @@ from pydantic_ai.messages import (
 
 from storage.jobs import JobView
 from storage.models import JobKind
-from tools.engine import Engine, normalize_command, schedule_of
+from tools.jobs.engine import Engine
+from tools.jobs.limits import normalize_command
+from tools.jobs.model import schedule_of
 from tools.schedule import Cron, Every, Schedule, timestamp
 
 # How far ahead runs are compared, and how many runs of each job at most. Duplicates (few:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from storage.user_settings import UserSettingsStore
-from tools.engine import Actor, Target
+from tools.jobs.model import Actor, Target
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime

@@ -12,7 +12,7 @@ from bot.commands import Card
 from storage.jobs import JobView
 from storage.models import Job, JobRun
 from tools.audience import Audience
-from tools.engine import schedule_of
+from tools.jobs.model import schedule_of
 from tools.schedule import stamp, timestamp
 
 

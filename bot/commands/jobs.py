@@ -13,8 +13,8 @@ from bot.commands.cards import next_words, page, repeat_words
 from bot.slash.when import Instant, plan, read_until, wants_repeat
 from storage.models import Job, JobKind
 from tools.audience import Audience
-from tools.engine import schedule_of
 from tools.errors import NotAllowed, UserError
+from tools.jobs.model import schedule_of
 from tools.schedule import Every, Schedule
 
 PAGE_SIZE = 10

@@ -8,7 +8,7 @@ import discord
 
 from bot.commands import Answer, Caller, Zone, zone_for
 from bot.commands.timezone import reading_zone as reading_zone_of
-from tools.engine import Actor, Target
+from tools.jobs.model import Actor, Target
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime

@@ -18,8 +18,8 @@ from discord import app_commands
 
 from bot.slash.context import reading_zone, runtime_of, zone_of
 from bot.slash.when import Instant, plan, read_instant, read_until, wants_repeat
-from tools.engine import Engine
 from tools.errors import UserError
+from tools.jobs.engine import Engine
 from tools.schedule import Every, Once, Schedule, zone
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from bot import access
 from bot.settings import Settings
-from tools.engine import Actor
+from tools.jobs.model import Actor
 
 MEMBER_CACHE_SECONDS = 30.0
 

@@ -38,11 +38,11 @@ from storage.models import Job, JobKind, JobStatus
 from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
 from storage.web_sessions import SignedIn, WebSessionStore
-from tools import followups
 from tools.approval import Outcome, next_runs, pending_from_row
 from tools.audience import Addressing, Audience, AudienceResolver
-from tools.engine import Actor, Target, schedule_of
 from tools.errors import JobNotFound, NotAllowed, UserError
+from tools.jobs import reminders as followups
+from tools.jobs.model import Actor, Target, schedule_of
 from tools.schedule import ScheduleError
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from typing import Any
 
 from bot.web.access import GuildView
 from storage.models import Job, JobRun
-from tools import followups
 from tools.approval import PendingApproval, next_runs
 from tools.audience import Audience
-from tools.engine import schedule_of
+from tools.jobs import reminders as followups
+from tools.jobs.model import schedule_of
 from tools.schedule import zone
 
 RUNS_SHOWN = 5

@@ -20,7 +20,7 @@ from tools.actions.mcp import McpConfigError, load_servers, read_policies
 from tools.actions.plugins import PluginError, load_plugins
 from tools.agent import build_runtime, run_agent
 from tools.agent.scheduling import HomarDeps
-from tools.engine import Engine
+from tools.jobs.engine import Engine
 
 NOW = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
 

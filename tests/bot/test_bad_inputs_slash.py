@@ -17,7 +17,7 @@ from bot.app import HomarBot
 from storage.models import Job, JobKind, JobRun, UserSettings
 from tests.bot.harness import World, make_world, running_bot
 from tests.fakediscord import SEND_MESSAGES, InteractionHandle, running_fake
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 CASES: list[dict[str, Any]] = [

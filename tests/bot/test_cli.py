@@ -15,7 +15,8 @@ from bot.settings import Settings
 from storage.approvals import ApprovalStore
 from storage.db import Database
 from storage.jobs import JobStore
-from tools.engine import Engine, Target
+from tools.jobs.engine import Engine
+from tools.jobs.model import Target
 from tools.schedule import Every, Once, Schedule
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ from bot.settings import load_settings
 from bot.terminal import TerminalRenderer, relative
 from bot.typed_commands import parse
 from bot.wiring import console as console_of
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 START = datetime(2026, 11, 23, 14, 0, tzinfo=UTC)  # a Monday

@@ -13,7 +13,8 @@ from bot.dispatcher import Delivered, Delivery, DeliveryError, Dispatcher
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobStatus, RunOutcome
-from tools.engine import Engine, Target
+from tools.jobs.engine import Engine
+from tools.jobs.model import Target
 from tools.schedule import Cron, Every, Once, Schedule
 
 ALICE = Target(owner_id=1, channel_id=100, guild_id=10)

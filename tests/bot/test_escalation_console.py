@@ -9,7 +9,7 @@ from pathlib import Path
 from bot.clock import ManualClock
 from bot.settings import load_settings
 from bot.wiring import console
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 START = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)

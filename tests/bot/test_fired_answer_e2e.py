@@ -16,7 +16,7 @@ import bot.app
 from storage.models import JobRun
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import FakeMessage
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from bot.app import HomarBot
 from storage.models import Job
 from tests.bot.harness import World, running_bot, settle
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 

@@ -18,8 +18,8 @@ from bot.app import HomarBot
 from storage.models import Job, JobRun
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import FakeMessage
-from tools import followups
-from tools.engine import Target
+from tools.jobs import reminders as followups
+from tools.jobs.model import Target
 from tools.schedule import Cron, Schedule
 
 NAG = "don't let me forget to submit the report in 10 minutes"

@@ -23,7 +23,7 @@ from storage.models import JobKind
 from storage.todos import TodoStore
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import InteractionHandle
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 EVERY = 5 * 60  # seconds: the shortest heartbeat

@@ -17,8 +17,9 @@ from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobKind, JobStatus
 from tools.audience import Audience
-from tools.engine import Engine, Target
 from tools.errors import UserError
+from tools.jobs.engine import Engine
+from tools.jobs.model import Target
 from tools.schedule import Cron, Every, Once, RRule, Schedule
 
 NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from tests.bot.harness import World, running_bot
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 MARKER = "[DELAYED_COMMAND]"

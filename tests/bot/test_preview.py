@@ -22,7 +22,7 @@ from bot.slash.preview import (
 )
 from storage.user_settings import UserSettingsStore
 from tests.bot.harness import World, running_bot
-from tools.engine import Engine
+from tools.jobs.engine import Engine
 
 NOW = datetime(2026, 11, 23, 14, 0, tzinfo=UTC)
 TZ = "Europe/Berlin"

@@ -10,7 +10,7 @@ from storage.models import Job, JobKind
 from storage.user_settings import UserSettingsStore
 from tests.bot.harness import World, running_bot
 from tests.fakediscord import EPHEMERAL, InteractionHandle
-from tools.engine import Target, schedule_of
+from tools.jobs.model import Target, schedule_of
 from tools.schedule import Once, Schedule
 
 

@@ -9,7 +9,7 @@ from storage.models import Job
 from tests.bot.harness import World, running_bot
 from tests.fakediscord import InteractionHandle
 from tools.audience import Audience
-from tools.engine import schedule_of
+from tools.jobs.model import schedule_of
 
 
 async def remind(world: World, user: int, **values: Any) -> InteractionHandle:

@@ -10,7 +10,7 @@ from storage.models import Job
 from storage.user_settings import UserSettingsStore
 from tests.bot.harness import World, running_bot
 from tests.fakediscord import InteractionHandle
-from tools.engine import schedule_of
+from tools.jobs.model import schedule_of
 from tools.schedule import Once, RRule
 
 

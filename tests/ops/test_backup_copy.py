@@ -20,7 +20,8 @@ from storage.transfer import TransferError, backup_sqlite, copy_database
 from storage.user_settings import UserSettingsStore
 from tests.bot.test_cli import homar
 from tests.conftest import fresh_pg
-from tools.engine import Actor, Engine, Target
+from tools.jobs.engine import Engine
+from tools.jobs.model import Actor, Target
 from tools.schedule import Every, Once, Schedule
 
 NOW = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from bot.dispatcher import MARKER
 from storage.db import Database
 from tests.fakediscord import running_fake
 from tests.reliability.crashkit import bot_env, kill, seed, start_bot, unfinished_jobs
-from tools.engine import Target
+from tools.jobs.marker import MARKER
+from tools.jobs.model import Target
 
 JOBS = 200
 

@@ -26,12 +26,13 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.dispatcher import MARKER
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobStatus
 from tests.fakediscord import FakeDiscord, running_fake
-from tools.engine import Engine, Target
+from tools.jobs.engine import Engine
+from tools.jobs.marker import MARKER
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 ROOT = Path(__file__).resolve().parents[2]

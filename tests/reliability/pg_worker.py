@@ -22,7 +22,7 @@ from bot.dispatcher import Delivered, Delivery, Dispatcher
 from bot.wakeups import POLL_SECONDS, Wakeups
 from storage.db import Database
 from storage.jobs import JobStore
-from tools.engine import Engine
+from tools.jobs.engine import Engine
 
 
 class FileTransport:

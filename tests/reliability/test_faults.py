@@ -10,7 +10,7 @@ from bot.app import HomarBot
 from storage.models import JobStatus, RunOutcome
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import FakeChannel
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Every, Once, Schedule
 
 SEND = r"/channels/\d+/messages$"

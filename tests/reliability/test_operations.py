@@ -21,7 +21,7 @@ from bot.settings import SettingsError
 from bot.wiring import discord_bot
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import running_client
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 

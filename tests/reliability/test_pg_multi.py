@@ -14,7 +14,8 @@ from tests.conftest import fresh_pg
 from tests.fakediscord import running_fake
 from tests.reliability.crashkit import bot_env, kill, seed, start_bot, unfinished_jobs
 from tests.reliability.pgkit import deliveries, multi_run, start_worker, stop_worker
-from tools.engine import Engine, Target
+from tools.jobs.engine import Engine
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 

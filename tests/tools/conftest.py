@@ -16,7 +16,7 @@ from storage.jobs import JobStore
 from tools.agent import Runtime, build_agent
 from tools.agent.offline import offline_model
 from tools.agent.scheduling import HomarDeps
-from tools.engine import Engine
+from tools.jobs.engine import Engine
 from tools.memory import Memory
 
 FIXED_NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)  # Monday 16:00 in Europe/Berlin

@@ -11,7 +11,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tests.tools.conftest import FIXED_NOW
 from tools.agent import Runtime, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 Part = ToolCallPart | TextPart

@@ -114,7 +114,7 @@ async def test_preview_of_a_sub_daily_interval_across_dst_is_the_jobs_series(
     from zoneinfo import ZoneInfo
 
     from tools.approval import next_runs
-    from tools.engine import Target, schedule_of
+    from tools.jobs.model import Target, schedule_of
     from tools.schedule import Every
 
     berlin = ZoneInfo("Europe/Berlin")

@@ -10,8 +10,10 @@ from bot.clock import ManualClock
 from storage.db import Database
 from storage.jobs import JobStore
 from tests.conftest import START
-from tools.engine import Engine, NewJob, Target
 from tools.errors import LimitReached, UserError
+from tools.jobs.commands import NewJob
+from tools.jobs.engine import Engine
+from tools.jobs.model import Target
 from tools.schedule import Every, Once, Schedule
 
 ALICE = Target(owner_id=1, channel_id=10, guild_id=5)

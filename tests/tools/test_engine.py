@@ -10,8 +10,10 @@ from bot.clock import ManualClock
 from storage.db import Database
 from storage.jobs import Claim, JobStore
 from storage.models import JobStatus, RunOutcome
-from tools.engine import Actor, Engine, Limits, Target
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
+from tools.jobs.engine import Engine
+from tools.jobs.limits import Limits
+from tools.jobs.model import Actor, Target
 from tools.schedule import Cron, Every, Once, Schedule
 
 LEASE = timedelta(seconds=90)

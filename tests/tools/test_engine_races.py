@@ -17,8 +17,9 @@ import pytest
 from bot.clock import ManualClock
 from storage.models import JobStatus
 from tests.tools.test_engine import ALICE, LEASE, fire
-from tools.engine import Actor, Engine
 from tools.errors import UserError
+from tools.jobs.engine import Engine
+from tools.jobs.model import Actor
 from tools.schedule import Every, Once, Schedule
 
 OWNER = Actor(ALICE.owner_id, ALICE.guild_id)

@@ -11,8 +11,9 @@ from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobStatus
 from tests.tools.test_followups import ALICE, LEASE, fire
-from tools import followups
-from tools.engine import Engine, Limits
+from tools.jobs import reminders
+from tools.jobs.engine import Engine
+from tools.jobs.limits import Limits
 from tools.schedule import Cron, Once, Schedule
 
 ESCALATING = {"interval_s": 1800, "max": 2, "escalate": "dm"}
@@ -56,7 +57,7 @@ async def test_escalates_once_after_the_last_follow_up(engine: Engine, clock: Ma
     assert await fire(engine) == ["escalate"]
     job = await engine.get(job_id)
     assert job.status == JobStatus.COMPLETED and job.next_run_at is None
-    assert (job.meta or {}).get(followups.ESCALATED) is not None
+    assert (job.meta or {}).get(reminders.ESCALATED) is not None
     assert job.run_count == 1  # neither follow-ups nor the escalation are new runs
     await clock.advance(3 * 3600)
     assert await fire(engine) == []  # exactly once
@@ -136,7 +137,7 @@ async def test_recurring_reminder_escalates_per_occurrence(
     assert await fire(engine) == ["escalate"]
     after = await engine.get(job.id)
     assert after.status == JobStatus.ACTIVE and after.next_run_at is not None
-    assert followups.awaiting(after) is None
+    assert reminders.awaiting(after) is None
     await clock.advance((after.next_run_at - clock.now()).total_seconds())
     assert await fire(engine) == ["run"]
     await clock.advance(1800)
@@ -149,8 +150,8 @@ def test_escalation_text_says_what_and_where() -> None:
     from datetime import UTC, datetime
 
     first = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)
-    text = followups.escalation_text("submit the report", "<#100>", first, 3)
+    text = reminders.escalation_text("submit the report", "<#100>", first, 3)
     assert "“submit the report”" in text and "<#100>" in text and "3 times" in text
     assert f"<t:{int(first.timestamp())}:R>" in text
-    meta = {followups.AWAITING: {"first_sent_at": first.isoformat(), "attempt": 4, "of": 3}}
-    assert followups.escalation_facts(meta) == (first, 3)
+    meta = {reminders.AWAITING: {"first_sent_at": first.isoformat(), "attempt": 4, "of": 3}}
+    assert reminders.escalation_facts(meta) == (first, 3)

@@ -20,7 +20,7 @@ from storage.models import Job
 from tests.tools.conftest import FIXED_NOW, scripted
 from tools.agent import Runtime, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 GUILD, THREAD, OTHER_THREAD, DM = 10, 100, 101, 900

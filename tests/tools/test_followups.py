@@ -10,10 +10,12 @@ from bot.clock import ManualClock
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobStatus
-from tools import followups
 from tools.agent.offline import _fired
-from tools.engine import Engine, Limits, Target
 from tools.errors import NotAllowed, UserError
+from tools.jobs import reminders as followups
+from tools.jobs.engine import Engine
+from tools.jobs.limits import Limits
+from tools.jobs.model import Target
 from tools.schedule import Cron, Once, Schedule
 
 LEASE = timedelta(seconds=90)

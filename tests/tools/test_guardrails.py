@@ -8,8 +8,10 @@ import pytest
 
 from storage.models import Job
 from tests.tools.conftest import FIXED_NOW
-from tools.engine import Actor, Engine, Limits, Target
 from tools.errors import LimitReached, UserError
+from tools.jobs.engine import Engine
+from tools.jobs.limits import Limits
+from tools.jobs.model import Actor, Target
 from tools.schedule import Cron, Every, Once, Schedule, ScheduleError
 
 ALICE = Target(1, 100, 10)

@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from bot.app import split_message
-from bot.dispatcher import command_text
-from tools.engine import Engine, Limits, Target
 from tools.errors import UserError, quoted
+from tools.jobs.engine import Engine
+from tools.jobs.limits import Limits
+from tools.jobs.marker import command_text
+from tools.jobs.model import Target
 from tools.message_size import MAX_MESSAGE, graphemes, size, trim, with_note
 from tools.schedule import Once, Schedule
 

@@ -19,7 +19,8 @@ from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
 from tools.agent import Runtime, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
-from tools.engine import Engine, Target, schedule_of
+from tools.jobs.engine import Engine
+from tools.jobs.model import Target, schedule_of
 from tools.schedule import Once, Schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")

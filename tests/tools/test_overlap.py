@@ -12,7 +12,7 @@ from tests.tools.test_agent import approved, ask, call
 from tools import overlap
 from tools.agent import Runtime, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Cron, Every, Once, Schedule
 
 TZ = "Europe/Berlin"

@@ -12,7 +12,7 @@ from tests.tools.test_agent import approved, ask, call
 from tools.agent import Runtime
 from tools.agent.scheduling import HomarDeps
 from tools.agent.todo import TodoList
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Cron, Once, Schedule, ScheduleError, parse_at_form
 
 # ---------------------------------------------------------------- seed 002: delay fields

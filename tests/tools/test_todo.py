@@ -15,8 +15,8 @@ from tools import heartbeat
 from tools.agent import Runtime, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.agent.todo import MAX_PENDING, TodoList
-from tools.engine import Actor, Target
 from tools.errors import UserError
+from tools.jobs.model import Actor, Target
 
 
 def todos(db: Database) -> TodoList:

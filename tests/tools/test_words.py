@@ -133,7 +133,7 @@ async def test_recurrence_from_the_words_through_approval(
     done = await resume_approval(runtime, r.approval, True, deps)
     job = await deps.engine.get(done.job_ids[0])
     runs = [local(24, 9), local(25, 9), local(26, 9), local(27, 9), local(30, 9)]
-    from tools.engine import schedule_of
+    from tools.jobs.model import schedule_of
 
     got = schedule_of(job).next_runs(FIXED_NOW, 5)
     assert [t.astimezone(BERLIN) for t in got] == runs

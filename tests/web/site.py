@@ -16,7 +16,7 @@ import aiohttp
 from bot.app import HomarBot
 from storage.jobs import JobSnapshot
 from tests.bot.harness import World, running_bot
-from tools.engine import Target
+from tools.jobs.model import Target
 from tools.schedule import Every, Once, Schedule
 
 

@@ -17,7 +17,7 @@ from storage.user_settings import UserSettingsStore
 from tests.bot.harness import World, running_bot
 from tests.web.site import running_site
 from tools.audience import Audience
-from tools.engine import Target, schedule_of
+from tools.jobs.model import Target, schedule_of
 from tools.schedule import Once, Schedule
 
 

@@ -14,9 +14,9 @@ from storage.models import Job
 from tests.bot.harness import World, settle
 from tests.fakediscord import MENTION_EVERYONE
 from tests.web.site import Site, running_site
-from tools import followups
 from tools.audience import Audience
-from tools.engine import Target
+from tools.jobs import reminders as followups
+from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
 
 

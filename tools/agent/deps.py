@@ -21,7 +21,8 @@ from tools.actions.recording import ToolCallRecord
 from tools.actions.thread import ThreadActions
 from tools.agent.words import Words
 from tools.audience import AudienceResolver
-from tools.engine import Actor, Engine, Target
+from tools.jobs.engine import Engine
+from tools.jobs.model import Actor, Target
 from tools.schedule import zone
 
 

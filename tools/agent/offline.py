@@ -32,7 +32,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tools import overlap, timeparse
 from tools.agent.prompt import fired_command, read_reference
 from tools.agent.words import read_words
-from tools.followups import plain_follow_up
+from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
 
 HELP = (

@@ -26,9 +26,9 @@ from tools.agent.deps import HomarDeps
 from tools.agent.words import Words
 from tools.approval import needs_approval, render_proposal
 from tools.audience import Addressing, Audience
-from tools.engine import schedule_of
 from tools.errors import LimitReached, NoSuchDate, NotAllowed, UserError, quoted
 from tools.job_scope import Change
+from tools.jobs.model import schedule_of
 from tools.schedule import (
     Cron,
     Every,
