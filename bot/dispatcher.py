@@ -421,25 +421,51 @@ class Dispatcher:
             batch, self._finished = self._finished, []
             if not batch:
                 continue
-            try:
-                await self.engine.record([outcome for outcome, _, _ in batch])
-            except asyncio.CancelledError:
+            await self._record(batch)
+
+    async def fire_due(self) -> list[tuple[Outcome, Delivery | None]]:
+        """One turn of the loop, awaited: claim what is due now, fire it, record it.
+
+        For a caller that moves time itself (the engine tests' lifecycle driver); the
+        running bot uses `start()`. Returns each recorded outcome with its delivery.
+        """
+        for claim in await self.engine.claim_due(limit=self.batch, lease=self.lease):
+            self._in_flight.add(claim.job.id)
+            await self._fire(claim)
+        batch, self._finished = self._finished, []
+        await self._record(batch, raise_errors=True)
+        return [(outcome, delivery) for outcome, delivery, _ in batch]
+
+    async def _record(
+        self,
+        batch: list[tuple[Outcome, Delivery | None, Delivered | None]],
+        *,
+        raise_errors: bool = False,
+    ) -> None:
+        """Record finished runs in one transaction, then tell the delivered-hooks."""
+        if not batch:
+            return
+        try:
+            await self.engine.record([outcome for outcome, _, _ in batch])
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            if raise_errors:
                 raise
-            except Exception:
-                # Unrecorded runs stay claimed; their lease expires and they are resumed
-                # with the same nonce, which the transport de-duplicates.
-                log.exception("could not record %d runs; they will be resumed", len(batch))
-            finally:
-                for outcome, _, _ in batch:
-                    self._release(outcome.claim.job.id)
-            for _, delivery, result in batch:
-                if delivery is None or result is None:
-                    continue
-                for hook in self.hooks:
-                    try:
-                        await hook(delivery, result)
-                    except Exception:
-                        log.exception("delivered-hook failed for job %s", delivery.job_id)
+            # Unrecorded runs stay claimed; their lease expires and they are resumed
+            # with the same nonce, which the transport de-duplicates.
+            log.exception("could not record %d runs; they will be resumed", len(batch))
+        finally:
+            for outcome, _, _ in batch:
+                self._release(outcome.claim.job.id)
+        for _, delivery, result in batch:
+            if delivery is None or result is None:
+                continue
+            for hook in self.hooks:
+                try:
+                    await hook(delivery, result)
+                except Exception:
+                    log.exception("delivered-hook failed for job %s", delivery.job_id)
 
     def _delivery(self, claim: Claim, decision: Decision) -> Delivery:
         job, run = claim.job, claim.run

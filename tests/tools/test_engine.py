@@ -10,6 +10,7 @@ from bot.clock import ManualClock
 from storage.db import Database
 from storage.jobs import Claim, JobStore
 from storage.models import JobStatus, RunOutcome
+from tests.tools import lifecycle
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
 from tools.jobs.engine import Engine
 from tools.jobs.limits import Limits
@@ -53,16 +54,8 @@ async def fail(engine: Engine, claim: Claim, error: str, *, retryable: bool) -> 
 
 
 async def fire(engine: Engine) -> list[tuple[int, datetime]]:
-    """Claim everything due and record each as delivered (what the dispatcher does)."""
-    out = []
-    for claim in await engine.claim_due(limit=100, lease=LEASE):
-        decision = engine.decide(claim)
-        if decision.deliver:
-            await engine.record([engine.delivered(claim, decision, message_id=1)])
-            out.append((claim.job.id, decision.slot))
-        else:
-            await engine.record([engine.skipped(claim, decision)])
-    return out
+    """Fire what is due through the real dispatcher; the delivered runs' jobs and slots."""
+    return [(f.job_id, f.slot) for f in await lifecycle.fire(engine) if f.delivered]
 
 
 # ---------------------------------------------------------------- create and validate

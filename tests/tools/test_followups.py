@@ -10,11 +10,13 @@ from bot.clock import ManualClock
 from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import JobStatus
+from tests.tools import lifecycle
 from tools.agent.offline import _fired
 from tools.errors import NotAllowed, UserError
-from tools.jobs import reminders as followups
+from tools.jobs import reminders
 from tools.jobs.engine import Engine
 from tools.jobs.limits import Limits
+from tools.jobs.marker import wake_text
 from tools.jobs.model import Target
 from tools.schedule import Cron, Once, Schedule
 
@@ -36,17 +38,8 @@ def engine(db: Database, clock: ManualClock) -> Engine:
 
 
 async def fire(engine: Engine) -> list[str]:
-    """Claim what is due and record it delivered; the kinds of the runs fired."""
-    kinds = []
-    for claim in await engine.claim_due(limit=10, lease=LEASE):
-        decision = engine.decide(claim)
-        if decision.deliver:
-            await engine.record([engine.delivered(claim, decision, message_id=1)])
-            kinds.append(claim.run.kind)
-        else:
-            await engine.record([engine.skipped(claim, decision)])
-            kinds.append("skipped")
-    return kinds
+    """Fire what is due through the real dispatcher; the kinds of the runs fired."""
+    return [f.run_kind if f.delivered else "skipped" for f in await lifecycle.fire(engine)]
 
 
 async def reminder(engine: Engine, clock: ManualClock, **follow: int) -> int:
@@ -66,13 +59,13 @@ async def test_cycle_state_then_completed_after_max(engine: Engine, clock: Manua
     sent = clock.now()
     assert await fire(engine) == ["run"]
     job = await engine.get(job_id)
-    state = followups.awaiting(job)
+    state = reminders.awaiting(job)
     assert job.status == JobStatus.ACTIVE and job.next_run_at == sent + timedelta(minutes=30)
     assert state is not None and state["attempt"] == 2 and state["of"] == 3
     assert (job.meta or {})["run_kind"] == "follow_up" and job.run_count == 1
     await clock.advance(1800)
     assert await fire(engine) == ["follow_up"]
-    assert followups.awaiting(await engine.get(job_id))["attempt"] == 3  # type: ignore[index]
+    assert reminders.awaiting(await engine.get(job_id))["attempt"] == 3  # type: ignore[index]
     await clock.advance(1800)
     assert await fire(engine) == ["follow_up"]
     job = await engine.get(job_id)
@@ -129,7 +122,7 @@ async def test_acknowledge_while_follow_up_in_flight(engine: Engine, clock: Manu
     assert ended
     await engine.record([engine.delivered(claim, engine.decide(claim), message_id=2)])
     job = await engine.get(job_id)
-    assert job.status == JobStatus.COMPLETED and followups.awaiting(job) is None
+    assert job.status == JobStatus.COMPLETED and reminders.awaiting(job) is None
 
 
 async def test_no_follow_up_without_config(engine: Engine, clock: ManualClock) -> None:
@@ -151,7 +144,7 @@ async def test_failed_delivery_has_no_follow_up(engine: Engine, clock: ManualClo
     outcome, _ = engine.failed(claim, "thread gone", retryable=False)
     await engine.record([outcome])
     job = await engine.get(job_id)
-    assert job.status == JobStatus.FAILED and followups.awaiting(job) is None
+    assert job.status == JobStatus.FAILED and reminders.awaiting(job) is None
 
 
 async def test_snooze_completed_one_off_refires(engine: Engine, clock: ManualClock) -> None:
@@ -193,7 +186,7 @@ async def test_recurring_snooze_and_cycle_resume(engine: Engine, clock: ManualCl
     current = await engine.get(job.id)
     assert current.next_run_at == start + timedelta(days=1, hours=3)
     assert current.meta["resume_at"] == (nine_tomorrow + timedelta(days=1)).isoformat()  # type: ignore[index]
-    assert followups.awaiting(current) is None
+    assert reminders.awaiting(current) is None
 
 
 def test_wake_up_text_and_offline_reply() -> None:
@@ -207,9 +200,9 @@ def test_wake_up_text_and_offline_reply() -> None:
         follow_up = NAG
 
     runs = [Run("run", 0), Run("follow_up", 30), Run("follow_up", 60)]
-    wake = followups.wake_up(Job(), runs[2], runs)  # type: ignore[arg-type]
+    wake = reminders.wake_up(Job(), runs[2], runs)  # type: ignore[arg-type]
     assert (wake.attempt, wake.of, wake.previous_sent_at) == (3, 3, runs[1].delivered_at)
-    text = followups.wake_text("call mom", wake, "Europe/Berlin")
+    text = wake_text("call mom", wake, "Europe/Berlin")
     assert text.startswith("Follow-up reminder triggered (attempt 3 of 3).")
     assert (
         "Original reminder: call mom" in text and "sent at 2026-01-01 10:30 Europe/Berlin" in text
@@ -217,6 +210,6 @@ def test_wake_up_text_and_offline_reply() -> None:
     assert _fired(f"[Scheduled job #1 (reminder) fired] {text}") == (
         "⏰ Just checking in — call mom (reminder 3 of 3)"
     )
-    first = followups.wake_text("call mom", followups.wake_up(Job(), runs[0], runs), "UTC")  # type: ignore[arg-type]
+    first = wake_text("call mom", reminders.wake_up(Job(), runs[0], runs), "UTC")  # type: ignore[arg-type]
     assert first == "Reminder triggered.\nTask: Send a reminder about: call mom"
     assert _fired(f"[Scheduled job #1 (reminder) fired] {first}") == "⏰ call mom"

@@ -1,0 +1,266 @@
+"""`JobStore`, method by method, on its own (no engine): reads, creations guarded by the
+owner's open jobs, compare-and-set changes, recording runs, and the hand-over paths."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from storage.db import Database
+from storage.jobs import Changed, Finished, JobSnapshot, JobStore, RunNote
+from storage.models import JobRun, JobStatus, RunOutcome
+
+NOW = datetime(2026, 11, 23, 8, tzinfo=UTC)
+LEASE = timedelta(seconds=90)
+
+
+def job(at: datetime | None = NOW, **kw: object) -> dict[str, object]:
+    values: dict[str, object] = dict(
+        owner_id=1,
+        guild_id=10,
+        channel_id=100,
+        command="x",
+        kind="delayed",
+        schedule={"type": "once", "at": (at or NOW).isoformat()},
+        tz="UTC",
+        status=JobStatus.ACTIVE,
+        created_by="user",
+        created_at=NOW,
+        updated_at=NOW,
+        next_run_at=at,
+    )
+    values.update(kw)
+    return values
+
+
+@pytest.fixture
+def store(db: Database) -> JobStore:
+    return JobStore(db)
+
+
+async def delivered(store: JobStore, job_id: int, at: datetime = NOW) -> JobRun:
+    """Claim the job's due run and mark it delivered; the run as stored."""
+    [claim] = await store.claim_due(at, limit=10, lease=LEASE)
+    assert claim.job.id == job_id
+    await store.update_run(claim.run.id, outcome=RunOutcome.DELIVERED, delivered_at=at)
+    [run] = await store.runs(job_id)
+    return run
+
+
+# ---------------------------------------------------------------- reads
+
+
+async def test_get_returns_the_row_or_none(store: JobStore) -> None:
+    job_id = await store.create(job(command="call mom"))
+    got = await store.get(job_id)
+    assert got is not None and got.command == "call mom" and got.status == JobStatus.ACTIVE
+    assert got.run_count == 0 and got.failure_streak == 0
+    assert await store.get(job_id + 100) is None
+
+
+async def test_find_filters_orders_and_pages(store: JobStore) -> None:
+    later = await store.create(job(NOW + timedelta(hours=2)))
+    sooner = await store.create(job(NOW + timedelta(hours=1)))
+    paused = await store.create(job(None, status=JobStatus.PAUSED, tz="Europe/Berlin"))
+    await store.create(job(NOW, owner_id=2, channel_id=200, guild_id=20))
+    await store.create(job(None, status=JobStatus.COMPLETED))
+    mine = await store.find(owner_id=1)
+    assert [j.id for j in mine] == [sooner, later, paused]  # by next run, unscheduled last
+    assert [j.id for j in await store.find(owner_id=1, tz="Europe/Berlin")] == [paused]
+    assert len(await store.find(owner_id=1, statuses=None)) == 4
+    assert [j.owner_id for j in await store.find(guild_id=20)] == [2]
+    assert [j.owner_id for j in await store.find(channel_id=200)] == [2]
+    assert [j.id for j in await store.find(owner_id=1, limit=1, offset=1)] == [later]
+
+
+async def test_count_and_count_by_status(store: JobStore) -> None:
+    await store.create(job())
+    await store.create(job(None, status=JobStatus.PAUSED))
+    await store.create(job(None, status=JobStatus.CANCELLED))
+    assert await store.count(owner_id=1) == 2
+    assert await store.count(owner_id=1, statuses=[JobStatus.CANCELLED]) == 1
+    assert await store.count(owner_id=2) == 0
+    assert await store.count_by_status() == {"active": 1, "paused": 1, "cancelled": 1}
+
+
+async def test_earliest_due_counts_only_active_jobs(store: JobStore) -> None:
+    assert await store.earliest_due() is None
+    await store.create(job(NOW - timedelta(hours=1), status=JobStatus.PAUSED))
+    await store.create(job(NOW + timedelta(minutes=5)))
+    assert await store.earliest_due() == NOW + timedelta(minutes=5)
+
+
+async def test_runs_and_run_by_nonce(store: JobStore) -> None:
+    job_id = await store.create(job())
+    run = await delivered(store, job_id)
+    assert run.outcome == RunOutcome.DELIVERED and run.scheduled_for == NOW
+    found = await store.run_by_nonce(run.nonce)
+    assert found is not None and found.id == run.id
+    assert await store.run_by_nonce("nope") is None
+    assert await store.runs(job_id + 1) == []
+
+
+async def test_open_keys_lists_each_owners_open_jobs(store: JobStore) -> None:
+    a = await store.create(job(command="a"))
+    b = await store.create(job(None, command="b", status=JobStatus.PENDING_APPROVAL))
+    await store.create(job(None, command="c", status=JobStatus.COMPLETED))
+    keys = await store.open_keys([1, 2, 1])
+    assert sorted(k.id for k in keys[1]) == [a, b] and keys[2] == []
+    assert {k.command for k in keys[1]} == {"a", "b"}
+
+
+# ---------------------------------------------------------------- creations
+
+
+async def test_create_refuses_when_the_owners_open_jobs_changed(store: JobStore) -> None:
+    first = await store.create(job(command="a"))
+    checked = frozenset(k.id for k in (await store.open_keys([1]))[1])
+    await store.create(job(command="b"))  # someone else's creation, after the check
+    with pytest.raises(Changed):
+        await store.create(job(command="c"), open_ids={1: checked})
+    assert [j.command for j in await store.find(owner_id=1)] == ["a", "b"]
+    now_open = frozenset(k.id for k in (await store.open_keys([1]))[1])
+    assert first in now_open
+    assert await store.create(job(command="c"), open_ids={1: now_open}) > first
+
+
+async def test_create_many_is_all_or_nothing(store: JobStore) -> None:
+    assert await store.create_many([job(command="a"), job(command="b", owner_id=2)]) == 2
+    with pytest.raises(Changed):
+        await store.create_many(
+            [job(command="c"), job(command="d", owner_id=2)],
+            open_ids={1: frozenset(), 2: frozenset()},  # both owners have one by now
+        )
+    assert await store.count(owner_id=1) == 1 and await store.count(owner_id=2) == 1
+
+
+# ---------------------------------------------------------------- changes
+
+
+async def test_update_sets_columns(store: JobStore) -> None:
+    job_id = await store.create(job())
+    changed = await store.update(job_id, command="y", status=JobStatus.PAUSED)
+    assert changed is not None and changed.command == "y"
+    got = await store.get(job_id)
+    assert got is not None and got.status == JobStatus.PAUSED
+    assert await store.update(job_id + 1, command="z") is None
+
+
+async def test_update_if_records_its_note_only_when_it_changes(store: JobStore) -> None:
+    job_id = await store.create(job())
+    run = await delivered(store, job_id)
+    current = await store.get(job_id)
+    assert current is not None
+    seen = {"updated_at": current.updated_at}
+    note = RunNote(run.id, "acknowledged", {"how": "done"})
+    later = NOW + timedelta(minutes=1)
+    assert await store.update_if(job_id, seen, {"updated_at": later}, note=note) is not None
+    assert await store.update_if(job_id, seen, {"updated_at": later}, note=note) is None
+    [after] = await store.runs(job_id)
+    assert after.details == {"acknowledged": {"how": "done"}}
+
+
+async def test_note_on_run_finds_the_run_it_answers(store: JobStore) -> None:
+    job_id = await store.create(job())
+    other = await store.create(job(owner_id=2))
+    claims = await store.claim_due(NOW, limit=10, lease=LEASE)
+    for claim in claims:
+        await store.update_run(claim.run.id, outcome=RunOutcome.DELIVERED, delivered_at=NOW)
+    other_run = next(c.run for c in claims if c.job.id == other)
+    # No run given: the latest delivered run of the job.
+    await store.note_on_run(job_id, RunNote(None, "snoozed", {"until": "later"}))
+    # Another job's run id is not this job's: falls back to this job's latest run.
+    await store.note_on_run(job_id, RunNote(other_run.id, "acknowledged", {"how": "message"}))
+    [mine] = await store.runs(job_id)
+    assert mine.details == {"snoozed": {"until": "later"}, "acknowledged": {"how": "message"}}
+    [theirs] = await store.runs(other)
+    assert not theirs.details
+
+
+async def test_update_run_sets_run_columns(store: JobStore) -> None:
+    job_id = await store.create(job())
+    [claim] = await store.claim_due(NOW, limit=1, lease=LEASE)
+    await store.update_run(claim.run.id, error="boom", details={"k": 1})
+    [run] = await store.runs(job_id)
+    assert run.error == "boom" and run.details == {"k": 1}
+
+
+# ---------------------------------------------------------------- recording runs
+
+
+async def test_finish_writes_the_run_and_the_planned_change(store: JobStore) -> None:
+    job_id = await store.create(job())
+    [claim] = await store.claim_due(NOW, limit=1, lease=LEASE)
+    changes = {"status": JobStatus.COMPLETED, "next_run_at": None, "claimed_slot": None}
+    run_values = {"outcome": RunOutcome.DELIVERED, "delivered_at": NOW}
+    jobs, stale = await store.finish([Finished(claim, run_values, claim.job, changes)])
+    assert stale == []
+    after = jobs[job_id]
+    assert after is not None and after.status == JobStatus.COMPLETED
+    got = await store.get(job_id)
+    assert got is not None and got.status == JobStatus.COMPLETED and got.claimed_slot is None
+    [run] = await store.runs(job_id)
+    assert run.outcome == RunOutcome.DELIVERED and run.lease_until is None
+
+
+async def test_finish_hands_back_a_job_that_changed_since_it_was_read(store: JobStore) -> None:
+    job_id = await store.create(job())
+    [claim] = await store.claim_due(NOW, limit=1, lease=LEASE)
+    # Paused while the run was in flight: the plan made from the claimed job is stale.
+    await store.update(job_id, status=JobStatus.PAUSED, updated_at=NOW + timedelta(seconds=1))
+    changes = {"status": JobStatus.COMPLETED, "next_run_at": None, "claimed_slot": None}
+    run_values = {"outcome": RunOutcome.DELIVERED, "delivered_at": NOW}
+    planned = Finished(claim, run_values, claim.job, changes)
+    jobs, stale = await store.finish([planned])
+    assert stale == [planned]
+    now = jobs[job_id]
+    assert isinstance(now, JobSnapshot) and now.status == JobStatus.PAUSED
+    [run] = await store.runs(job_id)
+    assert run.outcome == RunOutcome.PENDING  # nothing of it was written
+    # Planned again from the job as it is now: written.
+    again = Finished(claim, run_values, now, {"claimed_slot": None})
+    jobs, stale = await store.finish([again])
+    assert stale == [] and jobs[job_id] is not None
+    got = await store.get(job_id)
+    assert got is not None and got.status == JobStatus.PAUSED and got.claimed_slot is None
+    [run] = await store.runs(job_id)
+    assert run.outcome == RunOutcome.DELIVERED
+
+
+async def test_finish_without_changes_records_only_the_run(store: JobStore) -> None:
+    job_id = await store.create(job())
+    [claim] = await store.claim_due(NOW, limit=1, lease=LEASE)
+    run_values = {"outcome": RunOutcome.FAILED, "error": "gone"}
+    jobs, stale = await store.finish([Finished(claim, run_values, None, None)])
+    assert stale == [] and jobs == {job_id: None}
+    got = await store.get(job_id)
+    assert got is not None and got.claimed_slot == NOW  # untouched
+    [run] = await store.runs(job_id)
+    assert run.outcome == RunOutcome.FAILED and run.error == "gone"
+
+
+# ---------------------------------------------------------------- hand-over paths
+
+
+async def test_hand_back_makes_unstarted_claims_due_at_their_slot(store: JobStore) -> None:
+    job_id = await store.create(job())
+    [claim] = await store.claim_due(NOW, limit=1, lease=LEASE)
+    assert await store.earliest_due() == NOW + LEASE
+    assert await store.hand_back([]) == 0
+    assert await store.hand_back([job_id]) == 1
+    assert await store.earliest_due() == NOW
+    [run] = await store.runs(job_id)
+    assert run.lease_until is None and run.id == claim.run.id
+    [again] = await store.claim_due(NOW, limit=1, lease=LEASE)
+    assert again.run.id == claim.run.id and again.run.nonce == claim.run.nonce
+
+
+async def test_mark_executed_takes_a_run_once(store: JobStore) -> None:
+    job_id = await store.create(job())
+    [claim] = await store.claim_due(NOW, limit=1, lease=LEASE)
+    taken = await store.mark_executed(claim.run.nonce, NOW)
+    assert taken is not None and taken.executed_at == NOW and taken.replied_at == NOW
+    assert await store.mark_executed(claim.run.nonce, NOW) is None
+    assert await store.mark_executed("unknown", NOW) is None
+    assert (await store.runs(job_id))[0].executed_at == NOW
