@@ -214,7 +214,12 @@ class RunNote:
 
 
 class Changed(Exception):
-    """The rows a write was planned on changed meanwhile: read them again, decide afresh."""
+    """The rows a write was planned on changed meanwhile: decide afresh. A refused creation
+    carries its owners' open jobs as they are now (`open_keys`)."""
+
+    def __init__(self, message: str, open_keys: dict[int, builtins.list[JobKey]]) -> None:
+        super().__init__(message)
+        self.open_keys = open_keys
 
 
 @dataclass(frozen=True)
@@ -253,11 +258,17 @@ def _open_keys(s: Session | Connection, owner_id: int) -> builtins.list[JobKey]:
     return [JobKey(*row) for row in _OPEN_KEYS.rows(s, {"owner": owner_id})]
 
 
-def _expect_open(s: Session | Connection, expected: Mapping[int, frozenset[int]]) -> None:
-    """Refuse (`Changed`) if an owner's open jobs are not those the caller checked."""
-    for owner, ids in expected.items():
-        if frozenset(key.id for key in _open_keys(s, owner)) != ids:
-            raise Changed(f"owner {owner}'s open jobs changed")
+def _expect_open(s: Session | Connection, expected: Mapping[int, Sequence[JobKey]]) -> None:
+    """Refuse (`Changed`) if an owner's open jobs are not those the caller checked (the
+    same jobs, with the same text, schedule and zone)."""
+    now = {owner: _open_keys(s, owner) for owner in expected}
+
+    def same(a: Sequence[JobKey], b: Sequence[JobKey]) -> bool:
+        return {k.id: k for k in a} == {k.id: k for k in b}
+
+    changed = [o for o, keys in expected.items() if not same(now[o], keys)]
+    if changed:
+        raise Changed(f"the open jobs of owners {changed} changed", now)
 
 
 class JobStore:
@@ -354,18 +365,18 @@ class JobStore:
         return await self.db.run_core(lambda conn: {o: _open_keys(conn, o) for o in owners})
 
     async def create(
-        self, values: dict[str, Any], *, open_ids: Mapping[int, frozenset[int]] | None = None
+        self, values: dict[str, Any], *, expect_open: Mapping[int, Sequence[JobKey]] | None = None
     ) -> int:
         """Store a new job from column values and return its id.
 
-        `open_ids`: the open jobs of its owner the caller checked its limits against; if
+        `expect_open`: the open jobs of its owner the caller checked its limits against; if
         they changed meanwhile, nothing is stored and `Changed` is raised.
         """
         row = _insertable(values)
 
         def work(conn: Connection) -> int:
-            if open_ids is not None:
-                _expect_open(conn, open_ids)
+            if expect_open is not None:
+                _expect_open(conn, expect_open)
             return _INSERT_JOB.insert(conn, row)
 
         return await self.db.run_core(work)
@@ -374,15 +385,15 @@ class JobStore:
         self,
         rows: builtins.list[dict[str, Any]],
         *,
-        open_ids: Mapping[int, frozenset[int]] | None = None,
+        expect_open: Mapping[int, Sequence[JobKey]] | None = None,
     ) -> int:
         """Store many new jobs (column values, as `create` takes them) in one transaction;
-        `open_ids` as for `create`, per owner."""
+        `expect_open` as for `create`, per owner."""
         prepared = [_insertable(values) for values in rows]
 
         def work(conn: Connection) -> int:
-            if open_ids is not None:
-                _expect_open(conn, open_ids)
+            if expect_open is not None:
+                _expect_open(conn, expect_open)
             _INSERT_JOB.many(conn, prepared)
             return len(prepared)
 

@@ -115,14 +115,24 @@ async def test_open_keys_lists_each_owners_open_jobs(store: JobStore) -> None:
 
 async def test_create_refuses_when_the_owners_open_jobs_changed(store: JobStore) -> None:
     first = await store.create(job(command="a"))
-    checked = frozenset(k.id for k in (await store.open_keys([1]))[1])
+    checked = await store.open_keys([1])
     await store.create(job(command="b"))  # someone else's creation, after the check
-    with pytest.raises(Changed):
-        await store.create(job(command="c"), open_ids={1: checked})
+    with pytest.raises(Changed) as refused:
+        await store.create(job(command="c"), expect_open=checked)
     assert [j.command for j in await store.find(owner_id=1)] == ["a", "b"]
-    now_open = frozenset(k.id for k in (await store.open_keys([1]))[1])
-    assert first in now_open
-    assert await store.create(job(command="c"), open_ids={1: now_open}) > first
+    now_open = refused.value.open_keys  # the owner's open jobs as they are now
+    assert sorted(k.id for k in now_open[1]) == [first, first + 1]
+    assert await store.create(job(command="c"), expect_open=now_open) > first
+
+
+async def test_create_refuses_when_an_open_job_was_edited(store: JobStore) -> None:
+    await store.create(job(command="a"))
+    checked = await store.open_keys([1])
+    [current] = await store.find(owner_id=1)
+    await store.update(current.id, command="b")  # same job, new text: duplicates differ
+    with pytest.raises(Changed) as refused:
+        await store.create(job(command="b"), expect_open=checked)
+    assert [k.command for k in refused.value.open_keys[1]] == ["b"]
 
 
 async def test_create_many_is_all_or_nothing(store: JobStore) -> None:
@@ -130,7 +140,7 @@ async def test_create_many_is_all_or_nothing(store: JobStore) -> None:
     with pytest.raises(Changed):
         await store.create_many(
             [job(command="c"), job(command="d", owner_id=2)],
-            open_ids={1: frozenset(), 2: frozenset()},  # both owners have one by now
+            expect_open={1: [], 2: []},  # both owners have one by now
         )
     assert await store.count(owner_id=1) == 1 and await store.count(owner_id=2) == 1
 

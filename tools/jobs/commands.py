@@ -9,7 +9,7 @@ open jobs the same way, so two creations can't both slip under a limit.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -45,6 +45,38 @@ class NewJob:
     next_run_at: datetime | None = None
     run_count: int = 0
     created_at: datetime | None = None
+
+
+class SeenOpenJobs:
+    """Each owner's open jobs as this engine last saw them stored, for the limit checks
+    of their next creation. Only a hint: a creation is stored only if the owner's open
+    jobs are still exactly these (else storage hands back the real ones), so a stale
+    entry costs a retry, never a wrong job. Bounded: the least recently used go first.
+    """
+
+    def __init__(self, owners: int = 4096) -> None:
+        self.owners = owners
+        self._keys: OrderedDict[int, list[JobKey]] = OrderedDict()
+
+    def get(self, owners: Sequence[int]) -> dict[int, list[JobKey]]:
+        found = {}
+        for owner in owners:
+            keys = self._keys.get(owner)
+            if keys is not None:
+                self._keys.move_to_end(owner)
+                found[owner] = keys
+        return found
+
+    def saw(self, keys: dict[int, list[JobKey]]) -> None:
+        for owner, owned in keys.items():
+            self._keys[owner] = list(owned)
+            self._keys.move_to_end(owner)
+        while len(self._keys) > self.owners:
+            self._keys.popitem(last=False)
+
+    def forget(self, owners: Sequence[int]) -> None:
+        for owner in owners:
+            self._keys.pop(owner, None)
 
 
 @dataclass(frozen=True)
@@ -93,6 +125,7 @@ class JobCommands:
     limits: Limits
     guard: Guardrails
     waker: Waker | None
+    open_seen: SeenOpenJobs
 
     def _wake(self, at: datetime | None) -> None:
         if self.waker is not None and at is not None:
@@ -220,19 +253,49 @@ class JobCommands:
         quotas and without duplicates, checked against the owners' open jobs as stored.
 
         Returns the new job's id (one) or how many were stored (`many`)."""
+        owners = list(dict.fromkeys(c.job.target.owner_id for c in batch))
+        keys: dict[int, list[JobKey]] = {}
+        fresh: set[int] = set()  # owners whose open jobs were read just now
+        if limits:
+            # Unknown owners are assumed to have no open jobs: storage refuses the creation
+            # (and hands back their real open jobs) if they have any, so the common case of
+            # a new owner costs one transaction and any other case one more.
+            keys = {o: [] for o in owners} | self.open_seen.get(owners)
         for _ in range(_CHANGE_ATTEMPTS):
-            open_ids = None
+            expected = None
             if limits:
-                keys = await self.store.open_keys(c.job.target.owner_id for c in batch)
-                self._within_limits(keys, batch, duplicates=duplicates, numbered=numbered)
-                open_ids = {o: frozenset(k.id for k in ks) for o, ks in keys.items()}
+                try:
+                    self._within_limits(keys, batch, duplicates=duplicates, numbered=numbered)
+                except UserError:
+                    remembered = [o for o in owners if o not in fresh]
+                    if not remembered:
+                        raise
+                    # Refuse only on what is stored now, not on what this engine last saw.
+                    now = await self.store.open_keys(remembered)
+                    keys |= now
+                    fresh.update(remembered)
+                    self.open_seen.saw(now)
+                    continue
+                expected = {o: keys[o] for o in owners}
             rows = [c.row for c in batch]
             try:
                 if many:
-                    return await self.store.create_many(rows, open_ids=open_ids)
-                return await self.store.create(rows[0], open_ids=open_ids)
-            except Changed:
-                continue  # another job of the owner came or went meanwhile: check again
+                    stored = await self.store.create_many(rows, expect_open=expected)
+                    self.open_seen.forget(owners)  # their new ids are not known here
+                    return stored
+                job_id = await self.store.create(rows[0], expect_open=expected)
+            except Changed as changed:
+                # Another job of the owner came or went meanwhile: check again against
+                # its open jobs as they are now.
+                keys |= changed.open_keys
+                fresh.update(changed.open_keys)
+                self.open_seen.saw(changed.open_keys)
+                continue
+            if limits:
+                row = rows[0]
+                new = JobKey(job_id, row["command"], row["schedule"], row["tz"])
+                self.open_seen.saw({owners[0]: [*keys[owners[0]], new]})
+            return job_id
         raise UserError("Your jobs are changing right now; try again in a moment.")
 
     def _within_limits(

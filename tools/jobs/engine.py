@@ -5,7 +5,7 @@ limits and waker. It adds no behaviour of its own."""
 from __future__ import annotations
 
 from storage.jobs import JobStore
-from tools.jobs.commands import JobCommands
+from tools.jobs.commands import JobCommands, SeenOpenJobs
 from tools.jobs.limits import Guardrails, Limits
 from tools.jobs.model import Clock, Waker, utcnow
 from tools.jobs.reminders import JobReminders
@@ -27,6 +27,7 @@ class Engine(JobCommands, JobRuns, JobReminders):
         self.clock = clock
         self.guard = Guardrails(limits or Limits())
         self.waker = waker
+        self.open_seen = SeenOpenJobs()
         # Told (job as now, error) when a recurring job's failures reach the notify or
         # pause threshold; the chat surface tells the owner.
         self.failure_notices: list[FailureNotice] = []
