@@ -1521,31 +1521,35 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
 
 # ---------------------------------------------------------------- whole phrases
 
-_PRE = [
+# Each rewrite with the substrings one of which any text it changes contains: most
+# phrases contain none, and skipping the pattern then (a substring test costs a fraction
+# of a regex scan) matters because a message's spans are each preprocessed.
+_PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
     # A comma glued to the next word still separates ("10:00:00,2021", "friday,27 nov"),
     # but not inside a number ("1,000").
-    (re.compile(r",(?=[a-z]|\d{4}\b|\d{1,2}\s+[a-z])(?<!\d,)|(?<=\d),(?=\d{4}\b)"), ", "),
-    (re.compile(r"(\d)\s*-?ish\b"), r"\1"),
-    (re.compile(r"\b(\d{1,2}) (st|nd|rd|th)\b"), r"\1\2"),  # "7 th" → "7th"
+    (re.compile(r",(?=[a-z]|\d{4}\b|\d{1,2}\s+[a-z])(?<!\d,)|(?<=\d),(?=\d{4}\b)"), ", ", (",",)),
+    (re.compile(r"(\d)\s*-?ish\b"), r"\1", ("ish",)),
+    (re.compile(r"\b(\d{1,2}) (st|nd|rd|th)\b"), r"\1\2", (" st", " nd", " rd", " th")),  # "7 th"
     # "26. 10.21", "30 . 09 . 22": a spaced day.month.year triple is one dotted date.
     (
         re.compile(
             r"(?<![\d.])(\d{1,2})\s*\.\s*(\d{1,2})\s*\.\s*((?:19|20)\d{2}|\d{2})(?![\d.:-])"
         ),
         r"\1.\2.\3",
+        (".",),
     ),
     # Final punctuation goes, but not the dot closing a dotted date ("11.9.").
-    (re.compile(r"(?<!\d\.\d)(?<!\d\.\d\d)\s*[.!?]+$"), ""),
-    (re.compile(r"\s*\((.*)\)\s*$"), r" \1"),
-    (re.compile(r"\b(?:a\.m\.|am\.)(?=\s|$)"), "am"),
-    (re.compile(r"\b(?:p\.m\.|pm\.)(?=\s|$)"), "pm"),
-    (re.compile(r"\b(?:a m)(?=\s|$)"), "am"),
-    (re.compile(r"\b(?:p m)(?=\s|$)"), "pm"),
-    (re.compile(r"\b(\d+)(?:-|\s)(\d{2})\b(?=\s*(?:am|pm))"), r"\1:\2"),
-    (re.compile(r"^(?:remind me|remember|reminder)\b\s*"), ""),
-    (re.compile(r"\b(?:approximately|approx)$"), ""),
-    (re.compile(r"\bo[- ]clock\b"), "o'clock"),
-    (re.compile(r"\b(?:in the|the|this)\s+pm\b"), "in the pm"),
+    (re.compile(r"(?<!\d\.\d)(?<!\d\.\d\d)\s*[.!?]+$"), "", (".", "!", "?")),
+    (re.compile(r"\s*\((.*)\)\s*$"), r" \1", ("(",)),
+    (re.compile(r"\b(?:a\.m\.|am\.)(?=\s|$)"), "am", (".",)),
+    (re.compile(r"\b(?:p\.m\.|pm\.)(?=\s|$)"), "pm", (".",)),
+    (re.compile(r"\b(?:a m)(?=\s|$)"), "am", ("a m",)),
+    (re.compile(r"\b(?:p m)(?=\s|$)"), "pm", ("p m",)),
+    (re.compile(r"\b(\d+)(?:-|\s)(\d{2})\b(?=\s*(?:am|pm))"), r"\1:\2", ("am", "pm")),
+    (re.compile(r"^(?:remind me|remember|reminder)\b\s*"), "", ("remind", "remember")),
+    (re.compile(r"\b(?:approximately|approx)$"), "", ("approx",)),
+    (re.compile(r"\bo[- ]clock\b"), "o'clock", ("clock",)),
+    (re.compile(r"\b(?:in the|the|this)\s+pm\b"), "in the pm", ("pm",)),
 ]
 _SEP = re.compile(
     r"\s*(?:-|–|—|\bto\b|\btill\b|\btil\b|\buntil\b|\buntill\b|\bthrough\b|"
@@ -1575,8 +1579,9 @@ def _era_year(m: re.Match[str]) -> str:
 
 
 def preprocess(s: str) -> str:
-    for pat, rep in _PRE:
-        s = pat.sub(rep, s)
+    for pat, rep, needs in _PRE:
+        if any(n in s for n in needs):
+            s = pat.sub(rep, s)
     s = _ERA.sub(_era_year, s)
     return s.strip()
 
