@@ -70,6 +70,41 @@ def test_bare_hour_beside_a_day(text: str, want: datetime) -> None:
     assert at(text) == want
 
 
+# A bare hour beside a named day is read the same with or without "at": hours 1-7 with
+# no am/pm are afternoon ones (a reminder "friday at 5" is rarely for 05:00), 8-12 as
+# written; an explicit meridiem, 24-hour clock or part of day always wins.
+@pytest.mark.parametrize(
+    ("plain", "with_at", "want"),
+    [
+        ("friday 5", "friday at 5", dt(2026, 11, 27, 17)),
+        ("tomorrow 3", "tomorrow at 3", dt(2026, 11, 24, 15)),
+        ("3 tomorrow", "at 3 tomorrow", dt(2026, 11, 24, 15)),
+        ("saturday 7", "on saturday at 7", dt(2026, 11, 28, 19)),
+        ("tomorrow 9", "tomorrow at 9", dt(2026, 11, 24, 9)),
+        ("friday 8", "friday at 8", dt(2026, 11, 27, 8)),
+        ("sunday 12", "sunday at 12", dt(2026, 11, 29, 12)),
+    ],
+)
+def test_bare_hour_beside_a_day_with_or_without_at(
+    plain: str, with_at: str, want: datetime
+) -> None:
+    assert at(plain) == want
+    assert at(with_at) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("friday at 5am", dt(2026, 11, 27, 5)),
+        ("tomorrow at 05:00", dt(2026, 11, 24, 5)),
+        ("tomorrow at 3 in the morning", dt(2026, 11, 24, 3)),
+        ("friday at 5:30", dt(2026, 11, 27, 5, 30)),
+    ],
+)
+def test_hour_beside_a_day_keeps_what_is_written(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
 @pytest.mark.parametrize(
     ("text", "want"),
     [

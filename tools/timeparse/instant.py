@@ -1477,9 +1477,14 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
     hours: list[int] | None = None
     if f.hour is not None:
         hours = _hours(f)
-        if f.bare_hour and not f.pod and len(hours) == 2:
-            # A bare hour beside a day is read as a waking hour: "9 tomorrow" is 09:00,
-            # "friday 5" is 17:00 (hours before 8 are afternoon ones).
+        if (
+            not f.pod
+            and len(hours) == 2
+            and (f.bare_hour or (day is not None and "bare_number" in f.extra))
+        ):
+            # A bare hour beside a day is read as a waking hour, with or without "at":
+            # "9 tomorrow" is 09:00, "friday 5" and "friday at 5" are 17:00 (hours
+            # before 8 are afternoon ones).
             hours = [f.hour + 12 if f.hour < 8 else f.hour]
     elif f.pod is not None:
         hours = [PODS[f.pod][0]]
