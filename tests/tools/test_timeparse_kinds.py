@@ -838,6 +838,31 @@ def test_decades_and_centuries(text: str, years: int) -> None:
     assert at(text) == NOW.replace(tzinfo=None, year=2026 + years)
 
 
+# "next/last <unit>" for every calendar unit: a fortnight is two weeks from this week's
+# Monday; a decade or century shifts the year by 10 or 100 (its first day, as for "next
+# year": Homar has no decade grain); "this decade" names no single start and is refused.
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("next fortnight", dt(2026, 12, 7)),
+        ("the following fortnight", dt(2026, 12, 7)),
+        ("last fortnight", dt(2026, 11, 9)),
+        ("next decade", dt(2036, 1, 1)),
+        ("the coming decade", dt(2036, 1, 1)),
+        ("last decade", dt(2016, 1, 1)),
+        ("next century", dt(2126, 1, 1)),
+        ("the previous century", dt(1926, 1, 1)),
+    ],
+)
+def test_next_and_last_fortnight_decade_century(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize("text", ["this decade", "the current century"])
+def test_this_decade_is_no_time(text: str) -> None:
+    assert at(text) is None
+
+
 # "<duration> before/earlier" at the end of a phrase counts back from now, like "ago".
 @pytest.mark.parametrize(
     ("text", "delta"),

@@ -521,9 +521,18 @@ def _tonight(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+# Years in the units longer than a year.
+_LONG_UNITS = {"decade": 10, "century": 100}
+
+
 def _period_start(unit: str, d: date, shift: int) -> tuple[date, str]:
     if unit == "week":
         return week_start(d) + timedelta(weeks=shift), "week"
+    if unit == "fortnight":
+        return week_start(d) + timedelta(weeks=2 * shift), "week"
+    if unit in _LONG_UNITS:
+        # No decade grain: "next decade" is the year ten on, like "next year" one on.
+        return date(d.year + _LONG_UNITS[unit] * shift, 1, 1), "year"
     if unit == "month":
         return add_months(d.replace(day=1), shift), "month"
     if unit == "quarter":
@@ -553,10 +562,16 @@ def _week_number(m: re.Match[str], f: Frame, c: Ctx) -> None:
     raise Conflict("week")
 
 
-@piece(r"(?:the\s+)?(?P<mod>" + _REL_WORDS + r")\s+(?P<u>week|month|year|quarter|qtr)")
+@piece(
+    r"(?:the\s+)?(?P<mod>" + _REL_WORDS + r")\s+"
+    r"(?P<u>week|month|year|quarter|qtr|fortnight|decade|century)"
+)
 def _rel_period(m: re.Match[str], f: Frame, c: Ctx) -> None:
     u = "quarter" if m["u"] == "qtr" else m["u"]
-    d, grain = _period_start(u, c.today, _rel_shift(m["mod"]))
+    shift = _rel_shift(m["mod"])
+    if u in _LONG_UNITS and not shift:
+        raise Conflict("period")  # "this decade": the 2020s, or ten years from now?
+    d, grain = _period_start(u, c.today, shift)
     f.set(date=d, grain=grain)
     f.weak = False
 
