@@ -1043,3 +1043,37 @@ def test_morning_and_evening_times_still_read() -> None:
     assert runs("every morning at 7", 1) == [dt(2026, 11, 24, 7)]
     assert runs("every evening at 7", 1) == [dt(2026, 11, 23, 19)]
     assert runs("every day at 9am and 9pm", 2) == [dt(2026, 11, 23, 21), dt(2026, 11, 24, 9)]
+
+
+# A year-first date with a 12-hour clock and its meridiem: the meridiem belongs to the
+# clock (it read as None, or split off as 02:26, or "2027-10-09" as a range from 20:27).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2027/10/9 2:26 pm",
+        "2027/10/09 2:26 pm",
+        "2027-10-09 2:26 pm",
+        "2027-10-09 2:26 p.m.",
+        "2027.10.09 2:26 PM",
+        "2027/10/9 at 2:26 pm",
+    ],
+)
+def test_year_first_date_with_a_meridiem_clock(text: str) -> None:
+    assert at(text) == dt(2027, 10, 9, 14, 26)
+    found = split_when(f"remind me {text} to file taxes", now=NOW, tz=TZ)
+    assert found is not None
+    assert found.schedule.astimezone(Z).replace(tzinfo=None) == dt(2027, 10, 9, 14, 26)
+    assert found.rest == "file taxes"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("2027-10-09 02:26", dt(2027, 10, 9, 2, 26)),
+        ("2027-10-09 14:26", dt(2027, 10, 9, 14, 26)),
+        ("2027-10-09 2:26 am", dt(2027, 10, 9, 2, 26)),
+        ("2027-10-09T02:26", dt(2027, 10, 9, 2, 26)),
+    ],
+)
+def test_year_first_date_with_a_clock(text: str, want: datetime) -> None:
+    assert at(text) == want

@@ -181,7 +181,9 @@ def piece(pattern: str) -> Callable[[Handler], Handler]:
 
 @piece(
     r"(?P<y>\d{4})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
-    r"(?:[t ](?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.\d+)?)?)?(?P<z>z|[+-]\d{2}:?\d{2})?"
+    # A clock followed by a meridiem ("2:26 pm") is left to the clock pieces.
+    r"(?:[t ](?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.\d+)?)?(?!\s*[ap]\.?\s?m\b))?"
+    r"(?P<z>z|[+-]\d{2}:?\d{2})?"
 )
 def _iso(m: re.Match[str], f: Frame, c: Ctx) -> None:
     y, mo, d = int(m["y"]), int(m["m"]), int(m["d"])
