@@ -689,10 +689,26 @@ def test_yearly_holidays(text: str, first: datetime, second: datetime) -> None:
 
 
 def test_holidays_without_a_fixed_rule_are_not_recurrences() -> None:
-    # Easter moves by the computus and Black Friday is no fixed n-th Friday: RRULE
-    # cannot say them, so they are refused rather than approximated.
-    assert parse_recurrence("every easter monday", now=NOW, tz=TZ) is None
+    # Black Friday is no fixed n-th Friday (and no fixed distance from Easter): RRULE
+    # cannot say it, so it is refused rather than approximated.
     assert parse_recurrence("every black friday", now=NOW, tz=TZ) is None
+
+
+# Easter moves by the computus; RRULE's BYEASTER says "n days from Easter Sunday".
+@pytest.mark.parametrize(
+    ("text", "first", "second"),
+    [
+        ("every easter", dt(2027, 3, 28), dt(2028, 4, 16)),
+        ("every easter sunday at 10am", dt(2027, 3, 28, 10), dt(2028, 4, 16, 10)),
+        ("each good friday at 6pm", dt(2027, 3, 26, 18), dt(2028, 4, 14, 18)),
+        ("every easter monday", dt(2027, 3, 29), dt(2028, 4, 17)),
+        ("every year on ash wednesday", dt(2027, 2, 10), dt(2028, 3, 1)),
+        ("every pentecost in the evening", dt(2027, 5, 16, 18), dt(2028, 6, 4, 18)),
+    ],
+)
+def test_movable_feasts_repeat_yearly(text: str, first: datetime, second: datetime) -> None:
+    assert runs(text, 2) == [first, second]
+    assert explain_invalid_date(text) is None
 
 
 @pytest.mark.parametrize(
@@ -973,9 +989,17 @@ def test_be_after_a_clock_is_a_word() -> None:
     assert split_when("at 9 be there", now=NOW, tz=TZ) is not None
 
 
-@pytest.mark.parametrize("text", ["every easter", "remind me each good friday to call mum"])
-def test_repeating_a_movable_feast_is_explained(text: str) -> None:
-    # RRULE cannot say Easter-based days, so they are refused — with what to type instead.
+def test_repeating_a_movable_feast_is_found_in_a_message() -> None:
+    found = split_when("remind me each good friday to call mum", now=NOW, tz=TZ)
+    assert found is not None and found.rest == "call mum"
+    assert not isinstance(found.schedule, datetime)
+    got = [r.astimezone(Z).replace(tzinfo=None) for r in found.schedule.next_runs(NOW, 2)]
+    assert got == [dt(2027, 3, 26), dt(2028, 4, 14)]
+
+
+@pytest.mark.parametrize("text", ["every black friday", "remind me each black friday to shop"])
+def test_repeating_a_holiday_without_a_rule_is_explained(text: str) -> None:
+    # RRULE cannot say Black Friday, so it is refused — with what to type instead.
     note = explain_invalid_date(text)
     assert note is not None and "every year on" in note and "on " in note
     assert split_when(text, now=NOW, tz=TZ) is None

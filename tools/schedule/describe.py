@@ -217,6 +217,19 @@ def _describe_rrule(r: RRule) -> str:
         )
         of = every if interval > 1 else "every month"
         return f"on the {days} of {of} {at}"
+    if "BYEASTER" in p and freq == "YEARLY":
+        shift = int(p["BYEASTER"])
+        side = "after" if shift > 0 else "before"
+        feast = (
+            "on Easter Sunday"
+            if not shift
+            else (
+                f"on the day {side} Easter Sunday"
+                if abs(shift) == 1
+                else f"{abs(shift)} days {side} Easter Sunday"
+            )
+        )
+        return f"{every} {feast} {at}"
     if freq == "YEARLY":
         month = int(p.get("BYMONTH", r.start.month))
         day = int(p.get("BYMONTHDAY", r.start.day))

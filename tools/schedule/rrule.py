@@ -23,6 +23,7 @@ _RRULE_KEYS = {
     "BYSETPOS",
     "BYYEARDAY",
     "BYWEEKNO",
+    "BYEASTER",  # days from Easter Sunday (dateutil's extension): "every good friday"
     "WKST",
     "COUNT",
     "UNTIL",

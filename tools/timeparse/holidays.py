@@ -91,9 +91,9 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
 ]
 _COMPILED = [(re.compile(p + r"(?![\w'])"), rule) for p, rule in _RULES]
 
-# The same days as RRULE parts, for "every christmas", "every thanksgiving at 6pm":
-# BYMONTH/BYMONTHDAY or an n-th weekday. Easter-based days have no such form in the
-# schedule engine's RRULE subset, so "every easter" is not read as a recurrence.
+# The same days as RRULE parts, for "every christmas", "every thanksgiving at 6pm",
+# "each good friday": BYMONTH/BYMONTHDAY, an n-th weekday, or a fixed distance from
+# Easter Sunday (BYEASTER). Read off each rule's days, so a rule added later is covered.
 _RRULE_PARTS: dict[str, str] = {}
 
 
@@ -116,6 +116,8 @@ for _p, _rule in _RULES:
                 _register_rrule(_p, f"BYMONTH={days[0].month};BYDAY={nths.pop()}{code}")
             elif all(d.weekday() == wd for d in days) and lasts == {-1}:
                 _register_rrule(_p, f"BYMONTH={days[0].month};BYDAY=-1{code}")
+            elif len(shifts := {(d - easter(d.year)).days for d in days}) == 1:
+                _register_rrule(_p, f"BYEASTER={shifts.pop()}")
 
 
 def holiday_rrule(name: str) -> str | None:
