@@ -1101,3 +1101,23 @@ def test_year_first_date_with_a_meridiem_clock(text: str) -> None:
 )
 def test_year_first_date_with_a_clock(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+# The meridiem written before the clock, in the order East Asian dates use ("PM 2:26").
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("pm 2:26", dt(2026, 11, 23, 14, 26)),
+        ("tomorrow PM 2:26", dt(2026, 11, 24, 14, 26)),
+        ("2027/10/9 PM 2:26", dt(2027, 10, 9, 14, 26)),
+        ("friday a.m. 9:30", dt(2026, 11, 27, 9, 30)),
+        ("tomorrow am 12:15", dt(2026, 11, 24, 0, 15)),
+    ],
+)
+def test_meridiem_before_the_clock(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize("text", ["am 13:30", "tomorrow am 2:26 pm"])
+def test_meridiem_before_the_clock_must_agree(text: str) -> None:
+    assert at(text) is None

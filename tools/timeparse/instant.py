@@ -1081,6 +1081,13 @@ def _bare_hour(m: re.Match[str], f: Frame, c: Ctx) -> None:
 # ---------------------------------------------------------------- parts of day
 
 
+@piece(r"(?P<ap>a\.?m\.?|p\.?m\.?)\s*(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?(?![\d:])")
+def _meridiem_first(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "PM 2:26": the meridiem before the clock, the order East Asian dates use. Only
+    with a colon clock: "am 10.10" is German for "on 10 October"."""
+    _set_time(f, int(m["h"]), int(m["m"]), int(m["s"] or 0), m["ap"][0] + "m")
+
+
 @piece(r"(?:in\s+the\s+|this\s+|the\s+)?(?P<ap>a\.?m\.?|p\.?m\.?)")
 def _in_the_pm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if not m.group(0).startswith(("in", "this", "the")):
