@@ -1121,3 +1121,41 @@ def test_meridiem_before_the_clock(text: str, want: datetime) -> None:
 @pytest.mark.parametrize("text", ["am 13:30", "tomorrow am 2:26 pm"])
 def test_meridiem_before_the_clock_must_agree(text: str) -> None:
     assert at(text) is None
+
+
+# Round and square brackets around part of a time are punctuation, wherever they stand.
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("[sept] 2027", dt(2027, 9, 1)),
+        ("(sept) 2027", dt(2027, 9, 1)),
+        ("friday [9am]", dt(2026, 11, 27, 9)),
+        ("(9am) friday", dt(2026, 11, 27, 9)),
+        ("friday (9am)", dt(2026, 11, 27, 9)),
+        ("dec 3 [thursday]", dt(2026, 12, 3)),
+    ],
+)
+def test_brackets_inside_a_time(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_a_bracketed_clock_before_a_day_is_not_split_from_it() -> None:
+    # "(9am)" alone read as tomorrow 09:00, leaving "friday" in the reminder's text.
+    found = split_when("remind me (9am) friday to call Ana", now=NOW, tz=TZ)
+    assert found is not None
+    assert found.schedule == datetime(2026, 11, 27, 9, tzinfo=Z)
+    assert found.rest == "call Ana"
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("call (Ana friday) at 9am", "call Ana"),
+        ("remind me 05.12.2027 (8 o'clock) to call mom", "call mom"),
+        ("call Ana (about the party) friday 9am", "call Ana (about the party)"),
+        ("call Ana [friday 9am] about [the party]", "call Ana about [the party]"),
+    ],
+)
+def test_the_rest_keeps_no_half_of_a_bracket(text: str, rest: str) -> None:
+    found = split_when(text, now=NOW, tz=TZ)
+    assert found is not None and found.rest == rest

@@ -1569,7 +1569,8 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
     ),
     # Final punctuation goes, but not the dot closing a dotted date ("11.9.").
     (re.compile(r"(?<!\d\.\d)(?<!\d\.\d\d)\s*[.!?]+$"), "", (".", "!", "?")),
-    (re.compile(r"\s*\((.*)\)\s*$"), r" \1", ("(",)),
+    # Round and square brackets are punctuation: "(9am) friday", "[sept] 2027".
+    (re.compile(r"\s*[()\[\]]+\s*"), " ", ("(", ")", "[", "]")),
     (re.compile(r"\b(?:a\.m\.|am\.)(?=\s|$)"), "am", (".",)),
     (re.compile(r"\b(?:p\.m\.|pm\.)(?=\s|$)"), "pm", (".",)),
     (re.compile(r"\b(?:a m)(?=\s|$)"), "am", ("a m",)),

@@ -197,8 +197,28 @@ class When:
     rest: str
 
 
+_PAIRS = {")": "(", "]": "["}
+
+
+def _balanced(text: str) -> str:
+    """`text` without the brackets whose partner went with the time ("call (Ana friday)
+    at 9am" leaves "call (Ana")."""
+    open_at: list[int] = []
+    drop: set[int] = set()
+    for k, ch in enumerate(text):
+        if ch in "([":
+            open_at.append(k)
+        elif ch in _PAIRS:
+            if open_at and text[open_at[-1]] == _PAIRS[ch]:
+                open_at.pop()
+            else:
+                drop.add(k)
+    drop.update(open_at)
+    return "".join(ch for k, ch in enumerate(text) if k not in drop)
+
+
 def _clean(words: list[str]) -> str:
-    text = " ".join(words)
+    text = _balanced(" ".join(words))
     text = _LEAD.sub("", text.strip())
     text = _LEAD_TO.sub("", text)
     text = _TAIL.sub("", text)
@@ -207,7 +227,7 @@ def _clean(words: list[str]) -> str:
 
 
 def _bare(word: str) -> str:
-    return word.lower().strip(",.;:!?()\"'")
+    return word.lower().strip(",.;:!?()[]\"'")
 
 
 def _ctx(local_now: datetime, zone: tzinfo, work: Budget, frames: dict[str, Frame | None]) -> Ctx:
