@@ -1159,3 +1159,18 @@ def test_a_bracketed_clock_before_a_day_is_not_split_from_it() -> None:
 def test_the_rest_keeps_no_half_of_a_bracket(text: str, rest: str) -> None:
     found = split_when(text, now=NOW, tz=TZ)
     assert found is not None and found.rest == rest
+
+
+# A two-digit year means the same in every notation: the year within 30 years ahead of
+# today, else the century before (in 2026: '50 is 2050, '60 is 1960).
+@pytest.mark.parametrize(("yy", "year"), [("17", 2017), ("50", 2050), ("56", 2056), ("60", 1960)])
+def test_two_digit_years_read_alike_in_every_notation(yy: str, year: int) -> None:
+    want = dt(year, 3, 4)
+    assert at(f"3/4/{yy}") == want
+    assert at(f"4.3.{yy}") == want
+    assert at(f"march 4, '{yy}") == want
+
+
+def test_a_smiley_in_the_rest_is_kept() -> None:
+    found = split_when("remind me friday at 9 to send the slides to Omar :)", now=NOW, tz=TZ)
+    assert found is not None and found.rest.endswith(":)")

@@ -205,11 +205,18 @@ def _iso(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+def two_digit_year(yy: int, c: Ctx) -> int:
+    """The year a two-digit one means, in every notation ("3/4/50", "4.3.50", "march 4,
+    '50"): the nearest century that keeps it within 30 years ahead of today."""
+    century = c.today.year // 100 * 100
+    return century + yy if century + yy <= c.today.year + 30 else century - 100 + yy
+
+
 @piece(r"(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4}|\d{2})")
 def _mdy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     y = int(m["y"])
-    if y < 100:
-        y += 1900 if y >= 50 else 2000
+    if len(m["y"]) == 2:
+        y = two_digit_year(y, c)
     mo, d = int(m["m"]), int(m["d"])
     if mo > 12 and valid_date(y, d, mo):
         mo, d = d, mo  # "20/10/2017": day first is the only reading
@@ -278,7 +285,7 @@ def _dm_dot(m: re.Match[str], f: Frame, c: Ctx) -> None:
         raise Conflict("date")
     if m["y"]:
         y = int(m["y"])
-        y = y + 2000 if y < 100 else y
+        y = two_digit_year(y, c) if len(m["y"]) == 2 else y
         if not valid_date(y, mo, d):
             raise Conflict("date")
         f.set(date=date(y, mo, d), grain="day")
@@ -333,10 +340,7 @@ def _year_or_clock(text: str, f: Frame, c: Ctx) -> None:
     reminder would name that year (more than 30 years ahead or before 1900)."""
     text = text.strip(" '")
     if len(text) == 2:
-        # Two-digit years: the nearest century that keeps them within 30 years ahead.
-        yy = int(text)
-        century = c.today.year // 100 * 100
-        f.set(year=century + yy if century + yy <= c.today.year + 30 else century - 100 + yy)
+        f.set(year=two_digit_year(int(text), c))
         return
     y = int(text)
     hh, mm = divmod(y, 100)

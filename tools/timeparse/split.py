@@ -200,11 +200,10 @@ class When:
 _PAIRS = {")": "(", "]": "["}
 
 
-def _balanced(text: str) -> str:
-    """`text` without the brackets whose partner went with the time ("call (Ana friday)
-    at 9am" leaves "call (Ana")."""
+def _unmatched(text: str) -> set[int]:
+    """Positions of the brackets in `text` that have no partner."""
     open_at: list[int] = []
-    drop: set[int] = set()
+    lone: set[int] = set()
     for k, ch in enumerate(text):
         if ch in "([":
             open_at.append(k)
@@ -212,13 +211,21 @@ def _balanced(text: str) -> str:
             if open_at and text[open_at[-1]] == _PAIRS[ch]:
                 open_at.pop()
             else:
-                drop.add(k)
-    drop.update(open_at)
-    return "".join(ch for k, ch in enumerate(text) if k not in drop)
+                lone.add(k)
+    return lone | set(open_at)
 
 
-def _clean(words: list[str]) -> str:
-    text = _balanced(" ".join(words))
+def _balanced(rest: str, message: str) -> str:
+    """`rest` without the brackets whose partner went with the time ("call (Ana friday)
+    at 9am" leaves "call (Ana"); a message that had lone ones (":)") keeps them."""
+    if _unmatched(message):
+        return rest
+    lone = _unmatched(rest)
+    return "".join(ch for k, ch in enumerate(rest) if k not in lone)
+
+
+def _clean(words: list[str], message: str = "") -> str:
+    text = _balanced(" ".join(words), message)
     text = _LEAD.sub("", text.strip())
     text = _LEAD_TO.sub("", text)
     text = _TAIL.sub("", text)
@@ -380,7 +387,7 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
                 # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
                 occasion = occasion_of(span) if isinstance(sched, Schedule) else None
                 kept = span.split()[: len(occasion.split())] if occasion else []
-                return When(sched, _clean(words[:i] + kept + words[j:]))
+                return When(sched, _clean(words[:i] + kept + words[j:], text))
     # No English time: a German/Spanish/French/Portuguese/Polish one ("morgen um 9").
     got = split_foreign(text, now=now, zone=zone)
     return When(got[0], _clean(got[1].split())) if got else None
