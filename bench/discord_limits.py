@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -34,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -100,24 +102,71 @@ def configure_logging(verbose: bool) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.ERROR)
 
 
-async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+class Stage:
+    """The real bot against the fake Discord, N reminder owners in M threads of one guild.
+
+    `stored[message_id]` is when the fake stored each message (monotonic seconds);
+    `arrivals()` reads markers and replies per job token from the fake.
+    """
+
+    def __init__(self, fake: Any, threads: int) -> None:
+        self.fake = fake
+        self.guild = fake.add_guild("Bench")
+        self.parent = fake.add_channel(self.guild.id, "general")
+        self.owners = [fake.add_user(f"user{i}") for i in range(threads)]
+        for owner in self.owners:
+            fake.add_member(self.guild.id, owner.id)
+        self.threads = [fake.add_thread(self.parent.id, f"t{i}") for i in range(threads)]
+        self.stored: dict[int, float] = {}
+        original_store = fake._store
+
+        def timed_store(message: Any) -> None:
+            self.stored[message.id] = time.monotonic()
+            original_store(message)
+
+        fake._store = timed_store
+
+    async def remind(self, runtime: Any, job: int, at: datetime) -> None:
+        """Schedule reminder `job` (its token `item-<job>`) in thread `job % M` at `at`."""
+        from tools.jobs.model import Target
+        from tools.schedule import Once, Schedule
+
+        t = job % len(self.threads)
+        await runtime.engine.create(
+            target=Target(self.owners[t].id, self.threads[t].id, self.guild.id, self.parent.id),
+            command=f"check item-{job:06d} now",
+            kind="reminder",
+            schedule=Schedule(Once(at)),
+            check_limits=False,
+        )
+
+    def arrivals(self) -> tuple[dict[int, list[float]], dict[int, list[float]]]:
+        """(markers, replies): per job token, when each copy was stored."""
+        markers: dict[int, list[float]] = {}
+        replies: dict[int, list[float]] = {}
+        for thread in self.threads:
+            for m in self.fake.bot_messages(thread.id):
+                found = TOKEN.search(m.content)
+                if found is None:
+                    continue
+                into = markers if m.content.startswith(MARKER) else replies
+                into.setdefault(int(found.group(1)), []).append(self.stored[m.id])
+        return markers, replies
+
+
+@contextlib.asynccontextmanager
+async def staged(tmp: Path, threads: int) -> AsyncIterator[tuple[Stage, Any, Any]]:
+    """A started fake Discord with a `Stage`, and the real bot (offline model, SQLite in
+    `tmp`, real clock) connected to it: yields (stage, bot, runtime)."""
     import pydantic_ai.models
 
-    from bot.pacing import Policy
     from bot.settings import load_settings
     from bot.wiring import discord_bot
     from tests.fakediscord import running_client, running_fake
-    from tools.jobs.model import Target
-    from tools.schedule import Once, Schedule
 
     pydantic_ai.models.ALLOW_MODEL_REQUESTS = False  # the offline model answers
     async with running_fake() as fake:
-        guild = fake.add_guild("Bench")
-        parent = fake.add_channel(guild.id, "general")
-        owners = [fake.add_user(f"user{i}") for i in range(args.threads)]
-        for owner in owners:
-            fake.add_member(guild.id, owner.id)
-        threads = [fake.add_thread(parent.id, f"t{i}") for i in range(args.threads)]
+        stage = Stage(fake, threads)
         settings = load_settings(
             _env_file=None,
             discord_token="fake-token",
@@ -127,73 +176,49 @@ async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             default_timezone="UTC",
         )
         bot = discord_bot(settings, guild_ready_timeout=0.01)
-        runtime = bot.runtime
+        async with running_client(bot, timeout=10.0):
+            yield stage, bot, bot.runtime
+
+
+async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    from bot.pacing import Policy
+
+    async with staged(tmp, args.threads) as (stage, bot, runtime):
+        fake = stage.fake
         budget = bot.transport.pacer.budget
         budget.policy = Policy(args.policy)
         if args.no_limits:  # nothing to pace against: measure the bot's own path
             budget.per_second = 10**6
-        async with running_client(bot, timeout=10.0):
-            limits = fake.enforce_rate_limits() if not args.no_limits else None
-            wall0 = datetime.now(UTC)
-            mono0 = time.monotonic()
-            first_due = wall0.replace(microsecond=0) + timedelta(seconds=args.lead)
-            due: list[tuple[float, int]] = []  # (offset from first_due, thread index)
-            for i in range(args.jobs):
-                t = i % args.threads
-                offset = args.due_over * i / args.jobs if args.due_over else 0.0
-                due.append((offset, t))
-                await runtime.engine.create(
-                    target=Target(owners[t].id, threads[t].id, guild.id, parent.id),
-                    command=f"check item-{i:06d} now",
-                    kind="reminder",
-                    schedule=Schedule(Once(first_due + timedelta(seconds=offset))),
-                    check_limits=False,
-                )
-            created = datetime.now(UTC)
-            if created >= first_due:
-                print(f"warning: creating took {(created - wall0).total_seconds():.1f} s")
-            mono_due = mono0 + (first_due - wall0).total_seconds()
-            ideal = ideal_reply_times(
-                due,
-                global_per_s=50 if limits else 10**9,
-                per_channel=5 if limits else 10**9,
-                window=5.0,
-            )
-            deadline = mono_due + max(ideal) + args.due_over + args.grace
-
-            replies: dict[int, list[float]] = {}
-            markers: dict[int, list[float]] = {}
-
-            def collect() -> None:
-                replies.clear()
-                markers.clear()
-                for thread in threads:
-                    for m in fake.bot_messages(thread.id):
-                        found = TOKEN.search(m.content)
-                        if found is None:
-                            continue
-                        job = int(found.group(1))
-                        into = markers if m.content.startswith(MARKER) else replies
-                        into.setdefault(job, []).append(stored[m.id])
-
-            stored: dict[int, float] = {}
-            original_store = fake._store
-
-            def timed_store(message: Any) -> None:
-                stored[message.id] = time.monotonic()
-                original_store(message)
-
-            fake._store = timed_store  # type: ignore[method-assign]
-            while time.monotonic() < deadline:
-                collect()
-                if len(replies) >= args.jobs:
-                    break
-                await asyncio.sleep(0.25)
-            await asyncio.sleep(args.settle)  # late duplicates would show up here
-            collect()
-            got_429 = sum(1 for r in fake.requests if r.status == 429)
-            global_429 = limits.global_429 if limits else 0
-            typing = len(fake.requests_matching("POST", r"/channels/\d+/typing$"))
+        limits = fake.enforce_rate_limits() if not args.no_limits else None
+        wall0 = datetime.now(UTC)
+        mono0 = time.monotonic()
+        first_due = wall0.replace(microsecond=0) + timedelta(seconds=args.lead)
+        due: list[tuple[float, int]] = []  # (offset from first_due, thread index)
+        for i in range(args.jobs):
+            offset = args.due_over * i / args.jobs if args.due_over else 0.0
+            due.append((offset, i % args.threads))
+            await stage.remind(runtime, i, first_due + timedelta(seconds=offset))
+        created = datetime.now(UTC)
+        if created >= first_due:
+            print(f"warning: creating took {(created - wall0).total_seconds():.1f} s")
+        mono_due = mono0 + (first_due - wall0).total_seconds()
+        ideal = ideal_reply_times(
+            due,
+            global_per_s=50 if limits else 10**9,
+            per_channel=5 if limits else 10**9,
+            window=5.0,
+        )
+        deadline = mono_due + max(ideal) + args.due_over + args.grace
+        while time.monotonic() < deadline:
+            markers, replies = stage.arrivals()
+            if len(replies) >= args.jobs:
+                break
+            await asyncio.sleep(0.25)
+        await asyncio.sleep(args.settle)  # late duplicates would show up here
+        markers, replies = stage.arrivals()
+        got_429 = sum(1 for r in fake.requests if r.status == 429)
+        global_429 = limits.global_429 if limits else 0
+        typing = len(fake.requests_matching("POST", r"/channels/\d+/typing$"))
 
     reply_ms = [(min(times) - mono_due - due[job][0]) * 1000 for job, times in replies.items()]
     marker_ms = [(min(times) - mono_due - due[job][0]) * 1000 for job, times in markers.items()]

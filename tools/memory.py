@@ -26,18 +26,40 @@ def _turn_starts(messages: list[ModelMessage]) -> list[int]:
     ]
 
 
-def trim(messages: list[ModelMessage], *, max_turns: int, max_chars: int) -> list[ModelMessage]:
-    """The newest whole turns in `max_turns` and `max_chars` (the last turn is always kept)."""
+def trimmed_json(
+    messages: list[ModelMessage], *, max_turns: int, max_chars: int
+) -> tuple[list[ModelMessage], bytes]:
+    """The newest whole turns in `max_turns` and `max_chars` (the last turn is always kept),
+    and their JSON: exactly `ModelMessagesTypeAdapter.dump_json(kept)`, in one pass.
+
+    Each turn is serialized once, from the newest back, and stops at the first turn that
+    does not fit: re-serializing every candidate suffix cost the fired run most of its
+    time once a thread's history had grown (a dozen dumps of up to `max_chars` bytes).
+    A compact JSON array's length is its items' lengths plus commas and brackets, so the
+    turns' own dumps add up to the candidate's.
+    """
     starts = _turn_starts(messages)
     if not starts:
-        return []
-    kept = messages[starts[-1] :]
-    for start in reversed(starts[:-1][-(max_turns - 1) :] if max_turns > 1 else []):
-        candidate = messages[start:]
-        if len(ModelMessagesTypeAdapter.dump_json(candidate)) > max_chars:
+        return [], b"[]"
+    ends = [*starts[1:], len(messages)]
+    # The items of each turn's JSON array, without its brackets, newest turn first.
+    kept_items: list[bytes] = []
+    size = 2  # the brackets
+    first = len(starts) - 1
+    for k in range(len(starts) - 1, max(-1, len(starts) - 1 - max(max_turns, 1)), -1):
+        items = ModelMessagesTypeAdapter.dump_json(messages[starts[k] : ends[k]])[1:-1]
+        grown = size + len(items) + (1 if kept_items else 0)
+        if kept_items and grown > max_chars:
             break
-        kept = candidate
-    return kept
+        kept_items.append(items)
+        size = grown
+        first = k
+    return messages[starts[first] :], b"[" + b",".join(reversed(kept_items)) + b"]"
+
+
+def trim(messages: list[ModelMessage], *, max_turns: int, max_chars: int) -> list[ModelMessage]:
+    """The newest whole turns in `max_turns` and `max_chars` (the last turn is always kept)."""
+    return trimmed_json(messages, max_turns=max_turns, max_chars=max_chars)[0]
 
 
 def _strip_instructions(messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -75,10 +97,10 @@ class Memory:
 
     async def save(self, channel_id: int, messages: list[ModelMessage]) -> None:
         try:
-            kept = trim(
+            _, kept = trimmed_json(
                 _strip_instructions(messages), max_turns=self.max_turns, max_chars=self.max_chars
             )
-            await self.store.save(channel_id, ModelMessagesTypeAdapter.dump_json(kept).decode())
+            await self.store.save(channel_id, kept.decode())
         except Exception:
             log.exception("could not save conversation %s", channel_id)
 

@@ -100,3 +100,54 @@ async def test_prompt_size_within_target() -> None:
     assert result["tools"] == 16
     # a scheduling turn is offered neither the to-do tools nor set_timezone (issue 15)
     assert result["turn_tools"] == 10 and result["turn_tokens_est"] < result["tokens_est"]
+
+
+def _history(turns: int) -> list[ModelMessage]:
+    """A thread's history: each turn a prompt, a tool call and its return, an answer."""
+    from pydantic_ai.messages import ToolReturnPart, UserPromptPart
+
+    out: list[ModelMessage] = []
+    for i in range(turns):
+        out += [
+            ModelRequest(parts=[UserPromptPart(f"message {i} " + "é" * (i * 37 % 90))]),
+            ModelResponse(parts=[ToolCallPart("list_scheduled_actions", {"n": i}, f"c{i}")]),
+            ModelRequest(parts=[ToolReturnPart("list_scheduled_actions", "jobs " * i, f"c{i}")]),
+            ModelResponse(parts=[TextPart(f"answer {i}")]),
+        ]
+    return out
+
+
+def _trim_by_every_suffix(
+    messages: list[ModelMessage], max_turns: int, max_chars: int
+) -> list[ModelMessage]:
+    """The plain definition: the longest suffix of whole turns that fits, newest first."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter, UserPromptPart
+
+    starts = [
+        i
+        for i, m in enumerate(messages)
+        if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart) for p in m.parts)
+    ]
+    if not starts:
+        return []
+    kept = messages[starts[-1] :]
+    for start in reversed(starts[:-1][-(max_turns - 1) :] if max_turns > 1 else []):
+        if len(ModelMessagesTypeAdapter.dump_json(messages[start:])) > max_chars:
+            break
+        kept = messages[start:]
+    return kept
+
+
+def test_trim_in_one_pass_keeps_what_every_suffix_would() -> None:
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    from tools.memory import trimmed_json
+
+    history = [ModelResponse(parts=[TextPart("before any turn")]), *_history(15)]
+    total = len(ModelMessagesTypeAdapter.dump_json(history))
+    for max_turns in (0, 1, 2, 3, 12, 40):
+        for max_chars in (0, 10, 500, 1_000, 2_000, total // 2, total, total * 2):
+            kept, raw = trimmed_json(history, max_turns=max_turns, max_chars=max_chars)
+            assert kept == _trim_by_every_suffix(history, max_turns, max_chars)
+            assert raw == ModelMessagesTypeAdapter.dump_json(kept)
+    assert trimmed_json([], max_turns=3, max_chars=100) == ([], b"[]")

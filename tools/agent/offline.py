@@ -475,8 +475,14 @@ def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
 _PLAIN_REPLIES = ("list_tasks", "add_task", "set_timezone", "complete_task")
 
 
+async def _offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    # Async, though it awaits nothing: pydantic-ai runs a sync model function in a worker
+    # thread, a thread hop (and a GIL hand-over) on every request.
+    return offline_reply(messages, info)
+
+
 def offline_model() -> FunctionModel:
-    return FunctionModel(offline_reply, model_name=OFFLINE_NAME)
+    return FunctionModel(_offline_reply, model_name=OFFLINE_NAME)
 
 
 def is_offline(model: Model) -> bool:
