@@ -105,8 +105,8 @@ def configure_logging(verbose: bool) -> None:
 class Stage:
     """The real bot against the fake Discord, N reminder owners in M threads of one guild.
 
-    `stored[message_id]` is when the fake stored each message (monotonic seconds);
-    `arrivals()` reads markers and replies per job token from the fake.
+    `arrivals()`: per job token, when the fake stored each copy of its marker and of its
+    reply in the job's thread (monotonic seconds).
     """
 
     def __init__(self, fake: Any, threads: int) -> None:
@@ -117,13 +117,24 @@ class Stage:
         for owner in self.owners:
             fake.add_member(self.guild.id, owner.id)
         self.threads = [fake.add_thread(self.parent.id, f"t{i}") for i in range(threads)]
-        self.stored: dict[int, float] = {}
+        # Per job token, when each copy of its marker and of its reply was stored: noted
+        # as the fake stores them, so reading the figures never rescans the messages.
+        self.markers: dict[int, list[float]] = {}
+        self.replies: dict[int, list[float]] = {}
+        bot_id = fake.bot_user.id
         original_store = fake._store
 
         def timed_store(message: Any) -> None:
-            self.stored[message.id] = time.monotonic()
+            at = time.monotonic()
             original_store(message)
+            if message.author_id != bot_id or message.channel_id not in self._threads:
+                return
+            found = TOKEN.search(message.content)
+            if found is not None:
+                into = self.markers if message.content.startswith(MARKER) else self.replies
+                into.setdefault(int(found.group(1)), []).append(at)
 
+        self._threads = {thread.id for thread in self.threads}
         fake._store = timed_store
 
     async def remind(self, runtime: Any, job: int, at: datetime) -> None:
@@ -142,16 +153,7 @@ class Stage:
 
     def arrivals(self) -> tuple[dict[int, list[float]], dict[int, list[float]]]:
         """(markers, replies): per job token, when each copy was stored."""
-        markers: dict[int, list[float]] = {}
-        replies: dict[int, list[float]] = {}
-        for thread in self.threads:
-            for m in self.fake.bot_messages(thread.id):
-                found = TOKEN.search(m.content)
-                if found is None:
-                    continue
-                into = markers if m.content.startswith(MARKER) else replies
-                into.setdefault(int(found.group(1)), []).append(self.stored[m.id])
-        return markers, replies
+        return self.markers, self.replies
 
 
 @contextlib.asynccontextmanager
