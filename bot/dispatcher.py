@@ -280,6 +280,7 @@ class Dispatcher:
             self._unhold()
         now = self.clock.now()
         later: dict[datetime, list[Claim]] = {}
+        ready: list[Claim] = []
         for claim in claims:
             if claim.job.id in self._in_flight:
                 continue  # still delivering the previous attempt; its lease was just renewed
@@ -288,8 +289,10 @@ class Dispatcher:
                 self._waiting.add(claim.job.id)
                 later.setdefault(claim.slot, []).append(claim)
             else:
-                self._quiet.clear()
-                self._start(claim)
+                ready.append(claim)
+        if ready:
+            self._quiet.clear()
+            self._start(ready)
         for slot, group in later.items():
             # One timer per slot, not per job: a burst shares its moment.
             timer = asyncio.create_task(self._start_at(slot, group), name=f"slot-{slot:%H%M%S}")
@@ -309,9 +312,10 @@ class Dispatcher:
         await self.clock.sleep_until(deadline, self.alarm.event)
         self.alarm.deadline = None
 
-    def _start(self, claim: Claim) -> None:
-        self._ready.append(claim)
-        # A finished worker may not have run its done-callback yet: count live ones only.
+    def _start(self, claims: list[Claim]) -> None:
+        self._ready.extend(claims)
+        # A finished worker may not have run its done-callback yet: count live ones only
+        # (once per batch: counting per claim made starting a burst quadratic).
         live = sum(1 for w in self._workers if not w.done())
         while live < min(self.concurrency, len(self._ready)):
             self._hold()
@@ -345,7 +349,7 @@ class Dispatcher:
         self._quiet.clear()
         for claim in claims:
             self._waiting.discard(claim.job.id)
-            self._start(claim)
+        self._start(claims)
 
     async def _fire(self, claim: Claim) -> None:
         job = claim.job
