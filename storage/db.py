@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -110,8 +111,8 @@ class Database:
             kwargs["pool_pre_ping"] = True
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
-        self._inline: sessionmaker[Session] | None = None
-        self._threaded: sessionmaker[Session] | None = None
+        self._inline: _Connected | None = None
+        self._threaded: _Connected | None = None
         self._thread: ThreadPoolExecutor | None = None
         self._sync_engines: list[Engine] = []
         if self.dialect == "sqlite":
@@ -125,8 +126,8 @@ class Database:
             inline = _sqlite_engine(sync_url, busy_timeout_ms=25)
             threaded = _sqlite_engine(sync_url, busy_timeout_ms=30_000)
             self._sync_engines = [inline, threaded]
-            self._inline = sessionmaker(inline, expire_on_commit=False)
-            self._threaded = sessionmaker(threaded, expire_on_commit=False)
+            self._inline = _Connected(inline)
+            self._threaded = _Connected(threaded)
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="homar-sqlite")
 
     @property
@@ -175,14 +176,13 @@ class Database:
 
     async def _run_core(self, work: Callable[[Connection], T]) -> T:
         if self._inline is not None:
-            inline = self._inline.kw["bind"]
             try:
-                return _core_transaction(inline, work)
+                return _core_transaction(self._inline, work)
             except _LOCKED as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
             assert self._threaded is not None and self._thread is not None
-            threaded = self._threaded.kw["bind"]
+            threaded = self._threaded
             return await asyncio.get_running_loop().run_in_executor(
                 self._thread, lambda: _core_transaction(threaded, work)
             )
@@ -218,19 +218,66 @@ class Database:
             # (it may be waiting for a lock that a task on this loop has to release).
             thread, self._thread = self._thread, None
             await asyncio.get_running_loop().run_in_executor(None, thread.shutdown)
+        for connected in (self._inline, self._threaded):
+            if connected is not None:
+                connected.close()
         for sync in self._sync_engines:
             sync.dispose()
         await self.engine.dispose()
 
 
-def _transaction(maker: sessionmaker[Session], work: Callable[[Session], T]) -> T:
-    with maker() as session, session.begin():
-        return work(session)
+def _transaction(connected: _Connected, work: Callable[[Session], T]) -> T:
+    return connected.transaction(work)
 
 
-def _core_transaction(engine: Engine, work: Callable[[Connection], T]) -> T:
-    with engine.begin() as conn:
-        return work(conn)
+def _core_transaction(connected: _Connected, work: Callable[[Connection], T]) -> T:
+    return connected.core_transaction(work)
+
+
+class _Connected:
+    """One engine's connection, kept open between transactions (it is only ever used from
+    one thread): checking a connection out of the pool and building a `Connection` for
+    each transaction cost more than a small SQLite transaction itself."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._conn: Connection | None = None
+        self._sessions = sessionmaker(expire_on_commit=False)
+
+    def _connection(self) -> Connection:
+        if self._conn is None or self._conn.closed or self._conn.invalidated:
+            self._conn = self.engine.connect()
+        return self._conn
+
+    def transaction(self, work: Callable[[Session], T]) -> T:
+        conn = self._connection()
+        try:
+            with self._sessions(bind=conn) as session, session.begin():
+                return work(session)
+        except BaseException:
+            self._drop_if_broken(conn)
+            raise
+
+    def core_transaction(self, work: Callable[[Connection], T]) -> T:
+        conn = self._connection()
+        try:
+            with conn.begin():
+                return work(conn)
+        except BaseException:
+            self._drop_if_broken(conn)
+            raise
+
+    def _drop_if_broken(self, conn: Connection) -> None:
+        # A failed transaction was rolled back; a connection left in doubt (still in a
+        # transaction, invalidated) is replaced by a fresh one for the next.
+        if conn.in_transaction() or conn.invalidated:
+            self.close()
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
 
 def _sqlite_engine(url: URL, *, busy_timeout_ms: int) -> Engine:
