@@ -10,6 +10,7 @@ statement.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -28,8 +29,20 @@ class _Compiled:
     sql: str
     names: tuple[str, ...]
     defaults: dict[str, Any]
-    binds: tuple[Processor, ...]
+    # The parameters in statement order, picked from a values mapping in one call; then
+    # the positions whose type has a bind processor (most have none: ints, strings).
+    pick: Callable[[Mapping[str, Any]], tuple[Any, ...]]
+    convert: tuple[tuple[int, Callable[[Any], Any]], ...]
     results: tuple[Processor, ...]
+
+
+def _picker(names: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    if not names:
+        return lambda values: ()
+    if len(names) == 1:
+        name = names[0]
+        return lambda values: (values[name],)
+    return operator.itemgetter(*names)
 
 
 class Prepared:
@@ -47,13 +60,15 @@ class Prepared:
             )
             names = tuple(compiled.positiontup or ())
             binds = compiled.binds
+            processors = [
+                binds[n].type.dialect_impl(dialect).bind_processor(dialect) for n in names
+            ]
             self._sqlite = _Compiled(
                 sql=str(compiled),
                 names=names,
                 defaults={k: b.value for k, b in binds.items() if not b.required},
-                binds=tuple(
-                    binds[n].type.dialect_impl(dialect).bind_processor(dialect) for n in names
-                ),
+                pick=_picker(names),
+                convert=tuple((i, p) for i, p in enumerate(processors) if p is not None),
                 results=tuple(
                     c.type.dialect_impl(dialect).result_processor(dialect, None)
                     for c in self.result
@@ -61,12 +76,14 @@ class Prepared:
             )
         return self._sqlite
 
-    def _params(self, c: _Compiled, values: Mapping[str, Any]) -> tuple[Any, ...]:
-        merged = {**c.defaults, **values} if c.defaults else values
-        return tuple(
-            p(merged[n]) if p is not None else merged[n]
-            for n, p in zip(c.names, c.binds, strict=True)
-        )
+    def _params(self, c: _Compiled, values: Mapping[str, Any]) -> Sequence[Any]:
+        row = c.pick({**c.defaults, **values} if c.defaults else values)
+        if not c.convert:
+            return row
+        params = list(row)
+        for i, process in c.convert:
+            params[i] = process(params[i])
+        return params
 
     def rows(
         self, s: Session | Connection, values: Mapping[str, Any] | None = None
