@@ -47,6 +47,8 @@ __all__ = ["MAX_MESSAGE", "HomarBot", "split_message"]
 # A fired run's answer is re-posted (same nonce) after these pauses when Discord answers
 # 5xx or 429 or cannot be reached; after the last, the run waits for its lease to run out.
 REPLY_RETRY_DELAYS = (0.2, 1.0, 3.0)
+# A fired run's answer shows "typing…" once it has taken this long (seconds).
+TYPING_AFTER = 1.0
 
 
 def point_at(settings: Settings) -> None:
@@ -247,11 +249,22 @@ class HomarBot(commands.Bot):
 
     @contextlib.asynccontextmanager
     async def _typing(self, job: Job) -> AsyncIterator[None]:
+        """ "typing…" beside a fired run's answer once it takes a while, never before it:
+        a nicety must not add a Discord round trip to every answer, nor a request to one
+        that is ready at once (the offline model's is, in milliseconds)."""
         channel = self.get_partial_messageable(job.channel_id, guild_id=job.guild_id)
-        async with contextlib.AsyncExitStack() as typing:
+
+        async def show() -> None:
+            await asyncio.sleep(TYPING_AFTER)
             with contextlib.suppress(discord.HTTPException):  # typing is a nicety only
-                await typing.enter_async_context(channel.typing())
+                async with channel.typing():
+                    await asyncio.Event().wait()  # until the answer is done
+
+        typing = asyncio.create_task(show(), name="homar-typing")
+        try:
             yield
+        finally:
+            typing.cancel()
 
     async def _addressed(self, job: Job, reply: Reply) -> tuple[int, int | None, Reply]:
         """Where a fired job's reply goes and who it pings: its audience, checked again now.

@@ -29,8 +29,16 @@ from tools.actions.mcp import McpConfigError
 from tools.actions.plugins import PluginError
 from tools.actions.recording import account
 from tools.actions.thread import ThreadActions
-from tools.agent import AgentReply, acknowledges, build_runtime, resume_approval, run_agent, todo
+from tools.agent import (
+    AgentReply,
+    acknowledges,
+    build_runtime,
+    resume_approval,
+    run_agent,
+    todo,
+)
 from tools.agent import Runtime as AgentRuntime
+from tools.agent.offline import is_offline
 from tools.agent.scheduling import HomarDeps
 from tools.agent.todo import TodoList
 from tools.approval import Approvals, PendingApproval
@@ -308,7 +316,8 @@ class Runtime:
         return replace(self.agent, model=self.agent.offline) if capped else self.agent
 
     async def _spend(self, user_id: int, result: AgentReply, capped: bool) -> None:
-        if not capped and not result.offline:
+        # Offline answers are free, the configured model's own included (no AI model).
+        if not capped and not result.offline and not is_offline(self.agent.model):
             await self.usage.spend(user_id, self.clock.now(), result.requests)
 
     async def resume(
@@ -455,14 +464,23 @@ class Runtime:
             fired_kind=job.kind,
             thread=self._thread(job.channel_id, job.guild_id),
         )
-        # A fired job of someone over the cap or without access still delivers, offline.
-        capped = await self.usage.over_cap(job.owner_id, self.clock.now()) or not self.may_run(job)
+        # A fired job of someone over the cap or without access still delivers, offline
+        # (with the offline model configured there is no cap to read: it answers anyway).
+        capped = not self.may_run(job) or (
+            not is_offline(self.agent.model)
+            and await self.usage.over_cap(job.owner_id, self.clock.now())
+        )
         agent = self._agent_for(capped)
         prompt = command_text(job.kind, job.command)
         wake: WakeUp | None = None
         if job.kind == JobKind.REMINDER:
-            # Read from the run history: the job row may already be advanced past this run.
-            runs = await self.store.runs(job.id, limit=20)
+            # A follow-up's attempt is read from the run history (the job row may already be
+            # advanced past this run); the reminder itself is always the first.
+            runs = (
+                await self.store.runs(job.id, limit=20)
+                if run.kind == followups.FOLLOW_UP_RUN
+                else []
+            )
             wake = followups.wake_up(job, run, runs)
             prompt = wake_text(job.command, wake, job.tz)
         result = await self._answer_in_time(agent, prompt, deps, run)

@@ -36,3 +36,36 @@ async def test_daily_cap_resets_next_day(tmp_path: Path) -> None:
         assert not await usage.over_cap(1, now + timedelta(days=1))
     finally:
         await db.close()
+
+
+async def test_offline_answers_are_free(tmp_path: Path) -> None:
+    """Without a model configured the offline model answers, and "offline replies are
+    free" (.env.example): neither a conversation nor a fired job spends the daily cap."""
+    from bot.clock import ManualClock
+    from bot.console import CONSOLE_USER
+    from bot.wiring import console
+
+    now = datetime(2026, 11, 23, 14, tzinfo=UTC)
+    clock = ManualClock(now)
+    settings = load_settings(
+        _env_file=None, database_url=f"sqlite+aiosqlite:///{tmp_path}/c.db", homar_model=None
+    )
+    lines: list[str] = []
+    chat = console(settings, clock=clock, write=lines.append)
+    runtime = chat.runtime
+    await runtime.open()
+    await runtime.start()
+    try:
+        await chat.submit("remind me in 1 minute to stretch")
+        assert any("stretch" in line for line in lines)
+        await clock.advance(timedelta(minutes=1))
+        assert runtime.dispatcher is not None
+        for _ in range(50):  # the fired job: delivered, re-fed, answered
+            await runtime.dispatcher.idle()
+            await runtime.queues.join()
+            if not runtime.dispatcher.busy:
+                break
+        assert any("⏰" in line and "stretch" in line for line in lines)
+        assert await runtime.usage.used(CONSOLE_USER, clock.now()) == 0
+    finally:
+        await runtime.close()

@@ -40,8 +40,12 @@ offer a reminder instead. Never pretend to have done something.
 """
 
 
-def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
-    """The per-run reference time, the user, and what a fired run may do."""
+async def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
+    """The per-run reference time, the user, and what a fired run may do.
+
+    Async though it awaits nothing: pydantic-ai runs a sync instructions function in a
+    worker thread, a thread hop on every model request.
+    """
     d = ctx.deps
     now = d.reference_now()
     text = (
