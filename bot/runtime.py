@@ -389,10 +389,10 @@ class Runtime:
         """Take a delivered run to answer (compare-and-set in the database), or None when it
         is not a run of ours, is answered already, or another taker holds it."""
         now = self.clock.now()
-        run = await self.store.claim_reply(nonce, now, REPLY_LEASE)
-        if run is None:
+        taken = await self.store.take_reply(nonce, now, REPLY_LEASE)
+        if taken is None:
             return None
-        job = await self.store.get(run.job_id)
+        run, job = taken
         if job is None or job.kind == JobKind.HEARTBEAT or run.kind == followups.ESCALATE_RUN:
             # Nothing to answer: the job is gone, or a beat or an escalation DM (both are
             # handled where they are delivered, never re-fed).

@@ -20,7 +20,6 @@ from sqlalchemy import (
     column,
     func,
     insert,
-    literal,
     or_,
     select,
     update,
@@ -29,7 +28,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from storage.db import Database
-from storage.models import Job, JobRun, JobStatus, RunOutcome, UTCDateTime
+from storage.models import Job, JobRun, JobStatus, RunOutcome
 from storage.prepared import Prepared
 
 
@@ -169,6 +168,46 @@ _JOBS_BY_IDS = Prepared(
         _jobs.c.id.in_(select(column("value")).select_from(func.json_each(bindparam("ids"))))
     ),
     result=_JOB_COLUMNS,
+)
+# The re-feed path, one round trip each (every fired run takes, keeps and finishes its
+# answer): whole rows, handed out as detached `JobRun` / `Job` objects.
+_RUN_ROW = list(_runs.c)
+_JOB_ROW = list(_jobs.c)
+_CLAIM_REPLY = Prepared(
+    update(_runs)
+    .where(
+        _runs.c.nonce == bindparam("taken_nonce"),
+        _runs.c.replied_at.is_(None),
+        or_(_runs.c.reply_lease_until.is_(None), _runs.c.reply_lease_until <= bindparam("now")),
+    )
+    .values(
+        executed_at=func.coalesce(
+            _runs.c.executed_at, bindparam("executed", type_=_runs.c.executed_at.type)
+        ),
+        reply_lease_until=bindparam("until"),
+    )
+    .returning(*_RUN_ROW),
+    result=_RUN_ROW,
+)
+_JOB_BY_ID = Prepared(select(*_JOB_ROW).where(_jobs.c.id == bindparam("job_id")), result=_JOB_ROW)
+_KEEP_REPLY = Prepared(
+    update(_runs)
+    .where(
+        _runs.c.id == bindparam("run_id"),
+        _runs.c.replied_at.is_(None),
+        _runs.c.reply_lease_until == bindparam("held"),
+    )
+    .values(reply=bindparam("kept_reply"))
+)
+_REPLIED = Prepared(
+    update(_runs)
+    .where(_runs.c.id == bindparam("run_id"), _runs.c.replied_at.is_(None))
+    .values(
+        replied_at=bindparam("now"),
+        reply_lease_until=None,
+        # A failure is recorded; without one, whatever the run noted before stays.
+        error=func.coalesce(bindparam("failure", type_=_runs.c.error.type), _runs.c.error),
+    )
 )
 _RUN_UPDATES: dict[tuple[str, ...], Prepared] = {}
 _JOB_UPDATES: dict[tuple[str, ...], Prepared] = {}
@@ -588,54 +627,38 @@ class JobStore:
         out (that process died). None if the nonce is unknown, the run is answered, or
         someone else holds it. The returned run's `reply_lease_until` is the taker's token.
         """
-        stmt = (
-            update(JobRun)
-            .where(
-                JobRun.nonce == nonce,
-                JobRun.replied_at.is_(None),
-                or_(JobRun.reply_lease_until.is_(None), JobRun.reply_lease_until <= now),
-            )
-            .values(
-                executed_at=func.coalesce(JobRun.executed_at, literal(now, UTCDateTime())),
-                reply_lease_until=now + lease,
-            )
-            .returning(JobRun)
-            .execution_options(synchronize_session=False)
-        )
-        return await self.db.run(lambda s: s.scalars(stmt).first())
+        return await self.db.run_core(lambda conn: _claim_reply(conn, nonce, now, lease))
+
+    async def take_reply(
+        self, nonce: str, now: datetime, lease: timedelta
+    ) -> tuple[JobRun, Job | None] | None:
+        """`claim_reply`, and the run's job (None if deleted), in one transaction."""
+
+        def work(conn: Connection) -> tuple[JobRun, Job | None] | None:
+            run = _claim_reply(conn, nonce, now, lease)
+            if run is None:
+                return None
+            rows = _JOB_BY_ID.rows(conn, {"job_id": run.job_id})
+            return run, (Job(**dict(zip(_JOB_KEYS, rows[0], strict=True))) if rows else None)
+
+        return await self.db.run_core(work)
 
     async def keep_reply(self, run_id: int, held_until: datetime, reply: dict[str, Any]) -> bool:
         """Store a run's answer before posting it, if this taker still holds the run.
 
         False when the lease was lost to another taker (this answer must not be posted).
         """
-        stmt = (
-            update(JobRun)
-            .where(
-                JobRun.id == run_id,
-                JobRun.replied_at.is_(None),
-                JobRun.reply_lease_until == held_until,
-            )
-            .values(reply=reply)
-            .execution_options(synchronize_session=False)
-        )
-        return await self.db.run(lambda s: _rows_changed(s.execute(stmt)) == 1)
+        values = {"run_id": run_id, "held": held_until, "kept_reply": reply}
+        return await self.db.run_core(lambda conn: _KEEP_REPLY.count(conn, values) == 1)
 
     async def replied(self, run_id: int, now: datetime, *, failure: str | None = None) -> bool:
         """The run is done: its answer was posted (or `failure` says why it could not be).
 
         False if it was already recorded as done (another taker finished first).
         """
-        values: dict[str, Any] = {"replied_at": now, "reply_lease_until": None}
-        if failure is not None:
-            values["error"] = failure[:2000]
-        stmt = (
-            update(JobRun)
-            .where(JobRun.id == run_id, JobRun.replied_at.is_(None))
-            .values(**values)
-            .execution_options(synchronize_session=False)
-        )
-        return await self.db.run(lambda s: _rows_changed(s.execute(stmt)) == 1)
+        error = failure[:2000] if failure is not None else None
+        values = {"run_id": run_id, "now": now, "failure": error}
+        return await self.db.run_core(lambda conn: _REPLIED.count(conn, values) == 1)
 
     async def release_reply_leases(self) -> int:
         """Free every held, unanswered run (single-process start-up after a crash)."""
@@ -767,3 +790,13 @@ def _with_runs(
         for job in taken
         if job.claimed_slot is not None and job.id in runs
     ]
+
+
+_RUN_KEYS = [c.key for c in _RUN_ROW]
+_JOB_KEYS = [c.key for c in _JOB_ROW]
+
+
+def _claim_reply(conn: Connection, nonce: str, now: datetime, lease: timedelta) -> JobRun | None:
+    values = {"taken_nonce": nonce, "now": now, "executed": now, "until": now + lease}
+    rows = _CLAIM_REPLY.rows(conn, values)
+    return JobRun(**dict(zip(_RUN_KEYS, rows[0], strict=True))) if rows else None

@@ -124,6 +124,18 @@ class Prepared:
         finally:
             cursor.close()
 
+    def count(self, s: Session | Connection, values: Mapping[str, Any]) -> int:
+        """Execute once (an UPDATE or DELETE) and return how many rows it changed."""
+        conn = s.connection() if isinstance(s, Session) else s
+        if conn.dialect.name != "sqlite":
+            return int(getattr(conn.execute(self.statement, dict(values)), "rowcount", 0))
+        c = self._compile(conn.dialect)
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            return int(cursor.execute(c.sql, self._params(c, values)).rowcount)
+        finally:
+            cursor.close()
+
     def insert(self, s: Session | Connection, values: Mapping[str, Any]) -> int:
         """Execute an INSERT and return the new row's integer primary key."""
         conn = s.connection() if isinstance(s, Session) else s

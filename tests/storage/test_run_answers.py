@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from storage.db import Database
 from storage.jobs import JobStore
+from storage.models import Job
 from tests.storage.test_jobs import LEASE, NOW, job
 
 REPLY_LEASE = timedelta(seconds=120)
@@ -67,3 +68,22 @@ async def test_update_if_changes_only_an_unchanged_job(db: Database) -> None:
     assert await store.update_if(job_id, seen, {"status": "cancelled"}) is None
     current = await store.get(job_id)
     assert current is not None and current.status == "paused"
+
+
+async def test_take_reply_takes_the_run_with_its_job_at_once(db: Database) -> None:
+    store = JobStore(db)
+    nonce = await delivered_run(store)
+    taken = await store.take_reply(nonce, NOW, REPLY_LEASE)
+    assert taken is not None
+    run, job = taken
+    stored = await store.get(run.job_id)
+    assert job is not None and stored is not None
+    assert {c.key: getattr(job, c.key) for c in Job.__table__.columns} == {
+        c.key: getattr(stored, c.key) for c in Job.__table__.columns
+    }
+    assert run.nonce == nonce and run.reply_lease_until == NOW + REPLY_LEASE
+    assert run.executed_at == NOW and run.scheduled_for == NOW
+    assert await store.take_reply(nonce, NOW, REPLY_LEASE) is None  # held
+    assert await store.replied(run.id, NOW, failure="the thread was gone")
+    again = await store.run_by_nonce(nonce)
+    assert again is not None and again.error == "the thread was gone"
