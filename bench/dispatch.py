@@ -18,7 +18,9 @@ it measures, on fresh SQLite files in a temporary directory:
   (the same 2,000 due in one second, claimed and marked by the simplest possible sqlite3
   loop) and ``floor_create_per_s`` (one INSERT and one commit per job, same pragmas);
   ``burst_vs_floor`` = burst p99 / floor p99 and ``create_vs_floor`` = create rate /
-  floor rate.
+  floor rate. ``floor_schema_create_per_s``: the same raw loop into Homar's own ``jobs``
+  table (five secondary indexes, the full row), to tell the schema's cost per commit
+  from the code's.
 
 ``--pending N`` sets the pending set for the start-up figure (``--pending 10000000``:
 10 million rows, generated inside SQLite by INSERT … SELECT from a recursive CTE, never
@@ -385,6 +387,35 @@ def floor_create(path: Path, n: int) -> float:
     return n / elapsed
 
 
+async def floor_create_in_schema(path: Path, n: int) -> float:
+    """Jobs/s inserted by plain sqlite3 into Homar's own `jobs` table (its indexes, its
+    row), one INSERT and one commit each: what the schema alone costs per commit, against
+    the floor's one-index table."""
+    db = await _open(path)
+    await db.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    now = _sql_time(datetime.now(UTC))
+    base = datetime.now(UTC) + timedelta(days=1)
+    sql = f"INSERT INTO jobs ({_JOB_COLUMNS}) VALUES ({', '.join('?' * 15)})"
+    rows = []
+    for i in range(n):
+        at = base + timedelta(seconds=i)
+        schedule = json.dumps({"type": "once", "at": at.isoformat()})
+        target = (100 + i % 1000, 9, 5000 + i % 300, None)
+        what = (f"remind me about thing {i}", "scheduled", schedule, "UTC", "active", "user")
+        rows.append((*target, *what, now, now, _sql_time(at), 0, 0))
+    t0 = time.perf_counter()
+    for row in rows:
+        conn.execute("BEGIN")
+        conn.execute(sql, row)
+        conn.execute("COMMIT")
+    elapsed = time.perf_counter() - t0
+    conn.close()
+    return n / elapsed
+
+
 def floor_burst(path: Path, at: datetime, n: int) -> list[float]:
     """The simplest dispatcher: sleep until the due time, claim what is due, deliver
     (note the lateness), mark it done; one transaction per pass. Lateness in ms."""
@@ -455,6 +486,9 @@ async def run_all(args: argparse.Namespace, tmp: Path) -> dict[str, float]:
     result["floor_create_per_s"] = round(floor_rate)
     result["create_vs_floor"] = round(rate / floor_rate, 3)
     print(f"raw sqlite3, one commit each: {floor_rate:,.0f} jobs/s")
+    schema_rate = await floor_create_in_schema(tmp / "floor-schema.db", args.creates)
+    result["floor_schema_create_per_s"] = round(schema_rate)
+    print(f"raw sqlite3 into Homar's jobs table, one commit each: {schema_rate:,.0f} jobs/s")
 
     # 3. burst: N jobs due in the same second
     at = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=3)
