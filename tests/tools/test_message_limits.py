@@ -106,3 +106,17 @@ async def test_joiners_and_direction_marks_are_kept_in_a_job(engine: Engine) -> 
             kind="reminder",
             schedule=at,
         )
+
+
+def test_clean_command_drops_exactly_the_control_characters_and_the_meaningless_ones() -> None:
+    import sys
+    import unicodedata
+
+    from tools.jobs.limits import clean_command
+
+    everything = "".join(chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i <= 0xDFFF)
+    kept = clean_command(f"a{everything}z")
+    dropped = set(everything) - set(kept)
+    controls = {ch for ch in everything if unicodedata.category(ch) == "Cc"} - {"\n", "\t"}
+    assert dropped == controls | {"\u200b", "\u2060", "\ufeff"}
+    assert clean_command(" \x00 call\u200b mom\u200d👍\n\tnow\x7f ") == "call mom\u200d👍\n\tnow"

@@ -58,12 +58,16 @@ def normalize_command(text: str) -> str:
     return re.sub(r"\s+", " ", _INVISIBLE.sub("", folded)).strip(" .!")
 
 
+# The control characters (Unicode category Cc: U+0000–U+001F and U+007F–U+009F) except
+# tab and newline, in one pattern: a per-character category lookup was an eighth of an
+# import's time.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def clean_command(text: str) -> str:
     """Strip the zero-width and control characters a command should never carry, keeping
     emoji joiners, non-joiners and direction marks where they are."""
-    text = _MEANINGLESS.sub("", text)
-    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
-    return text.strip()
+    return _CONTROL.sub("", _MEANINGLESS.sub("", text)).strip()
 
 
 def check_kind(kind: str) -> None:
