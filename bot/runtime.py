@@ -298,7 +298,7 @@ class Runtime:
             for job in jobs:
                 if self.settings.reminder_ack_mode == "smart":
                     capped = await self.usage.over_cap(who.user_id, self.clock.now())
-                    model = self._agent_for(capped).model
+                    model = self._agent_for(capped).model_in_force()
                     if not await acknowledges(model, job.command, text):
                         continue
                 note = {"message_id": message_id, "text": text[:200]}

@@ -83,6 +83,24 @@ class Runtime:
     toolsets: list[AbstractToolset[Any]] = field(default_factory=list)
     catalogue: Callable[[], dict[str, str]] | None = None
 
+    def model_in_force(self) -> Model:
+        """The model a run starts with: the one `agent.override(model=...)` puts in force
+        (that is how tests swap models), else `model`.
+
+        A runtime switched to its offline model (`replace(rt, model=rt.offline)`, over the
+        daily cap) stays offline under an override: that switch decides about this run. The
+        override is read here and nowhere else; pydantic-ai keeps it only in a private context
+        variable (2.68), and `tests/tools/test_override.py` fails if that ever moves.
+        """
+        if self.model is self.offline:
+            return self.offline
+        override = self.agent._override_model.get()
+        return (
+            override.value
+            if override is not None and isinstance(override.value, Model)
+            else self.model
+        )
+
 
 def build_runtime(
     model: str | None = None,
@@ -154,18 +172,21 @@ async def _run(
         extra["toolsets"] = toolsets
     if not is_offline(model):  # repair arguments; text calls only when a person asked
         model = ReadingModel(model, read_text=deps.state.text_calls)
-    result = await rt.agent.run(
-        prompt,
-        deps=deps,
-        model=model,
-        message_history=history,
-        usage_limits=rt.usage_limits,
-        model_settings=rt.model_settings,
-        usage=usage,
-        timeout=rt.run_timeout,
-        deferred_tool_results=decisions,
-        **extra,
-    )
+    # An override beats `run(model=...)`, so the model chosen here (the fallback's offline
+    # one, the reading wrapper) runs under an inner override of its own, which wins.
+    with rt.agent.override(model=model):
+        result = await rt.agent.run(
+            prompt,
+            deps=deps,
+            model=model,
+            message_history=history,
+            usage_limits=rt.usage_limits,
+            model_settings=rt.model_settings,
+            usage=usage,
+            timeout=rt.run_timeout,
+            deferred_tool_results=decisions,
+            **extra,
+        )
     output: Output = result.output
     return output, _patch_history(result.all_messages(), deps.state.model_lines)
 
@@ -233,7 +254,9 @@ async def _answer(
     that already did something (a job, an action) is reported, never redone offline.
     """
     try:
-        output, messages = await _run(rt, prompt, deps, history, rt.model, usage, decisions)
+        output, messages = await _run(
+            rt, prompt, deps, history, rt.model_in_force(), usage, decisions
+        )
         return output, messages, False
     except Exception as exc:
         log.warning("model run failed (%s: %s); using the offline model", type(exc).__name__, exc)
@@ -402,7 +425,9 @@ async def resume_approval(
             offline_history=history,
             decisions=decisions,
         )
-        if not approved and (offline or is_offline(runtime.model) or not isinstance(output, str)):
+        if not approved and (
+            offline or is_offline(runtime.model_in_force()) or not isinstance(output, str)
+        ):
             output = DENIED_REPLY
         if not continued and messages:
             verdict = "approved" if approved else "denied"
