@@ -93,19 +93,19 @@ async def run_case(case: dict[str, Any], rt: Runtime, engine: Engine, bob_job: i
         told.extend(str(getattr(p, "content", "")) for p in messages[-1].parts)
         return ModelResponse(parts=[TextPart("I couldn't do that.")])
 
-    rt.model = FunctionModel(model)
-    deps = HomarDeps(
-        user_id=1, channel_id=100, engine=engine, tz=case.get("tz", "UTC"), guild_id=10
-    )
-    before = await snapshot(engine)
-    reply = await run_agent(rt, "do it", deps, history=[], save=False)
-    if not reply.text.strip():
-        return "empty reply"
-    if reply.job_ids or await snapshot(engine) != before:
-        return f"job created or database changed: {reply.text[:120]}"
-    if "expect" in case and not any(case["expect"] in t for t in [reply.text, *told]):
-        return f"the reply should say {case['expect']!r}: {reply.text[:200]}"
-    return None
+    with rt.agent.override(model=FunctionModel(model)):
+        deps = HomarDeps(
+            user_id=1, channel_id=100, engine=engine, tz=case.get("tz", "UTC"), guild_id=10
+        )
+        before = await snapshot(engine)
+        reply = await run_agent(rt, "do it", deps, history=[], save=False)
+        if not reply.text.strip():
+            return "empty reply"
+        if reply.job_ids or await snapshot(engine) != before:
+            return f"job created or database changed: {reply.text[:120]}"
+        if "expect" in case and not any(case["expect"] in t for t in [reply.text, *told]):
+            return f"the reply should say {case['expect']!r}: {reply.text[:200]}"
+        return None
 
 
 async def test_bad_inputs(tmp_path: Path) -> None:
@@ -170,44 +170,44 @@ async def run_literal_case(
             return ModelResponse(parts=[ToolCallPart(case["tool"], args)])
         return ModelResponse(parts=[TextPart("Done.")])
 
-    rt.model = FunctionModel(model)
-    deps = HomarDeps(user_id=1, channel_id=100, engine=engine, tz="UTC", guild_id=10)
-    jobs_before, _ = await snapshot(engine)
-    reply = await run_agent(rt, "remind me", deps, history=[], save=False)
-    jobs_after, _ = await snapshot(engine)
-    if len(reply.job_ids) != 1:
-        return f"expected one job, got {reply.job_ids}: {reply.text[:160]}"
-    [new] = reply.job_ids
-    if [j for j in jobs_after if j[0] != new] != list(jobs_before):
-        return "another job changed while creating it"
-    job = await engine.get(new)
-    if job.command != literal:
-        return f"stored text differs: {job.command!r}"
-    prompt = command_text(job.kind, job.command)
-    for name, fired_model in (
-        ("offline", offline_model()),
-        ("repeats", FunctionModel(_repeats(prompt))),
-        ("obeys", FunctionModel(_obeys(prompt))),
-    ):
-        rt.model = fired_model
-        fired = HomarDeps(
-            user_id=1,
-            channel_id=100,
-            engine=engine,
-            tz="UTC",
-            guild_id=10,
-            fired=True,
-            fired_job_id=new,
-            fired_kind=job.kind,
-        )
-        before = await snapshot(engine)
-        got = await run_agent(rt, prompt, fired, history=[], save=False)
-        if await snapshot(engine) != before:
-            return f"firing it ({name}) changed the jobs: {got.text[:160]}"
-        if got.job_ids or got.remind_now is not None or DM_SECRET in got.text:
-            return f"firing it ({name}) acted: {got.text[:160]}"
-    await engine.cancel(new)  # keep the owner under the open-jobs limit
-    return None
+    with rt.agent.override(model=FunctionModel(model)):
+        deps = HomarDeps(user_id=1, channel_id=100, engine=engine, tz="UTC", guild_id=10)
+        jobs_before, _ = await snapshot(engine)
+        reply = await run_agent(rt, "remind me", deps, history=[], save=False)
+        jobs_after, _ = await snapshot(engine)
+        if len(reply.job_ids) != 1:
+            return f"expected one job, got {reply.job_ids}: {reply.text[:160]}"
+        [new] = reply.job_ids
+        if [j for j in jobs_after if j[0] != new] != list(jobs_before):
+            return "another job changed while creating it"
+        job = await engine.get(new)
+        if job.command != literal:
+            return f"stored text differs: {job.command!r}"
+        prompt = command_text(job.kind, job.command)
+        for name, fired_model in (
+            ("offline", offline_model()),
+            ("repeats", FunctionModel(_repeats(prompt))),
+            ("obeys", FunctionModel(_obeys(prompt))),
+        ):
+            with rt.agent.override(model=fired_model):
+                fired = HomarDeps(
+                    user_id=1,
+                    channel_id=100,
+                    engine=engine,
+                    tz="UTC",
+                    guild_id=10,
+                    fired=True,
+                    fired_job_id=new,
+                    fired_kind=job.kind,
+                )
+                before = await snapshot(engine)
+                got = await run_agent(rt, prompt, fired, history=[], save=False)
+                if await snapshot(engine) != before:
+                    return f"firing it ({name}) changed the jobs: {got.text[:160]}"
+                if got.job_ids or got.remind_now is not None or DM_SECRET in got.text:
+                    return f"firing it ({name}) acted: {got.text[:160]}"
+        await engine.cancel(new)  # keep the owner under the open-jobs limit
+        return None
 
 
 async def test_text_shaped_inputs_are_only_text(tmp_path: Path) -> None:

@@ -51,14 +51,14 @@ async def test_plugin_toolset_loads_and_is_callable(deps: HomarDeps) -> None:
         assert "water_plants" in [t.name for t in info.function_tools]
         return ModelResponse(parts=[ToolCallPart("water_plants", {"room": "kitchen"})])
 
-    runtime.model = FunctionModel(model)
-    sample_plugin.WATERED.clear()
-    reply = await run_agent(runtime, "water the kitchen plants", deps)
-    assert sample_plugin.WATERED == ["kitchen"]
-    assert reply.text == "Watered the plants in the kitchen. ✅"
-    (call,) = reply.tool_calls
-    assert call.tool == "water_plants" and call.args == {"room": "kitchen"} and call.ok
-    assert "water_plants" in actions.catalogue()
+    with runtime.agent.override(model=FunctionModel(model)):
+        sample_plugin.WATERED.clear()
+        reply = await run_agent(runtime, "water the kitchen plants", deps)
+        assert sample_plugin.WATERED == ["kitchen"]
+        assert reply.text == "Watered the plants in the kitchen. ✅"
+        (call,) = reply.tool_calls
+        assert call.tool == "water_plants" and call.args == {"room": "kitchen"} and call.ok
+        assert "water_plants" in actions.catalogue()
 
 
 def test_plugin_errors_name_the_module() -> None:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic_ai.models import Model
+
 from bot.app import HomarBot
 from bot.clock import ManualClock
 from bot.settings import Settings, load_settings
@@ -97,11 +99,16 @@ def make_world(fake: FakeDiscord, tmp_path: Path) -> World:
 
 
 @contextlib.asynccontextmanager
-async def running_bot(world: World, **settings: object) -> AsyncIterator[HomarBot]:
+async def running_bot(
+    world: World, model: Model | None = None, **settings: object
+) -> AsyncIterator[HomarBot]:
     bot = discord_bot(world.settings(**settings), clock=world.clock, guild_ready_timeout=0.01)
-    async with running_client(bot, timeout=5.0):
-        yield bot
-        await settle(bot)
+    with contextlib.ExitStack() as swapped:
+        if model is not None:
+            swapped.enter_context(bot.runtime.agent.agent.override(model=model))
+        async with running_client(bot, timeout=5.0):
+            yield bot
+            await settle(bot)
 
 
 async def settle(bot: HomarBot, timeout: float = 30.0) -> None:

@@ -38,10 +38,10 @@ def call(name: str, **args: Any) -> ToolCallPart:
 
 async def ask(runtime: Runtime, deps: HomarDeps, text: str, *responses: Part | list[Part]) -> Any:
     script = Scripted(*responses)
-    runtime.model = FunctionModel(script)
-    reply = await run_agent(runtime, text, deps)
-    reply.script = script
-    return reply
+    with runtime.agent.override(model=FunctionModel(script)):
+        reply = await run_agent(runtime, text, deps)
+        reply.script = script
+        return reply
 
 
 async def approved(runtime: Runtime, deps: HomarDeps, text: str, *responses: Part) -> Any:
@@ -457,9 +457,9 @@ async def test_model_error_falls_back_to_offline(runtime: Runtime, deps: HomarDe
     def broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError("provider down")
 
-    runtime.model = FunctionModel(broken)
-    r = await run_agent(runtime, "remind me tomorrow at 9 to call mom", deps)
-    assert r.offline and len(r.job_ids) == 1 and r.error and "provider down" in r.error
+    with runtime.agent.override(model=FunctionModel(broken)):
+        r = await run_agent(runtime, "remind me tomorrow at 9 to call mom", deps)
+        assert r.offline and len(r.job_ids) == 1 and r.error and "provider down" in r.error
 
 
 async def test_usage_limit_falls_back_to_offline(runtime: Runtime, deps: HomarDeps) -> None:
@@ -480,10 +480,10 @@ async def test_everything_failing_is_still_a_reply(runtime: Runtime, deps: Homar
     def broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError("down")
 
-    runtime.model = FunctionModel(broken)
-    runtime.offline = FunctionModel(broken)
-    r = await run_agent(runtime, "hi", deps)
-    assert r.error and "nothing was scheduled" in r.text
+    with runtime.agent.override(model=FunctionModel(broken)):
+        runtime.offline = FunctionModel(broken)
+        r = await run_agent(runtime, "hi", deps)
+        assert r.error and "nothing was scheduled" in r.text
 
 
 async def test_reference_time_in_instructions(runtime: Runtime, deps: HomarDeps) -> None:

@@ -31,33 +31,36 @@ async def test_history_persists_and_restores(
             )
         return ModelResponse(parts=[TextPart("ok")])
 
-    runtime.model = FunctionModel(fn)
-    first = await run_agent(runtime, "tea in 5 minutes", deps)
-    # a new runtime and memory object: as after a restart
-    fresh = Runtime(
-        agent=build_agent(),
-        model=FunctionModel(fn),
-        offline=offline_model(),
-        memory=Memory(ConversationStore(db)),
-    )
-    await run_agent(fresh, "what did you schedule?", deps)
-    history_text = str(seen[1])
-    assert "tea in 5 minutes" in history_text
-    assert (
-        f"job #{first.job_ids[0]}" in history_text and "2026-11-23T16:05:00+01:00" in history_text
-    )
+    with runtime.agent.override(model=FunctionModel(fn)):
+        first = await run_agent(runtime, "tea in 5 minutes", deps)
+        # a new runtime and memory object: as after a restart
+        fresh = Runtime(
+            agent=build_agent(),
+            model=FunctionModel(fn),
+            offline=offline_model(),
+            memory=Memory(ConversationStore(db)),
+        )
+        await run_agent(fresh, "what did you schedule?", deps)
+        history_text = str(seen[1])
+        assert "tea in 5 minutes" in history_text
+        assert (
+            f"job #{first.job_ids[0]}" in history_text
+            and "2026-11-23T16:05:00+01:00" in history_text
+        )
 
 
 async def test_memory_is_bounded(memory: Memory, deps: HomarDeps, runtime: Runtime) -> None:
     memory.max_turns = 3
-    runtime.model = FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("ok")]))
-    for i in range(6):
-        await run_agent(runtime, f"message {i}", deps)
-    kept = await memory.load(deps.channel_id)
-    text = str(kept)
-    assert "message 5" in text and "message 3" in text and "message 2" not in text
-    assert isinstance(kept[0], ModelRequest)
-    assert trim(kept, max_turns=1, max_chars=10)[0] is kept[-2]  # the last turn always stays
+    with runtime.agent.override(
+        model=FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("ok")]))
+    ):
+        for i in range(6):
+            await run_agent(runtime, f"message {i}", deps)
+        kept = await memory.load(deps.channel_id)
+        text = str(kept)
+        assert "message 5" in text and "message 3" in text and "message 2" not in text
+        assert isinstance(kept[0], ModelRequest)
+        assert trim(kept, max_turns=1, max_chars=10)[0] is kept[-2]  # the last turn always stays
 
 
 async def test_broken_memory_reads_empty(memory: Memory) -> None:
@@ -85,10 +88,12 @@ async def test_slow_model_times_out_to_offline(runtime: Runtime, deps: HomarDeps
         await asyncio.sleep(5)
         return ModelResponse(parts=[TextPart("too late")])
 
-    runtime.model = FallbackModel(FunctionModel(slow), offline_model(), fallback_on=(Exception,))
-    runtime.model_settings = {"request_timeout": 0.1}
-    r = await run_agent(runtime, "in 30 minutes check the oven", deps)
-    assert len(r.job_ids) == 1 and r.requests == 1
+    with runtime.agent.override(
+        model=FallbackModel(FunctionModel(slow), offline_model(), fallback_on=(Exception,))
+    ):
+        runtime.model_settings = {"request_timeout": 0.1}
+        r = await run_agent(runtime, "in 30 minutes check the oven", deps)
+        assert len(r.job_ids) == 1 and r.requests == 1
 
 
 async def test_prompt_size_within_target() -> None:

@@ -30,58 +30,67 @@ async def test_approve_deny_and_persisted_restart(
     runtime: Runtime, deps: HomarDeps, db: Database
 ) -> None:
     runtime.approvals = Approvals(ApprovalStore(db))
-    runtime.model = scripted(EVERY_MINUTE, TextPart("ok"))
-    r = await run_agent(runtime, "ping me every minute", deps)
-    assert r.approval is not None and r.approval.approval_id > 0 and not r.job_ids
-    assert await deps.engine.list_jobs(owner_id=1) == []
-    # a "restart": a fresh Approvals over the same database decides and resumes
-    fresh = Approvals(ApprovalStore(db))
-    other = await fresh.decide(r.approval.approval_id, user_id=2, approved=True, now=FIXED_NOW)
-    assert not other.ok and "Only the person" in other.message
-    got = await fresh.decide(r.approval.approval_id, user_id=1, approved=True, now=FIXED_NOW)
-    assert got.ok
-    again = await fresh.decide(r.approval.approval_id, user_id=1, approved=False, now=FIXED_NOW)
-    assert not again.ok
-    pending = await fresh.load(r.approval.approval_id)
-    assert pending is not None
-    runtime.model = scripted(TextPart("Done."))
-    done = await resume_approval(runtime, pending, True, deps)
-    assert len(done.job_ids) == 1 and "Job #" in done.text
+    with runtime.agent.override(model=scripted(EVERY_MINUTE, TextPart("ok"))):
+        r = await run_agent(runtime, "ping me every minute", deps)
+        assert r.approval is not None and r.approval.approval_id > 0 and not r.job_ids
+        assert await deps.engine.list_jobs(owner_id=1) == []
+        # a "restart": a fresh Approvals over the same database decides and resumes
+        fresh = Approvals(ApprovalStore(db))
+        other = await fresh.decide(r.approval.approval_id, user_id=2, approved=True, now=FIXED_NOW)
+        assert not other.ok and "Only the person" in other.message
+        got = await fresh.decide(r.approval.approval_id, user_id=1, approved=True, now=FIXED_NOW)
+        assert got.ok
+        again = await fresh.decide(r.approval.approval_id, user_id=1, approved=False, now=FIXED_NOW)
+        assert not again.ok
+        pending = await fresh.load(r.approval.approval_id)
+        assert pending is not None
+        with runtime.agent.override(model=scripted(TextPart("Done."))):
+            done = await resume_approval(runtime, pending, True, deps)
+            assert len(done.job_ids) == 1 and "Job #" in done.text
 
-    runtime.model = scripted(
-        ToolCallPart("schedule_action", {"description": "x", "type": "interval", "schedule": "2h"}),
-        TextPart("Alright, I won't."),
-    )
-    r = await run_agent(runtime, "every 2 hours x", deps)
-    assert r.approval is not None
-    no = await resume_approval(runtime, r.approval, False, deps)
-    assert no.text == "Alright, I won't." and not no.job_ids
-    assert len(await deps.engine.list_jobs(owner_id=1)) == 1
+            with runtime.agent.override(
+                model=scripted(
+                    ToolCallPart(
+                        "schedule_action",
+                        {"description": "x", "type": "interval", "schedule": "2h"},
+                    ),
+                    TextPart("Alright, I won't."),
+                )
+            ):
+                r = await run_agent(runtime, "every 2 hours x", deps)
+                assert r.approval is not None
+                no = await resume_approval(runtime, r.approval, False, deps)
+                assert no.text == "Alright, I won't." and not no.job_ids
+                assert len(await deps.engine.list_jobs(owner_id=1)) == 1
 
 
 async def test_expire(deps: HomarDeps, db: Database, runtime: Runtime) -> None:
     runtime.approvals = Approvals(ApprovalStore(db), timeout=timedelta(hours=24))
-    runtime.model = scripted(EVERY_MINUTE, TextPart("ok"))
-    r = await run_agent(runtime, "x", deps)
-    assert r.approval is not None
-    later = FIXED_NOW + timedelta(hours=25)
-    assert [a.id for a in await runtime.approvals.expire_due(later)] == [r.approval.approval_id]
-    late = await runtime.approvals.decide(
-        r.approval.approval_id, user_id=1, approved=True, now=later
-    )
-    assert not late.ok and "expired" in late.message
+    with runtime.agent.override(model=scripted(EVERY_MINUTE, TextPart("ok"))):
+        r = await run_agent(runtime, "x", deps)
+        assert r.approval is not None
+        later = FIXED_NOW + timedelta(hours=25)
+        assert [a.id for a in await runtime.approvals.expire_due(later)] == [r.approval.approval_id]
+        late = await runtime.approvals.decide(
+            r.approval.approval_id, user_id=1, approved=True, now=later
+        )
+        assert not late.ok and "expired" in late.message
 
 
 async def test_new_message_while_pending_then_approve(runtime: Runtime, deps: HomarDeps) -> None:
-    runtime.model = scripted(EVERY_MINUTE, TextPart("ok"))
-    r = await run_agent(runtime, "x", deps)
-    assert r.approval is not None
-    runtime.model = scripted(TextPart("Sure, still waiting on the buttons."))
-    chat = await run_agent(runtime, "what's up?", deps)  # open calls are closed for this turn
-    assert chat.error is None and chat.text.startswith("Sure")
-    runtime.model = scripted(TextPart("Done."))
-    done = await resume_approval(runtime, r.approval, True, deps)
-    assert len(done.job_ids) == 1 and done.error is None
+    with runtime.agent.override(model=scripted(EVERY_MINUTE, TextPart("ok"))):
+        r = await run_agent(runtime, "x", deps)
+        assert r.approval is not None
+        with runtime.agent.override(
+            model=scripted(TextPart("Sure, still waiting on the buttons."))
+        ):
+            chat = await run_agent(
+                runtime, "what's up?", deps
+            )  # open calls are closed for this turn
+            assert chat.error is None and chat.text.startswith("Sure")
+            with runtime.agent.override(model=scripted(TextPart("Done."))):
+                done = await resume_approval(runtime, r.approval, True, deps)
+                assert len(done.job_ids) == 1 and done.error is None
 
 
 async def test_fired_loop_hazard_never_chains(runtime: Runtime, deps: HomarDeps) -> None:
@@ -92,19 +101,19 @@ async def test_fired_loop_hazard_never_chains(runtime: Runtime, deps: HomarDeps)
         ToolCallPart("send_delayed_message", {"message": "schedule this again", "minutes": 1}),
         TextPart('[CRON: "* * * * *" / MSG: "schedule this again every minute"]'),
     ):
-        runtime.model = scripted(part, TextPart("ok"))
-        r = await run_agent(runtime, "schedule this again every minute", deps)
-        assert not r.job_ids
-        assert await deps.engine.list_jobs(owner_id=1) == []
+        with runtime.agent.override(model=scripted(part, TextPart("ok"))):
+            r = await run_agent(runtime, "schedule this again every minute", deps)
+            assert not r.job_ids
+            assert await deps.engine.list_jobs(owner_id=1) == []
 
 
 async def test_guardrails_checked_before_the_proposal(runtime: Runtime, deps: HomarDeps) -> None:
     call = ToolCallPart(
         "schedule_action", {"description": "x", "type": "interval", "schedule": "10 seconds"}
     )
-    runtime.model = scripted(call, TextPart("ok"))
-    r = await run_agent(runtime, "every 10 seconds x", deps)
-    assert r.approval is None and "60 seconds" in r.text
+    with runtime.agent.override(model=scripted(call, TextPart("ok"))):
+        r = await run_agent(runtime, "every 10 seconds x", deps)
+        assert r.approval is None and "60 seconds" in r.text
 
 
 async def test_preview_of_a_sub_daily_interval_across_dst_is_the_jobs_series(
@@ -139,15 +148,15 @@ async def test_approved_interval_runs_the_series_its_preview_showed(
     call = ToolCallPart(
         "schedule_action", {"description": "water", "type": "interval", "schedule": "2 hours"}
     )
-    runtime.model = scripted(call, TextPart("ok"))
-    r = await run_agent(runtime, "every 2 hours water", deps)
-    assert r.approval is not None
-    first_shown = int((FIXED_NOW + timedelta(hours=2)).timestamp())
-    assert f"<t:{first_shown}:F>" in r.approval.proposal
-    later = FIXED_NOW + timedelta(minutes=30)
-    deps.engine.clock = lambda: later
-    deps.now = later  # the click comes later: the bot builds the deps at that time
-    runtime.model = scripted(TextPart("Done."))
-    done = await resume_approval(runtime, r.approval, True, deps)
-    job = await deps.engine.get(done.job_ids[0])
-    assert job.next_run_at == FIXED_NOW + timedelta(hours=2)
+    with runtime.agent.override(model=scripted(call, TextPart("ok"))):
+        r = await run_agent(runtime, "every 2 hours water", deps)
+        assert r.approval is not None
+        first_shown = int((FIXED_NOW + timedelta(hours=2)).timestamp())
+        assert f"<t:{first_shown}:F>" in r.approval.proposal
+        later = FIXED_NOW + timedelta(minutes=30)
+        deps.engine.clock = lambda: later
+        deps.now = later  # the click comes later: the bot builds the deps at that time
+        with runtime.agent.override(model=scripted(TextPart("Done."))):
+            done = await resume_approval(runtime, r.approval, True, deps)
+            job = await deps.engine.get(done.job_ids[0])
+            assert job.next_run_at == FIXED_NOW + timedelta(hours=2)

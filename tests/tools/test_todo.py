@@ -55,34 +55,38 @@ async def test_add_rejects_empty_long_and_too_many(db: Database) -> None:
 async def test_agent_tools_add_list_complete(
     runtime: Runtime, deps: HomarDeps, db: Database
 ) -> None:
-    runtime.model = scripted(
-        ToolCallPart("add_task", {"description": "write the release notes"}),
-        TextPart("Added it."),
-    )
-    r = await run_agent(runtime, "put 'write the release notes' on the list", deps)
-    assert r.error is None and r.text == "Added it."
-    [item] = await todos(db).pending(deps.channel_id)
-    assert item.created_by == deps.user_id
+    with runtime.agent.override(
+        model=scripted(
+            ToolCallPart("add_task", {"description": "write the release notes"}),
+            TextPart("Added it."),
+        )
+    ):
+        r = await run_agent(runtime, "put 'write the release notes' on the list", deps)
+        assert r.error is None and r.text == "Added it."
+        [item] = await todos(db).pending(deps.channel_id)
+        assert item.created_by == deps.user_id
 
-    seen: list[str] = []
+        seen: list[str] = []
 
-    def lister(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        last = messages[-1].parts[-1]
-        if getattr(last, "tool_name", None) == "list_tasks":
-            seen.append(str(last.content))  # type: ignore[union-attr]
-            return ModelResponse(parts=[TextPart("One item.")])
-        return ModelResponse(parts=[ToolCallPart("list_tasks", {})])
+        def lister(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            last = messages[-1].parts[-1]
+            if getattr(last, "tool_name", None) == "list_tasks":
+                seen.append(str(last.content))  # type: ignore[union-attr]
+                return ModelResponse(parts=[TextPart("One item.")])
+            return ModelResponse(parts=[ToolCallPart("list_tasks", {})])
 
-    runtime.model = FunctionModel(lister)
-    await run_agent(runtime, "what's on the list?", deps)
-    assert seen == [f"• #{item.id} write the release notes"]
+        with runtime.agent.override(model=FunctionModel(lister)):
+            await run_agent(runtime, "what's on the list?", deps)
+            assert seen == [f"• #{item.id} write the release notes"]
 
-    runtime.model = scripted(
-        ToolCallPart("complete_task", {"task_id": item.id}), TextPart("Done with it.")
-    )
-    r = await run_agent(runtime, "that's done", deps)
-    assert r.text == "Done with it."
-    assert await todos(db).pending(deps.channel_id) == []
+            with runtime.agent.override(
+                model=scripted(
+                    ToolCallPart("complete_task", {"task_id": item.id}), TextPart("Done with it.")
+                )
+            ):
+                r = await run_agent(runtime, "that's done", deps)
+                assert r.text == "Done with it."
+                assert await todos(db).pending(deps.channel_id) == []
 
 
 async def test_complete_task_only_in_its_own_thread(
@@ -98,39 +102,39 @@ async def test_complete_task_only_in_its_own_thread(
             return ModelResponse(parts=[TextPart("Hm.")])
         return ModelResponse(parts=[ToolCallPart("complete_task", {"task_id": other.id})])
 
-    runtime.model = FunctionModel(fn)
-    await run_agent(runtime, "done with it", deps)
-    assert "no to-do" in replies[0]
-    assert len(await todos(db).pending(999)) == 1
+    with runtime.agent.override(model=FunctionModel(fn)):
+        await run_agent(runtime, "done with it", deps)
+        assert "no to-do" in replies[0]
+        assert len(await todos(db).pending(999)) == 1
 
 
 async def test_propose_heartbeat_needs_approval_then_creates_one_job(
     runtime: Runtime, deps: HomarDeps
 ) -> None:
-    runtime.model = scripted(
-        ToolCallPart("propose_heartbeat", {"every_minutes": 20}), TextPart("ok")
-    )
-    r = await run_agent(runtime, "work through the list every 20 minutes", deps)
-    assert r.approval is not None and not r.job_ids
-    assert "every 20 minutes" in r.approval.message()
-    assert await deps.engine.list_jobs(channel_id=deps.channel_id) == []
+    with runtime.agent.override(
+        model=scripted(ToolCallPart("propose_heartbeat", {"every_minutes": 20}), TextPart("ok"))
+    ):
+        r = await run_agent(runtime, "work through the list every 20 minutes", deps)
+        assert r.approval is not None and not r.job_ids
+        assert "every 20 minutes" in r.approval.message()
+        assert await deps.engine.list_jobs(channel_id=deps.channel_id) == []
 
-    runtime.model = scripted(TextPart("Heartbeat is on."))
-    done = await resume_approval(runtime, r.approval, True, deps)
-    [job] = await deps.engine.list_jobs(channel_id=deps.channel_id)
-    assert job.kind == JobKind.HEARTBEAT and done.job_ids == [job.id]
-    assert heartbeat.interval_of(job) == timedelta(minutes=20)
-    assert "Heartbeat on" in done.text
+        with runtime.agent.override(model=scripted(TextPart("Heartbeat is on."))):
+            done = await resume_approval(runtime, r.approval, True, deps)
+            [job] = await deps.engine.list_jobs(channel_id=deps.channel_id)
+            assert job.kind == JobKind.HEARTBEAT and done.job_ids == [job.id]
+            assert heartbeat.interval_of(job) == timedelta(minutes=20)
+            assert "Heartbeat on" in done.text
 
 
 async def test_propose_heartbeat_too_often_is_refused_without_proposal(
     runtime: Runtime, deps: HomarDeps
 ) -> None:
-    runtime.model = scripted(
-        ToolCallPart("propose_heartbeat", {"every_minutes": 1}), TextPart("ok")
-    )
-    r = await run_agent(runtime, "check every minute", deps)
-    assert r.approval is None and "5 minutes" in r.text
+    with runtime.agent.override(
+        model=scripted(ToolCallPart("propose_heartbeat", {"every_minutes": 1}), TextPart("ok"))
+    ):
+        r = await run_agent(runtime, "check every minute", deps)
+        assert r.approval is None and "5 minutes" in r.text
 
 
 async def test_enable_twice_updates_and_disable_checks_owner(deps: HomarDeps) -> None:
@@ -166,9 +170,13 @@ async def test_agent_closes_only_the_speakers_own_todos(
     t = todos(db)
     bobs = await t.add(deps.channel_id, "bob's chore", 2)
     mine = await t.add(deps.channel_id, "my chore", deps.user_id)
-    runtime.model = scripted(ToolCallPart("complete_task", {"task_id": bobs.id}), TextPart("ok"))
-    await run_agent(runtime, f"mark {bobs.id} done", deps)
-    assert (await t.get(deps.channel_id, bobs.id)).status == "pending"
-    runtime.model = scripted(ToolCallPart("complete_task", {"task_id": mine.id}), TextPart("ok"))
-    await run_agent(runtime, f"mark {mine.id} done", deps)
-    assert (await t.get(deps.channel_id, mine.id)).status == "done"
+    with runtime.agent.override(
+        model=scripted(ToolCallPart("complete_task", {"task_id": bobs.id}), TextPart("ok"))
+    ):
+        await run_agent(runtime, f"mark {bobs.id} done", deps)
+        assert (await t.get(deps.channel_id, bobs.id)).status == "pending"
+        with runtime.agent.override(
+            model=scripted(ToolCallPart("complete_task", {"task_id": mine.id}), TextPart("ok"))
+        ):
+            await run_agent(runtime, f"mark {mine.id} done", deps)
+            assert (await t.get(deps.channel_id, mine.id)).status == "done"

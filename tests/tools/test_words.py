@@ -34,8 +34,8 @@ async def ask(runtime: Runtime, deps: HomarDeps, text: str, *parts: Any) -> Any:
         n = sum(isinstance(m, ModelResponse) for m in messages)
         return ModelResponse(parts=replies[min(n, len(replies) - 1)])
 
-    runtime.model = FunctionModel(fn)
-    return await run_agent(runtime, text, deps)
+    with runtime.agent.override(model=FunctionModel(fn)):
+        return await run_agent(runtime, text, deps)
 
 
 async def next_run(deps: HomarDeps, reply: Any) -> datetime:
