@@ -95,8 +95,7 @@ async def fire(world: World, bot: HomarBot, thread_id: int) -> FakeMessage:
 async def test_delayed_command_turns_off_the_porch_light(
     world: World, mcp_config: Callable[..., str], home_calls: Path
 ) -> None:
-    async with running_bot(world, mcp_config=mcp_config()) as bot:
-        bot.runtime.agent.model = home_model(set_light)
+    async with running_bot(world, mcp_config=mcp_config(), model=home_model(set_light)) as bot:
         thread_id, confirmation = await schedule(
             world, bot, "turn off the porch light in 2 seconds"
         )
@@ -119,8 +118,7 @@ async def test_delayed_command_turns_off_the_porch_light(
 async def test_server_crash_mid_call_is_reported_and_the_bot_carries_on(
     world: World, mcp_config: Callable[..., str], home_calls: Path
 ) -> None:
-    async with running_bot(world, mcp_config=mcp_config()) as bot:
-        bot.runtime.agent.model = home_model(set_light)
+    async with running_bot(world, mcp_config=mcp_config(), model=home_model(set_light)) as bot:
         thread_id, _ = await schedule(world, bot, "turn off the crash light in 2 seconds")
         said = await fire(world, bot, thread_id)
         assert "stopped responding" in said.content and "❌" in said.content
@@ -142,8 +140,9 @@ async def test_approval_marked_tool_waits_for_approve(
     def unlock(command: str) -> ToolCallPart:
         return ToolCallPart("home_unlock_door", {"name": "front"})
 
-    async with running_bot(world, mcp_config=mcp_config(approval=["unlock_door"])) as bot:
-        bot.runtime.agent.model = home_model(unlock)
+    async with running_bot(
+        world, mcp_config=mcp_config(approval=["unlock_door"]), model=home_model(unlock)
+    ) as bot:
         thread_id, _ = await schedule(world, bot, "unlock the front door in 2 seconds")
         ask = await fire(world, bot, thread_id)
         assert "Before I do this" in ask.content and "`home_unlock_door`" in ask.content
@@ -169,8 +168,7 @@ async def test_read_thread_and_poll_act_in_the_thread(world: World) -> None:
             return ModelResponse(parts=[ToolCallPart("create_poll", args)])
         return ModelResponse(parts=[TextPart("Noted.")])
 
-    async with running_bot(world) as bot:
-        bot.runtime.agent.model = FunctionModel(fn)
+    async with running_bot(world, model=FunctionModel(fn)) as bot:
         first = await world.fake.user_says(
             world.channel.id, world.alice.id, f"{world.mention()} lunch plans"
         )

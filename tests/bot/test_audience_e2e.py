@@ -353,15 +353,17 @@ def calls(tool: str, args: dict[str, Any]) -> FunctionModel:
 
 
 async def test_agent_reminds_someone_else_and_me(world: World) -> None:
-    async with running_bot(world) as bot:
-        bot.runtime.agent.model = calls(
+    async with running_bot(
+        world,
+        model=calls(
             "schedule_reminder",
             {
                 "reminder_time": "in 10 minutes",
                 "message": "ship it",
                 "audience": f"<@{world.bob.id}> and me",
             },
-        )
+        ),
+    ) as bot:
         said = await world.fake.user_says(
             world.channel.id, world.alice.id, f"{world.mention()} remind <@{world.bob.id}> and me"
         )
@@ -378,15 +380,17 @@ async def test_agent_reminds_someone_else_and_me(world: World) -> None:
 
 async def test_agent_cannot_reach_a_foreign_channel(world: World) -> None:
     place = Place(world)
-    async with running_bot(world) as bot:
-        bot.runtime.agent.model = calls(
+    async with running_bot(
+        world,
+        model=calls(
             "send_scheduled_message",
             {
                 "message": "hello",
                 "scheduled_datetime": "tomorrow at 9",
                 "audience": f"<#{place.foreign.id}>",
             },
-        )
+        ),
+    ) as bot:
         said = await world.fake.user_says(
             world.channel.id, world.alice.id, f"{world.mention()} post hello in that channel"
         )
@@ -399,8 +403,9 @@ async def test_agent_cannot_reach_a_foreign_channel(world: World) -> None:
 
 async def test_agent_repeating_post_in_a_channel_shows_it_before_approval(world: World) -> None:
     place = Place(world)
-    async with running_bot(world) as bot:
-        bot.runtime.agent.model = calls(
+    async with running_bot(
+        world,
+        model=calls(
             "schedule_action",
             {
                 "description": "standup time",
@@ -408,7 +413,8 @@ async def test_agent_repeating_post_in_a_channel_shows_it_before_approval(world:
                 "schedule": "every monday at 9",
                 "audience": f"<#{place.announcements.id}>",
             },
-        )
+        ),
+    ) as bot:
         said = await world.fake.user_says(
             world.channel.id,
             world.alice.id,

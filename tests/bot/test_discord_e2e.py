@@ -137,8 +137,7 @@ async def test_model_down_reminder_still_delivered(world: World) -> None:
 
 
 async def test_configured_model_raising_falls_back_offline(world: World) -> None:
-    async with running_bot(world) as bot:
-        bot.runtime.agent.model = FunctionModel(_raising)
+    async with running_bot(world, model=FunctionModel(_raising)) as bot:
         thread_id = await start_thread(world, "remind me in 3 minutes to call Bob")
         confirmation = await world.bot_says(thread_id)
         await settle(bot)
@@ -156,8 +155,7 @@ async def test_threads_run_in_parallel_and_queue_in_order(world: World) -> None:
             await release.wait()
         return ModelResponse(parts=[TextPart(f"done: {text}?")])
 
-    async with running_bot(world) as bot:
-        bot.runtime.agent.model = FunctionModel(slow)
+    async with running_bot(world, model=FunctionModel(slow)) as bot:
         slow_thread = await start_thread(world, "slow one")
         fast_thread = await start_thread(world, "fast one", user_id=world.bob.id)
         fast = await world.bot_says(fast_thread)  # answered while the other thread is busy

@@ -36,8 +36,7 @@ async def test_a_hung_model_never_holds_a_reminder_past_its_deadline(
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
-    async with running_bot(world) as homar:
-        homar.runtime.agent.model = FunctionModel(hang)
+    async with running_bot(world, model=FunctionModel(hang)) as homar:
         await homar.runtime.engine.create(
             target=Target(world.alice.id, world.channel.id, world.guild.id),
             command="take the cake out",
