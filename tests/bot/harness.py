@@ -102,6 +102,13 @@ def make_world(fake: FakeDiscord, tmp_path: Path) -> World:
 async def running_bot(
     world: World, model: Model | None = None, **settings: object
 ) -> AsyncIterator[HomarBot]:
+    """The bot connected to the fake Discord; `model` answers in place of the configured one.
+
+    The swap is `agent.override(model=...)`, entered before the client connects: the
+    override is a context variable, and the bot's gateway and worker tasks copy the context
+    when they are created, so an override entered after the bot connected never reaches
+    them (measured: the offline model answered instead).
+    """
     bot = discord_bot(world.settings(**settings), clock=world.clock, guild_ready_timeout=0.01)
     with contextlib.ExitStack() as swapped:
         if model is not None:
