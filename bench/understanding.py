@@ -10,11 +10,19 @@ reported.
 The offline model always runs (no network, well under a minute). With a model server
 (`HOMAR_MODEL_BASE_URL` or `--model-url`, OpenAI-compatible, e.g. llama.cpp's) the same
 cases run against it too. Per model: accuracy, wrong jobs (a job created or changed that
-the person didn't ask for), model requests per case, output tokens, latency p50/p95.
+the person didn't ask for), model requests per message the person sent, output tokens,
+latency p50/p95.
 The last line is JSON.
 
-    .venv/bin/python bench/understanding.py [--model-url URL] [--limit N] [--split dev|held]
-        [--no-offline] [--show-failures]
+    .venv/bin/python bench/understanding.py [--model-url URL] [--limit N] [--offset N]
+        [--split dev|held] [--no-offline] [--show-failures] [--record FILE]
+        [--instructions FILE]
+    .venv/bin/python bench/understanding.py --from-records FILE [FILE ...]
+
+A long model run can go in pieces (`--offset`/`--limit`), each appending one JSON line per
+case to `--record`; `--from-records` prints the figures of the pieces together.
+`--instructions` replaces the agent's static instructions with a file's text, to measure a
+prompt change against the same cases.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -59,10 +67,13 @@ REF = datetime(2026, 11, 23, 10, 30, 20, tzinfo=ZONE)  # a Monday; seconds on pu
 MANAGE = {"list", "cancel", "pause", "resume", "update", "todos"}
 
 
-def load_cases(split: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+def load_cases(
+    split: str | None = None, limit: int | None = None, offset: int = 0
+) -> list[dict[str, Any]]:
     cases = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
     if split:
         cases = [c for c in cases if c["split"] == split]
+    cases = cases[offset:]
     return cases[:limit] if limit else cases
 
 
@@ -89,6 +100,7 @@ class Outcome:
     output_tokens: int = 0
     latency_s: float = 0.0
     fell_back: bool = False
+    turns: int = 1  # the person's messages in the case (a question and its answer: 2)
 
 
 async def seed(w: World, user: int, channel: int) -> dict[str, int]:
@@ -277,7 +289,8 @@ async def run_case(w: World, rt: Runtime, case: dict[str, Any], user: int) -> Ou
     zone = await w.settings.tz(user)
     correct, wrong, why = judge(case, before, after, reply, ids, todos, zone)
     asked = reply.clarifier or reply.text.rstrip(" *_").endswith("?")
-    return Outcome(correct, wrong, asked, why, requests, tokens, latency, fell_back)
+    turns = len(case["say"])
+    return Outcome(correct, wrong, asked, why, requests, tokens, latency, fell_back, turns)
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -305,8 +318,9 @@ def summarize(
         if name == "offline":
             figures[f"{name}_handled{suffix}"] = round(handled / n, 3)
         else:
+            # per message the person sent (a two-turn dialogue is two prompts)
             figures[f"{name}_requests_per_prompt{suffix}"] = round(
-                sum(o.requests for o in os_) / n, 2
+                sum(o.requests for o in os_) / sum(o.turns for o in os_), 2
             )
             figures[f"{name}_output_tokens_p50{suffix}"] = statistics.median(
                 o.output_tokens for o in os_
@@ -340,7 +354,11 @@ def summarize(
 
 
 async def run_model(
-    name: str, rt: Runtime, cases: list[dict[str, Any]], progress: bool
+    name: str,
+    rt: Runtime,
+    cases: list[dict[str, Any]],
+    progress: bool,
+    record: Path | None = None,
 ) -> list[Outcome]:
     with tempfile.TemporaryDirectory() as tmp:
         db = Database(f"sqlite+aiosqlite:///{tmp}/understanding.db")
@@ -357,18 +375,37 @@ async def run_model(
         try:
             for i, case in enumerate(cases):
                 outs.append(await run_case(w, rt, case, user=1000 + i))
+                if record is not None:
+                    with record.open("a") as f:
+                        f.write(json.dumps({"id": case["id"], **asdict(outs[-1])}) + "\n")
                 if progress:
                     o = outs[-1]
                     print(
                         f"  {name} #{case['id']} "
                         f"{'ok' if o.correct else 'WRONG' if o.wrong_job else 'miss'} "
-                        f"{o.latency_s:.1f}s req={o.requests}",
+                        f"{o.latency_s:.1f}s req={o.requests} tok={o.output_tokens} {o.why[:140]}",
                         file=sys.stderr,
                         flush=True,
                     )
         finally:
             await db.close()
     return outs
+
+
+def from_records(paths: list[Path], show: bool) -> dict[str, Any]:
+    """The model figures of runs recorded in pieces (`--record`), the last record per case."""
+    by_id = {c["id"]: c for c in load_cases()}
+    found: dict[int, Outcome] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                case_id = rec.pop("id")
+                found[case_id] = Outcome(**rec)
+    ids = sorted(found)
+    return {"cases": len(ids)} | summarize(
+        "model", [by_id[i] for i in ids], [found[i] for i in ids], show
+    )
 
 
 def reachable(base_url: str) -> bool:
@@ -386,18 +423,30 @@ async def main() -> None:
     ap.add_argument("--model-url", default=os.environ.get("HOMAR_MODEL_BASE_URL"))
     ap.add_argument("--model-name", default=os.environ.get("HOMAR_MODEL") or "local")
     ap.add_argument("--limit", type=int, default=None, help="only the first N cases")
+    ap.add_argument("--offset", type=int, default=0, help="skip the first N cases")
+    ap.add_argument("--record", type=Path, default=None, help="append each model case here")
+    ap.add_argument("--from-records", type=Path, nargs="+", default=None)
+    ap.add_argument("--instructions", type=Path, default=None, help="static instructions file")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per model request")
     ap.add_argument("--split", choices=("dev", "held"), default=None)
     ap.add_argument("--no-offline", action="store_true")
     ap.add_argument("--show-failures", action="store_true")
     args = ap.parse_args()
     logging.disable(logging.WARNING)
-    cases = load_cases(args.split, args.limit)
+    if args.from_records:
+        print(json.dumps(from_records(args.from_records, args.show_failures)))
+        return
+    if args.instructions is not None:
+        import tools.agent
+
+        tools.agent.INSTRUCTIONS = args.instructions.read_text().strip()
+    cases = load_cases(args.split, args.limit, args.offset)
     print(
         f"{len(cases)} cases ({sum(c['split'] == 'dev' for c in cases)} dev, "
         f"{sum(c['split'] == 'held' for c in cases)} held-out); reference {REF.isoformat()} {TZ}"
     )
-    figures: dict[str, Any] = {"cases": len(cases)}
+    # The machine is shared: the load around a model run says what its latency means.
+    figures: dict[str, Any] = {"cases": len(cases), "load_1m_start": os.getloadavg()[0]}
     if not args.no_offline:
         rt = Runtime(agent=build_agent(), model=offline_model(), offline=offline_model())
         outs = await run_model("offline", rt, cases, progress=False)
@@ -409,10 +458,11 @@ async def main() -> None:
         rt = Runtime(agent=build_agent(), model=model, offline=offline_model())
         rt.model_settings = ModelSettings(request_timeout=args.timeout)
         rt.run_timeout = max(rt.run_timeout, 4 * args.timeout)
-        outs = await run_model("model", rt, cases, progress=True)
+        outs = await run_model("model", rt, cases, progress=True, record=args.record)
         figures |= summarize("model", cases, outs, args.show_failures)
     elif args.model_url:
         print(f"no model server at {args.model_url}; offline figures only")
+    figures["load_1m_end"] = os.getloadavg()[0]
     print(json.dumps(figures))
 
 
