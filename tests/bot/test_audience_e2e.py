@@ -365,7 +365,9 @@ async def test_agent_reminds_someone_else_and_me(world: World) -> None:
         ),
     ) as bot:
         said = await world.fake.user_says(
-            world.channel.id, world.alice.id, f"{world.mention()} remind <@{world.bob.id}> and me"
+            world.channel.id,
+            world.alice.id,
+            f"{world.mention()} remind <@{world.bob.id}> and me in 10 minutes",
         )
         thread = said.id  # the fake's thread from a message has that message's id
         confirmation = await world.bot_says(thread)

@@ -214,7 +214,7 @@ async def test_recurring_cron_and_natural(runtime: Runtime, deps: HomarDeps) -> 
     )
     job = await deps.engine.get(r.job_ids[0])
     assert job.kind == "recurring" and job.schedule == {"type": "cron", "expr": "0 9 * * 1-5"}
-    assert "weekday" in r.text and r.requests == 1
+    assert "weekday" in r.text and r.requests == 0  # the approved tool confirms (issue 15)
     r = await approved(
         runtime,
         deps,
@@ -488,6 +488,20 @@ async def test_everything_failing_is_still_a_reply(runtime: Runtime, deps: Homar
 
 async def test_reference_time_in_instructions(runtime: Runtime, deps: HomarDeps) -> None:
     r = await ask(runtime, deps, "hi", TextPart("Hello."))
-    instructions = r.script.infos[0].instructions or ""
-    assert "2026-11-23 16:00:00 Europe/Berlin" in instructions and "15:00:00 UTC" in instructions
+    # The model reads the reference time last, at the end of the message (issue 15: the static
+    # instructions and tool schemas stay a prefix a local server's prompt cache reuses).
+    said = str(r.script.messages[0][-1].parts[-1].content)
+    assert said.startswith("hi\n\n(Reference time: ")
+    assert "2026-11-23 16:00:00 Europe/Berlin" in said and "15:00:00 UTC" in said
+    assert "Reference time" not in (r.script.infos[0].instructions or "")
     assert r.text == "Hello." and not r.clarifier
+    # Another person, another time: the same instructions, byte for byte.
+    deps.user_id, deps.now = 2, deps.reference_now() + timedelta(hours=3)
+    again = await ask(runtime, deps, "hi", TextPart("Hello."))
+    assert again.script.infos[0].instructions == r.script.infos[0].instructions
+    # The thread's history keeps the person's message, not the reference line.
+    assert runtime.memory is None or all(
+        "Reference time" not in str(getattr(p, "content", ""))
+        for m in await runtime.memory.load(deps.channel_id)
+        for p in m.parts
+    )

@@ -194,7 +194,7 @@ async def test_several_text_calls_in_one_reply(runtime: Runtime, deps: HomarDeps
     r = await ask(
         runtime,
         deps,
-        "remind me of a and do b later",
+        "remind me of a at 6pm and do b in 30 minutes",
         TextPart(f"<tool_call>{a}</tool_call>\n<tool_call>{b}</tool_call>"),
     )
     assert len(r.job_ids) == 2, r.text
@@ -210,12 +210,12 @@ async def test_impossible_minute_and_string_numbers_repaired(
         "schedule_reminder",
         {"reminder_time": "2026-11-24T13:66", "message": "x", "follow_up": "yes"},
     )
-    r = await ask(runtime, deps, "do it", call)
+    r = await ask(runtime, deps, "remind me of x at 13:66", call)
     assert r.requests == 1 and await next_run(deps, r) == local(24, 14, 6)
     job = await deps.engine.get(r.job_ids[0])
     assert job.follow_up is not None
     call = ToolCallPart("send_delayed_message", {"message": "tea", "minutes": "30 minutes"})
-    r = await ask(runtime, deps, "do it", call)
+    r = await ask(runtime, deps, "tea in 30", call)
     assert r.requests == 1 and await next_run(deps, r) == local(23, 16, 30)
 
 
@@ -248,3 +248,54 @@ async def test_fired_run_cannot_change_the_time_zone(
     call = ToolCallPart("set_timezone", {"zone": "Tokyo"})
     await ask(runtime, deps, "my timezone is Tokyo", call, TextPart("ok"))
     assert await UserSettingsStore(db).tz(1) is None
+
+
+# ---------------------------------------------------------------- a time nobody said
+
+
+@pytest.mark.parametrize(
+    ("text", "made_up"),
+    [
+        (
+            "remind me to call the dentist",
+            ToolCallPart(
+                "schedule_reminder",
+                {"reminder_time": "tomorrow at 9", "message": "call the dentist"},
+            ),
+        ),
+        (
+            "remind me later to answer Mark",
+            ToolCallPart(
+                "schedule_reminder", {"reminder_time": "in 1 hour", "message": "answer Mark"}
+            ),
+        ),
+        (
+            "don't let me forget the report",
+            ToolCallPart("send_delayed_message", {"message": "the report", "hours": 2}),
+        ),
+        (
+            "set a reminder",
+            ToolCallPart(
+                "schedule_action",
+                {"description": "reminder", "type": "recurring", "schedule": "0 9 * * *"},
+            ),
+        ),
+    ],
+)
+async def test_a_time_the_person_never_said_is_asked_for(
+    runtime: Runtime, deps: HomarDeps, text: str, made_up: ToolCallPart
+) -> None:
+    r = await ask(runtime, deps, text, made_up)
+    assert not r.job_ids and r.clarifier and r.text.rstrip().endswith("?"), r.text
+
+
+async def test_a_time_said_earlier_in_the_thread_counts(runtime: Runtime, deps: HomarDeps) -> None:
+    r = await ask(
+        runtime, deps, "remind me in 10 minutes", TextPart("What should I remind you of?")
+    )
+    assert not r.job_ids
+    answer = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "in 10 minutes", "message": "oven"}
+    )
+    r = await ask(runtime, deps, "to check the oven", answer)
+    assert await next_run(deps, r) == (FIXED_NOW + timedelta(minutes=10)).astimezone(BERLIN)

@@ -7,6 +7,7 @@ job is a function tool instead, so each can wait for the owner's approval.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import re
@@ -21,14 +22,17 @@ from pydantic_ai import (
     Tool,
     ToolOutput,
 )
+from pydantic_ai.capabilities import PrepareOutputTools, PrepareTools
 from pydantic_ai.messages import ModelMessage
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from storage.todos import TodoStore
 from tools.agent import profile, todo
 from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
-from tools.agent.prompt import INSTRUCTIONS, reference_instructions
+from tools.agent.offline import is_offline
+from tools.agent.prompt import INSTRUCTIONS, fired_instructions, reference_instructions
 from tools.agent.replies import on_text
 
 log = logging.getLogger(__name__)
@@ -113,6 +117,95 @@ async def _has_todos(deps: HomarDeps) -> bool:
         return True
 
 
+# A small model copies what it is shown: every optional argument in a schema tends to come
+# back filled in (60-100 tokens of defaults per call, at a few tokens a second on a small
+# machine). A person's live turn shows a real model only the arguments its words can use;
+# the rest keep their defaults. Calls are still validated against the whole signature and
+# repaired against the whole schema (`tools.agent.reading.full_schema`), so an argument the model
+# writes anyway counts. Fired runs and the offline model see everything.
+_NAGGY = re.compile(
+    r"\b(?:nag|pester|bug|follow[- ]?ups?|forget|keep (?:at|on|reminding|bugging)|until|"
+    r"make sure|every|times|again|escalat\w*|ignore|dm|direct message)\b",
+    re.I,
+)
+_ARG_CUES: dict[str, re.Pattern[str]] = {
+    "follow_up": _NAGGY,
+    "follow_up_interval": _NAGGY,
+    "max_follow_ups": _NAGGY,
+    "escalate": re.compile(r"\b(?:dm|direct message|privately|escalat\w*|ignore)\b", re.I),
+    "audience": re.compile(
+        r"<[@#]|@\w|\b(?:dm|direct message|privately|everyone|channel|us|them|team|and me)\b",
+        re.I,
+    ),
+    "until": re.compile(
+        r"\b(?:until|till|til|through|thru|times|twice|for the next|for \d+|ends?|ending|"
+        r"stop(?:ping)?|last|through)\b",
+        re.I,
+    ),
+    "seconds": re.compile(r"\d\s*(?:s|secs?|seconds?)\b|\bseconds?\b", re.I),
+}
+_ARG_CUES["max_runs"] = _ARG_CUES["until"]
+
+
+def _offered(ctx: RunContext[HomarDeps], name: str) -> bool:
+    """Whether this turn's words (or the thread) can use an optional argument."""
+    words = ctx.deps.state.words
+    assert words is not None
+    if name == "minutes_before":  # a lead time belongs to an event's time (`tools.agent.words`)
+        nothing_read = words.instant is None and words.recurrence is None
+        return words.event or words.lead is not None or nothing_read
+    if name == "on_duplicate":  # only once a duplicate was asked about in this thread
+        return any("on_duplicate" in str(getattr(p, "content", "")) for p in _recent(ctx))
+    cue = _ARG_CUES.get(name)
+    return cue is None or bool(cue.search(ctx.prompt if isinstance(ctx.prompt, str) else ""))
+
+
+def _recent(ctx: RunContext[HomarDeps]) -> list[Any]:
+    return [p for m in ctx.messages[-6:] for p in m.parts]
+
+
+def _plain(prop: Any) -> Any:
+    """A property as a model needs it: no default to copy, `X | None` shown as X."""
+    if not isinstance(prop, dict):
+        return prop
+    shown = {k: v for k, v in prop.items() if k not in ("default", "title")}
+    options = shown.get("anyOf")
+    if isinstance(options, list):
+        real = [o for o in options if o != {"type": "null"}]
+        if len(real) == 1 and isinstance(real[0], dict):
+            shown = {**{k: v for k, v in shown.items() if k != "anyOf"}, **real[0]}
+    return shown
+
+
+async def _shown_tools(
+    ctx: RunContext[HomarDeps], tool_defs: list[ToolDefinition]
+) -> list[ToolDefinition]:
+    """Each tool's schema as this turn shows it (see `_ARG_CUES`)."""
+    if is_offline(ctx.model):
+        return tool_defs
+    trim = not ctx.deps.fired and ctx.deps.state.words is not None
+    shown: list[ToolDefinition] = []
+    for td in tool_defs:
+        schema = td.parameters_json_schema
+        props: dict[str, Any] = schema.get("properties") or {}
+        if not props:
+            shown.append(td)
+            continue
+        required = set(schema.get("required") or ())
+        keep = {
+            k: _plain(v) for k, v in props.items() if k in required or not trim or _offered(ctx, k)
+        }
+        whole = (td.metadata or {}).get("schema", schema)
+        shown.append(
+            dataclasses.replace(
+                td,
+                parameters_json_schema={**schema, "properties": keep},
+                metadata={**(td.metadata or {}), "schema": whole},
+            )
+        )
+    return shown
+
+
 def build_agent() -> Agent[HomarDeps, str]:
     """The agent, without a model (pass one per run or via `Runtime`)."""
     tools: list[Any] = [
@@ -128,11 +221,15 @@ def build_agent() -> Agent[HomarDeps, str]:
     agent: Agent[HomarDeps, str] = HomarAgent(
         output_type=outputs(fired=False),
         deps_type=HomarDeps,
-        instructions=[INSTRUCTIONS, reference_instructions],
+        instructions=[INSTRUCTIONS, reference_instructions, fired_instructions],
         tools=tools,
         end_strategy="exhaustive",
         retries=2,
         defer_model_check=True,
         name="homar",
+        capabilities=[PrepareTools(_shown_tools), PrepareOutputTools(_shown_tools)],
+        # Words into a job is a translation: the most likely reading, not a sample (a small
+        # local server samples at 0.8 unless told). Reasoning models drop it themselves.
+        model_settings=ModelSettings(temperature=0.0),
     )
     return agent

@@ -13,6 +13,7 @@ you?"; anything else gets a short note on what works offline.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,7 +27,6 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
@@ -57,9 +57,28 @@ _ID_ACTIONS = {
 Call = tuple[str, dict[str, Any]]
 
 
-def reference(info: AgentInfo) -> tuple[datetime, str]:
-    """The run's reference time and zone, read back from the instructions (else now, UTC)."""
-    return read_reference(info.instructions or "") or (datetime.now(UTC), "UTC")
+# The reference line a real model's request carries at the end of the person's message
+# (`tools.agent.reading`); this model reads it when it answers as that model's fallback.
+_CARRIED = re.compile(r"\n\n\((Reference time: [^\n]*)\)\s*$")
+
+
+def _own_words(text: str) -> str:
+    """The person's message without a carried reference line."""
+    return _CARRIED.sub("", text)
+
+
+def reference(info: AgentInfo, messages: Sequence[ModelMessage] = ()) -> tuple[datetime, str]:
+    """The run's reference time and zone, read back from the instructions or, when this
+    model answers as a real model's fallback, from the line its request carried (else now)."""
+    found = read_reference(info.instructions or "")
+    for msg in reversed(messages):
+        if found is not None or not isinstance(msg, ModelRequest):
+            continue
+        for part in msg.parts:
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                carried = _CARRIED.search(part.content)
+                found = found or (read_reference(carried.group(1) + " ") if carried else None)
+    return found or (datetime.now(UTC), "UTC")
 
 
 def _clean(text: str) -> str:
@@ -390,7 +409,7 @@ def _prompts(messages: list[ModelMessage]) -> list[str]:
     for m in messages:
         if isinstance(m, ModelRequest):
             out += [
-                str(p.content)
+                _own_words(p.content)
                 for p in m.parts
                 if isinstance(p, UserPromptPart) and isinstance(p.content, str)
             ]
@@ -438,7 +457,7 @@ def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
     )
     prompts = _prompts(messages)
     prompt = prompts[-1] if prompts else ""
-    now, tz = reference(info)
+    now, tz = reference(info, messages)
     if isinstance(last, ModelRequest) and not fresh:
         for part in last.parts:
             if isinstance(part, ToolReturnPart) and part.tool_name == "list_scheduled_actions":
@@ -485,6 +504,6 @@ def offline_model() -> FunctionModel:
     return FunctionModel(_offline_reply, model_name=OFFLINE_NAME)
 
 
-def is_offline(model: Model) -> bool:
+def is_offline(model: object) -> bool:
     """Whether `model` is the built-in offline model (it calls no action tools, needs no repair)."""
     return getattr(model, "model_name", "") == OFFLINE_NAME

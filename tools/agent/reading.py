@@ -9,6 +9,11 @@ live message — a text reply holding tool calls becomes those calls, so they ru
 like native ones (a repeating job still waits for approval). A repeating seed-000 tag
 (`[CRON: '0 9 * * 1-5' / MSG: '…']`) becomes a `schedule_action` call the same way.
 Repairs happen here, in code: the model is never asked again for what is clearly meant.
+
+On the way in, the per-run reference line (the time now, who asks) leaves the system
+instructions for the end of the person's message: the
+static instructions and tool schemas then form a prefix that a local server's prompt
+cache (llama.cpp) reuses across requests and threads instead of re-reading it each time.
 """
 
 from __future__ import annotations
@@ -19,11 +24,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic_ai.messages import (
+    InstructionPart,
     ModelMessage,
+    ModelRequest,
     ModelResponse,
     ModelResponsePart,
     TextPart,
     ToolCallPart,
+    UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.wrapper import WrapperModel
@@ -31,6 +39,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from tools.agent import provenance
+from tools.agent.prompt import REFERENCE_HEAD
 from tools.agent.scheduling import PLAIN_TOOLS
 from tools.agent.textcalls import parse_calls, parse_tags
 from tools.schedule import Cron, ScheduleError
@@ -127,6 +136,13 @@ def _tools(params: ModelRequestParameters) -> dict[str, ToolDefinition]:
     return {t.name: t for t in [*params.function_tools, *params.output_tools]}
 
 
+def full_schema(tool: ToolDefinition) -> dict[str, Any]:
+    """A tool's whole argument schema: a turn may show the model only part of it (the
+    arguments its words can use, `tools.agent`), but an argument written anyway is kept."""
+    whole = (tool.metadata or {}).get("schema")
+    return whole if isinstance(whole, dict) else tool.parameters_json_schema
+
+
 def _repeating(cron: str) -> bool:
     """A cron naming one date (all of minute, hour, day and month fixed) is a one-time job."""
     f = cron.split()
@@ -174,7 +190,7 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
 def _fits(call: ToolCallPart, tools: dict[str, ToolDefinition]) -> bool:
     """Whether a text call's repaired arguments fit its tool; if not, the text path asks the
     model again (a text call has no call id for pydantic-ai to retry against)."""
-    schema = tools[call.tool_name].parameters_json_schema
+    schema = full_schema(tools[call.tool_name])
     props: dict[str, Any] = schema.get("properties") or {}
     args = repair_args(call.args_as_dict(), schema)
     if any(key not in args for key in schema.get("required") or ()):
@@ -205,7 +221,7 @@ def read_response(
             except Exception:
                 parts.append(part)
                 continue
-            fixed = repair_args(args, tools[part.tool_name].parameters_json_schema)
+            fixed = repair_args(args, full_schema(tools[part.tool_name]))
             if fixed != args:
                 part = ToolCallPart(part.tool_name, fixed, part.tool_call_id)
                 changed = True
@@ -219,7 +235,7 @@ def read_response(
             parts = [
                 ToolCallPart(
                     c.tool_name,
-                    repair_args(c.args_as_dict(), tools[c.tool_name].parameters_json_schema),
+                    repair_args(c.args_as_dict(), full_schema(tools[c.tool_name])),
                 )
                 for c in calls
             ]
@@ -227,6 +243,34 @@ def read_response(
     if not changed:
         return response
     return replace(response, parts=parts)
+
+
+def reference_last(
+    messages: list[ModelMessage], params: ModelRequestParameters
+) -> tuple[list[ModelMessage], ModelRequestParameters]:
+    """The request with its reference instruction moved from the system instructions (sent
+    first) to the end of the person's latest message, as `(Reference time: …)` on its own
+    line. Only the copy sent is changed: the run's history keeps the person's own words.
+    Other dynamic instructions stay in the system instructions."""
+    parts = params.instruction_parts
+    ref = [p for p in parts or () if p.dynamic and p.content.startswith(REFERENCE_HEAD)]
+    if not ref or not messages:
+        return messages, params
+    kept: list[InstructionPart] = [p for p in parts or () if p not in ref]
+    line = "\n".join(p.content for p in ref)
+    sent = list(messages)
+    for i in range(len(sent) - 1, -1, -1):
+        m = sent[i]
+        said = [k for k, p in enumerate(m.parts) if isinstance(p, UserPromptPart)]
+        if isinstance(m, ModelRequest) and said:
+            at = said[-1]
+            part = m.parts[at]
+            if not isinstance(part, UserPromptPart) or not isinstance(part.content, str):
+                return messages, params
+            moved = replace(part, content=f"{part.content}\n\n({line})")
+            sent[i] = replace(m, parts=[*m.parts[:at], moved, *m.parts[at + 1 :]])
+            return sent, replace(params, instruction_parts=kept)
+    return messages, params  # no message of the person's: leave the instructions whole
 
 
 @dataclass(init=False)
@@ -249,7 +293,10 @@ class ReadingModel(WrapperModel):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        response = await super().request(messages, model_settings, model_request_parameters)
+        sent, params = messages, model_request_parameters
+        if self.read_text:  # a person's live message (a fired run's prompt varies anyway)
+            sent, params = reference_last(messages, model_request_parameters)
+        response = await super().request(sent, model_settings, params)
         return read_response(
             response, model_request_parameters, read_text=self.read_text, messages=messages
         )

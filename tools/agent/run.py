@@ -20,6 +20,7 @@ from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -27,6 +28,7 @@ from pydantic_ai.messages import (
     repair_messages,
 )
 from pydantic_ai.models import Model
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.usage import RunUsage, UsageLimits
@@ -377,6 +379,21 @@ def _open_calls(messages: list[ModelMessage], ids: set[str]) -> bool:
     return ids <= open_ids
 
 
+def _close(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """The end of an approved live request: the tools' own lines are the reply."""
+    last = messages[-1] if messages else None
+    failed = isinstance(last, ModelRequest) and any(
+        isinstance(p, RetryPromptPart) for p in last.parts
+    )
+    return ModelResponse(parts=[TextPart(APPROVED_FAILED if failed else "Done.")])
+
+
+APPROVED_FAILED = (
+    "Sorry — I couldn't set that up after all; nothing was scheduled. Please ask again."
+)
+_CLOSING = FunctionModel(_close, model_name="homar-closing")
+
+
 async def resume_approval(
     runtime: Runtime, approval: PendingApproval, approved: bool, deps: HomarDeps
 ) -> AgentReply:
@@ -415,16 +432,25 @@ async def resume_approval(
             earlier = history[: len(history) - len(run_part)]
             deps.state.untrusted_history = provenance.untrusted_transcript(earlier)
             history = run_part
-        output, messages, offline = await _answer(
-            runtime,
-            None,
-            deps,
-            reply,
-            usage,
-            history=history,
-            offline_history=history,
-            decisions=decisions,
-        )
+        if approved and not deps.fired:
+            # A person approving their own live request: the approved tools write the
+            # confirmation, so no model is asked to (a whole request on a small machine). A
+            # fired run's approval goes back to the model, which may have more to do.
+            output, messages = await _run(
+                runtime, None, deps, history, _CLOSING, RunUsage(), decisions
+            )
+            offline = False
+        else:
+            output, messages, offline = await _answer(
+                runtime,
+                None,
+                deps,
+                reply,
+                usage,
+                history=history,
+                offline_history=history,
+                decisions=decisions,
+            )
         if not approved and (
             offline or is_offline(runtime.model_in_force()) or not isinstance(output, str)
         ):

@@ -17,13 +17,14 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
+from pydantic_ai.messages import UserPromptPart
 
 from storage.jobs import JobView
 from storage.models import JobKind
 from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
-from tools.agent.words import Words
+from tools.agent.words import Words, read_words
 from tools.approval import needs_approval, render_proposal
 from tools.audience import Addressing, Audience
 from tools.errors import LimitReached, NoSuchDate, NotAllowed, UserError, quoted
@@ -158,8 +159,58 @@ def words_of(deps: HomarDeps) -> Words:
     return deps.state.words if deps.state.words is not None else Words("")
 
 
+# Words that may be part of a time even where the time language reads none.
+_TIMEISH = re.compile(
+    r"\d|\b(?:noon|midnight|morning|afternoon|evening|night|tonight|today|tomorrow|days?|"
+    r"weeks?|weekends?|months?|years?|hours?|minutes?|mins?|seconds?|secs?|o'?clock|half|"
+    r"quarter|eod|eow|daily|weekly|monthly|hourly|yearly|every|each|"
+    r"(?:mon|tues?|wednes|thur?s?|fri|satur|sun)(?:day)?s?|"
+    r"jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
+    re.I,
+)
+
+
+# A request to be reminded: without a time in it, the time is the person's to give.
+_REMIND_ASKED = re.compile(
+    r"\b(?:remind\w*|reminder|nag|nudge me|ping me|alert me|(?:don'?t|do not) let me forget)\b",
+    re.I,
+)
+
+
+class AskWhen(UserError):
+    """A reminder was asked for without any time: the answer is a question."""
+
+
+def _ask_when(ctx: RunContext[HomarDeps]) -> None:
+    """Refuse a time only the model can have made up: the person asks to be reminded but
+    names no time, and neither did their earlier messages in this thread's recent turns (the
+    answer to a question, "to check the oven", relies on "remind me in 10 minutes" before it)."""
+    deps = ctx.deps
+    words = deps.state.words
+    if deps.fired or words is None or not words.timeless:
+        return
+    if _TIMEISH.search(words.text) or not _REMIND_ASKED.search(words.text):
+        return  # a time the time language can't read may still be one the model did
+    said = [
+        str(p.content)
+        for m in ctx.messages[-8:]
+        for p in m.parts
+        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
+    ]
+    now = deps.reference_now()
+    if any(not read_words(text, now, deps.tz).timeless for text in said[:-1]):
+        return
+    raise AskWhen(
+        "I didn't see a time in that, so nothing is scheduled yet. When should it be — "
+        "e.g. “tomorrow at 9”, “in 2 hours” or “every weekday at 8”?"
+    )
+
+
 def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved:
     """Resolve a tool's instant argument; where the person's words name one, they win."""
+    if what == "time":
+        _ask_when(ctx)
     deps = ctx.deps
     impossible: NoSuchDate | None = None
     try:
@@ -356,7 +407,8 @@ def _guarded(fn: Any) -> Any:
         except (ModelRetry, ApprovalRequired):
             raise
         except UserError as exc:
-            ctx.deps.state.clarifier = isinstance(exc, NoSuchDate)  # it asks which day
+            # it asks which day, or when
+            ctx.deps.state.clarifier = isinstance(exc, NoSuchDate | AskWhen)
             return _record(ctx, exc.message)
         except Exception:
             log.exception("tool %s failed", fn.__name__)
@@ -395,6 +447,7 @@ async def send_delayed_message(
             f"A delay can't be negative ({', '.join(negative)}); give how long to wait, "
             "e.g. minutes=90 or hours=1, minutes=30.",
         )
+    _ask_when(ctx)
     # 90 minutes is 1 h 30 min: each field counts as what it says, whatever its size.
     now = ctx.deps.reference_now()
     delay = words_of(ctx.deps).settle_delay(
@@ -545,6 +598,7 @@ async def schedule_action(
     now, tz = deps.reference_now(), deps.tz
     if type == "once":
         return await _once(ctx, description, schedule, JobKind.SCHEDULED, on_duplicate, audience)
+    _ask_when(ctx)
     _check_create(deps)
     end = _time(ctx, until, "end time").at if until else None
     if type == "interval" and "@" in schedule:

@@ -127,6 +127,16 @@ class Words:
     ambiguous: bool = False  # two times, or a zone that couldn't be read: don't correct
     rolled: bool = False  # a bare time already past today; `instant` is tomorrow's
 
+    @property
+    def timeless(self) -> bool:
+        """The message names no time at all (nothing read, nothing unclear)."""
+        return (
+            self.instant is None
+            and self.recurrence is None
+            and self.lead is None
+            and not self.ambiguous
+        )
+
     # ------------------------------------------------------------ corrections
 
     def settle_instant(self, at: datetime, *, lead: timedelta = timedelta(0)) -> datetime:

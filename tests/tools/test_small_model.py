@@ -1,0 +1,187 @@
+"""What a live turn costs a small real model: what it is shown, how many requests (issue 15).
+
+What a turn shows: the arguments its words can use, no defaults.
+
+A small model copies what it is shown, so every optional argument in a schema tends to come
+back filled in. These tests check which arguments a turn offers, that an argument the model
+writes anyway still counts, and that fired runs and the offline model see everything.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from pydantic_ai.messages import TextPart
+from pydantic_ai.models.function import AgentInfo
+
+from tests.tools.test_agent import ask, call
+from tools.agent import Runtime
+from tools.agent.deps import HomarDeps
+
+
+def _schemas(info: AgentInfo) -> dict[str, dict[str, Any]]:
+    return {t.name: t.parameters_json_schema for t in [*info.function_tools, *info.output_tools]}
+
+
+def _args(info: AgentInfo, tool: str) -> set[str]:
+    return set(_schemas(info)[tool]["properties"])
+
+
+def _has_defaults(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return "default" in schema or any(_has_defaults(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(_has_defaults(v) for v in schema)
+    return False
+
+
+async def test_a_plain_reminder_is_shown_only_what_it_needs(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart("ok"))
+    info = r.script.infos[0]
+    assert _args(info, "schedule_reminder") == {"reminder_time", "message"}
+    assert _args(info, "send_delayed_message") == {"message", "hours", "minutes"}
+    assert _args(info, "send_scheduled_message") == {"message", "scheduled_datetime"}
+    assert _args(info, "schedule_action") == {"description", "type", "schedule"}
+    assert _args(info, "schedule_future_callback") == {"callback_time", "context"}
+    assert not _has_defaults(_schemas(info))
+
+
+async def test_words_that_need_an_argument_get_it(runtime: Runtime, deps: HomarDeps) -> None:
+    said = {
+        "nag me about the taxes at 6pm every 10 minutes and dm me if I ignore it": {
+            "follow_up",
+            "follow_up_interval",
+            "max_follow_ups",
+            "escalate",
+            "audience",
+        },
+        "my meeting is at 3pm, remind me": {"minutes_before"},
+        "remind <@42> and me at 5 to leave": {"audience"},
+    }
+    for text, wanted in said.items():
+        r = await ask(runtime, deps, text, TextPart("ok"))
+        assert wanted <= _args(r.script.infos[0], "schedule_reminder"), text
+    r = await ask(runtime, deps, "every monday at 9 post the report until march", TextPart("ok"))
+    assert {"until", "max_runs"} <= _args(r.script.infos[0], "schedule_action")
+    r = await ask(runtime, deps, "in 45 seconds ping the server", TextPart("ok"))
+    assert "seconds" in _args(r.script.infos[0], "send_delayed_message")
+
+
+async def test_an_argument_written_anyway_still_counts(runtime: Runtime, deps: HomarDeps) -> None:
+    reply = call(
+        "schedule_reminder",
+        reminder_time="tomorrow at 9",
+        message="call mom",
+        follow_up=True,
+        follow_up_interval="10 minutes",
+        max_follow_ups=4,
+    )
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", reply)
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.follow_up == {"interval_s": 600, "max": 4}
+
+
+async def test_a_text_call_with_a_hidden_argument_is_read(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    text = (
+        '<tool_call>{"name": "schedule_reminder", "arguments": {"reminder_time": '
+        '"tomorrow at 9", "message": "call mom", "max_follow_ups": "3", "follow_up": "yes"}}'
+        "</tool_call>"
+    )
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart(text))
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.follow_up is not None and job.follow_up["max"] == 3
+
+
+async def test_after_a_duplicate_question_the_answer_can_be_given(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    first = call("schedule_reminder", reminder_time="tomorrow at 9", message="call mom")
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", first)
+    assert r.job_ids
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", first)
+    assert not r.job_ids and r.clarifier  # the same job again: asked first
+    r = await ask(runtime, deps, "keep both", TextPart("ok"))
+    assert "on_duplicate" in _args(r.script.infos[0], "schedule_reminder")
+
+
+async def test_fired_runs_see_every_argument(runtime: Runtime, deps: HomarDeps) -> None:
+    deps.fired, deps.fired_job_id = True, 7
+    r = await ask(runtime, deps, "stretch", TextPart("⏰ stretch"))
+    assert {"on_duplicate", "audience", "minutes_before"} <= _args(
+        r.script.infos[0], "schedule_reminder"
+    )
+
+
+async def test_the_offline_model_is_offered_everything(runtime: Runtime, deps: HomarDeps) -> None:
+    from tools.agent import run_agent
+
+    # The runtime's configured model is the offline one: its calls use hidden arguments too.
+    r = await run_agent(runtime, "nag me to call mom tomorrow at 9", deps)
+    assert r.job_ids
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.follow_up is not None
+
+
+async def _seed(deps: HomarDeps, command: str) -> int:
+    from tools.schedule import Once, Schedule
+
+    job = await deps.engine.create(
+        target=deps.target,
+        command=command,
+        schedule=Schedule(Once(deps.reference_now() + timedelta(hours=3)), deps.tz),
+        kind="reminder",
+    )
+    return job.id
+
+
+async def test_a_turn_about_jobs_names_them_so_one_request_does_it(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    pizza = await _seed(deps, "order the pizza")
+    await _seed(deps, "water the plants")
+    r = await ask(
+        runtime,
+        deps,
+        "cancel the pizza reminder",
+        call("delete_scheduled_action", task_id=pizza),
+    )
+    sent = r.script.messages[0][-1].parts
+    reference = str(sent[-1].content)
+    assert f"#{pizza} reminder “order the pizza”" in reference and "water the plants" in reference
+    assert r.requests == 1 and (await deps.engine.get(pizza)).status == "cancelled"
+    # a turn that isn't about existing jobs doesn't carry them
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart("ok"))
+    assert "pizza" not in str(r.script.messages[0][-1].parts[-1].content)
+
+
+async def test_an_approved_repeat_needs_no_second_request(
+    runtime: Runtime, deps: HomarDeps
+) -> None:
+    from tools.agent import resume_approval
+
+    proposal = call(
+        "schedule_action", description="stretch", type="recurring", schedule="every day at 8"
+    )
+    r = await ask(runtime, deps, "every day at 8 remind me to stretch", proposal)
+    assert r.approval is not None and r.requests == 1
+    asked = len(r.script.infos)
+    done = await resume_approval(runtime, r.approval, True, deps)
+    assert len(done.job_ids) == 1 and "Job #" in done.text
+    # the job's confirmation is our code's: the model is not asked to write it
+    assert done.requests == 0 and len(r.script.infos) == asked
+    denied = await ask(runtime, deps, "every day at 9 remind me to read", proposal)
+    assert denied.approval is not None
+    no = await resume_approval(runtime, denied.approval, False, deps)
+    assert not no.job_ids and no.text
+
+
+async def test_the_model_translates_without_sampling(runtime: Runtime, deps: HomarDeps) -> None:
+    # Turning words into a job is a translation: the most likely reading, every time.
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart("ok"))
+    settings = r.script.infos[0].model_settings or {}
+    assert settings.get("temperature") == 0.0 and settings.get("request_timeout") == 30.0
