@@ -424,6 +424,7 @@ async def main() -> None:
     ap.add_argument("--model-name", default=os.environ.get("HOMAR_MODEL") or "local")
     ap.add_argument("--limit", type=int, default=None, help="only the first N cases")
     ap.add_argument("--offset", type=int, default=0, help="skip the first N cases")
+    ap.add_argument("--ids", default=None, help="only these case ids (comma-separated)")
     ap.add_argument("--record", type=Path, default=None, help="append each model case here")
     ap.add_argument("--from-records", type=Path, nargs="+", default=None)
     ap.add_argument("--instructions", type=Path, default=None, help="static instructions file")
@@ -441,6 +442,9 @@ async def main() -> None:
 
         tools.agent.INSTRUCTIONS = args.instructions.read_text().strip()
     cases = load_cases(args.split, args.limit, args.offset)
+    if args.ids:
+        wanted = {int(i) for i in args.ids.split(",")}
+        cases = [c for c in cases if c["id"] in wanted]
     print(
         f"{len(cases)} cases ({sum(c['split'] == 'dev' for c in cases)} dev, "
         f"{sum(c['split'] == 'held' for c in cases)} held-out); reference {REF.isoformat()} {TZ}"
