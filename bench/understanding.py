@@ -437,10 +437,10 @@ async def main() -> None:
     if args.from_records:
         print(json.dumps(from_records(args.from_records, args.show_failures)))
         return
-    if args.instructions is not None:
-        import tools.agent
+    if args.instructions is not None:  # `build_agent` reads its module's INSTRUCTIONS
+        import tools.agent.build
 
-        tools.agent.INSTRUCTIONS = args.instructions.read_text().strip()
+        tools.agent.build.INSTRUCTIONS = args.instructions.read_text().strip()
     cases = load_cases(args.split, args.limit, args.offset)
     if args.ids:
         wanted = {int(i) for i in args.ids.split(",")}

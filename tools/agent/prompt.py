@@ -15,7 +15,7 @@ from pydantic_ai import RunContext
 from tools import job_scope
 from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
-from tools.engine import schedule_of
+from tools.jobs.model import schedule_of
 from tools.schedule import ScheduleError, zone
 
 log = logging.getLogger(__name__)
