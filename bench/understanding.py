@@ -332,6 +332,10 @@ def summarize(
                 _pct([o.latency_s for o in os_], 0.95), 2
             )
             figures[f"{name}_fallbacks{suffix}"] = sum(o.fell_back for o in os_)
+            # The product's answer counts the offline fallback; the model's own does not.
+            figures[f"{name}_accuracy_without_fallback{suffix}"] = round(
+                sum(o.correct and not o.fell_back for o in os_) / n, 3
+            )
         print(
             f"{name:8} {split:4} n={n:3} accuracy={figures[f'{name}_accuracy{suffix}']:.1%} "
             f"wrong_jobs={figures[f'{name}_wrong_jobs{suffix}']} "
@@ -342,7 +346,8 @@ def summarize(
                 f"out_tokens_p50={figures[f'{name}_output_tokens_p50{suffix}']} "
                 f"latency p50={figures[f'{name}_latency_p50_s{suffix}']}s "
                 f"p95={figures[f'{name}_latency_p95_s{suffix}']}s "
-                f"fallbacks={figures[f'{name}_fallbacks{suffix}']}"
+                f"fallbacks={figures[f'{name}_fallbacks{suffix}']} "
+                f"own={figures[f'{name}_accuracy_without_fallback{suffix}']:.1%}"
             )
         )
     if show:
