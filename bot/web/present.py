@@ -13,7 +13,7 @@ from storage.models import Job, JobRun
 from tools.approval import PendingApproval, next_runs
 from tools.audience import Audience
 from tools.jobs import reminders as followups
-from tools.jobs.model import schedule_of
+from tools.jobs.model import FollowUpState, schedule_of
 from tools.schedule import zone
 
 RUNS_SHOWN = 5
@@ -196,12 +196,12 @@ def follow_up_words(job: Job, tz: str, *, own: bool = True) -> str:
         if config.escalate == "dm":
             words += ", then one DM"
     whose = "your" if own else "the owner's"
-    state = followups.awaiting(job)
-    if state is not None:
+    state = FollowUpState.of(job)
+    if state.awaiting is not None:
         # `attempt` is the next one to send; the reminder itself was the first.
-        sent = max(1, int(state.get("attempt", 2)) - 1)
+        sent = max(1, state.awaiting.attempt - 1)
         words += f" — waiting for {whose} answer ({sent} sent)"
-    elif followups.SNOOZED in (job.meta or {}):
+    elif state.snoozed is not None:
         words += " — snoozed"
     return words
 
