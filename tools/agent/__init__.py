@@ -1,6 +1,6 @@
 """Homar's agent: a pydantic-ai Agent that schedules, and `run_agent`, which never raises.
 
-- `prompt`: the instructions, the per-run reference time, a fired job's prompt
+- `prompt`: the instructions and the per-run reference time
 - `deps`: `HomarDeps` (who asks, where, when; built once per message) and `RunState`
 - `scheduling`: the scheduling tools (create, list, change jobs) and their confirmations
 - `todo`: the thread's to-do list and its tools; `profile`: "my time zone is …"
@@ -16,7 +16,6 @@
 from tools.agent.acknowledge import acknowledges
 from tools.agent.build import build_agent
 from tools.agent.deps import HomarDeps, RunState
-from tools.agent.prompt import fired_prompt
 from tools.agent.run import AgentReply, Runtime, build_runtime, resume_approval, run_agent
 
 __all__ = [
@@ -27,7 +26,6 @@ __all__ = [
     "acknowledges",
     "build_agent",
     "build_runtime",
-    "fired_prompt",
     "resume_approval",
     "run_agent",
 ]

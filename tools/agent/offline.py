@@ -30,8 +30,9 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
-from tools.agent.prompt import fired_command, read_reference
+from tools.agent.prompt import read_reference
 from tools.agent.words import read_words
+from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
 
@@ -375,23 +376,12 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     return "send_scheduled_message", {"message": what, "scheduled_datetime": at.isoformat()}
 
 
-_FOLLOW_UP = re.compile(
-    r"Follow-up reminder triggered \(attempt (\d+) of (\d+)\)\.?\s*"
-    r"Original reminder:\s*(.*?)\s*(?:\nNote:|$)",
-    re.S,
-)
-
-
 def _fired(prompt: str) -> str:
-    """The offline answer to a fired prompt (`prompt.fired_prompt`): the reminder itself."""
-    cmd = fired_command(prompt) or prompt
-    follow_up = _FOLLOW_UP.match(cmd)
-    if follow_up:
-        attempt, of, what = follow_up.groups()
-        return plain_follow_up(what, int(attempt), int(of))
-    cmd = re.sub(r"^Reminder triggered\.?\s*Task:\s*", "", cmd)
-    cmd = re.sub(r"^(send a )?reminder( about)?:\s*", "", cmd, flags=re.I)
-    return f"⏰ {cmd.strip()}"
+    """The offline answer to a fired prompt (`marker.fired_prompt`): the reminder itself."""
+    command, follow_up = read_wake(fired_command(prompt) or prompt)
+    if follow_up is not None:
+        return plain_follow_up(command, follow_up.attempt, follow_up.of)
+    return f"⏰ {command}"
 
 
 _QUESTIONS = (ASK_WHEN, ASK_WHAT, "What should I do then?")

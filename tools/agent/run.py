@@ -38,11 +38,11 @@ from tools.agent import provenance
 from tools.agent.build import build_agent, fired_toolset, outputs
 from tools.agent.deps import HomarDeps, RunState
 from tools.agent.offline import is_offline
-from tools.agent.prompt import fired_prompt
 from tools.agent.reading import ReadingModel
 from tools.agent.words import read_words
 from tools.approval import Approvals, PendingApproval, ProposedCall
 from tools.errors import UserError
+from tools.jobs.marker import fired_prompt
 from tools.memory import Memory, trim
 
 log = logging.getLogger(__name__)
@@ -301,7 +301,7 @@ async def run_agent(
     reply = AgentReply(text="")
     try:
         now = deps.reference_now()
-        prompt = fired_prompt(text, deps) if deps.fired else text
+        prompt = fired_prompt(text, deps.fired_job_id, deps.fired_kind) if deps.fired else text
         # The person's live message is the authority on when (never a fired job's command).
         deps.state.words = None if deps.fired else read_words(text, now, deps.tz)
         if history is None:

@@ -2,8 +2,9 @@
 
 When a job fires, the dispatcher posts `[DELAYED_COMMAND] <what to do>` into the job's
 thread; the thread handler recognises its own marker and asks the agent to act on the
-run's prompt. A job's own text may never carry the marker (it could pose as a run), so
-the guardrails look for it here too.
+run's prompt (`fired_prompt`), which the offline model reads back (`fired_command`). Each
+format is written and read here. A job's own text may never carry the marker (it could
+pose as a run), so the guardrails look for it here too.
 """
 
 from __future__ import annotations
@@ -45,6 +46,21 @@ def marker_text(kind: str, command: str, run_kind: str = REGULAR_RUN) -> str:
     return f"{MARKER} {command_text(kind, command, run_kind)}"
 
 
+FIRED_PREFIX = "[Scheduled job"
+_FIRED = re.compile(re.escape(FIRED_PREFIX) + r"[^\]]*\]\s*")
+
+
+def fired_prompt(text: str, job_id: int | None, kind: str | None) -> str:
+    """How a fired job's command (`command_text`/`wake_text`) is phrased to the agent."""
+    return f"{FIRED_PREFIX} #{job_id} ({kind or 'job'}) fired] {text}"
+
+
+def fired_command(prompt: str) -> str | None:
+    """The command a `fired_prompt` carries, or None if `prompt` is not one."""
+    m = _FIRED.match(prompt)
+    return prompt[m.end() :] if m else None
+
+
 @dataclass(frozen=True)
 class WakeUp:
     """Which attempt a fired reminder run is: 1 is the reminder itself."""
@@ -76,3 +92,22 @@ def wake_text(command: str, wake: WakeUp, tz: str) -> str:
         'Write a short, natural follow-up (e.g. "Just checking in on …"), not a copy of '
         "the first reminder."
     )
+
+
+_FOLLOW_UP_WAKE = re.compile(
+    r"Follow-up reminder triggered \(attempt (\d+) of (\d+)\)\.?\s*"
+    r"Original reminder:\s*(.*?)\s*(?:\nNote:|$)",
+    re.S,
+)
+
+
+def read_wake(text: str) -> tuple[str, WakeUp | None]:
+    """What `wake_text` or `command_text` asked, read back (the offline model answers with it):
+    the job's own words and, for a follow-up, which attempt it is."""
+    follow_up = _FOLLOW_UP_WAKE.match(text)
+    if follow_up:
+        attempt, of, command = follow_up.groups()
+        return command, WakeUp(int(attempt), int(of))
+    text = re.sub(r"^Reminder triggered\.?\s*Task:\s*", "", text)
+    text = re.sub(r"^(send a )?reminder( about)?:\s*", "", text, flags=re.I)
+    return text.strip(), None
