@@ -22,7 +22,7 @@ from bot.audience import AudienceGate
 from bot.channels import messageable
 from bot.clock import Clock
 from bot.components import install as install_components
-from bot.components.approvals import decide_elsewhere, post_approval, sweep_forever
+from bot.components.approvals import post_approval, sweep_forever
 from bot.components.reminders import reminder_view
 from bot.dispatcher import Delivered, Delivery
 from bot.health import Health
@@ -32,9 +32,7 @@ from bot.settings import Settings
 from bot.slash import setup as slash
 from bot.transport import DiscordTransport, retryable
 from bot.web.dashboard import Dashboard
-from bot.web.discord_view import BotGuildView
 from storage.models import Job, JobKind
-from tools.approval import Outcome
 from tools.audience import Addressing, Audience
 from tools.jobs.marker import MARKER
 from tools.message_size import MAX_MESSAGE
@@ -63,15 +61,6 @@ def thread_name(text: str) -> str:
     return clean[:97] + "…" if len(clean) > 100 else clean
 
 
-def dashboard_for(bot: HomarBot) -> Dashboard:
-    """The web dashboard over this bot: its guild view, and Discord's approval path."""
-
-    async def decide(approval_id: int, user_id: int, approved: bool) -> Outcome:
-        return await decide_elsewhere(bot, approval_id, user_id, approved)
-
-    return Dashboard(bot.runtime, BotGuildView(bot), decide)
-
-
 class HomarBot(commands.Bot):
     """A discord.py bot hosting Homar's agent in threads and DMs."""
 
@@ -80,10 +69,12 @@ class HomarBot(commands.Bot):
         settings: Settings,
         surface: Callable[[HomarBot, Runtime], Surface],
         *,
+        dashboard: Callable[[HomarBot], Dashboard] | None = None,
         clock: Clock | None = None,
         **kwargs: Any,
     ) -> None:
-        """Built by `bot.wiring.discord_bot`, which says what the runtime gets from Discord."""
+        """Built by `bot.wiring.discord_bot`, which says what the runtime gets from Discord
+        and how the web dashboard is made (when WEB_BASE_URL asks for one)."""
         intents = discord.Intents.default()
         intents.message_content = True
         intents.guild_messages = True
@@ -98,6 +89,7 @@ class HomarBot(commands.Bot):
         )
         self._threads: set[int] = set()
         self.runtime = Runtime(settings, lambda runtime: surface(self, runtime), clock=clock)
+        self.dashboard = dashboard(self) if dashboard and settings.web_base_url else None
 
     @property
     def transport(self) -> DiscordTransport:
@@ -123,8 +115,8 @@ class HomarBot(commands.Bot):
         port = settings.health_port or (settings.web_port if settings.web_base_url else None)
         if port is not None:
             self.health = Health(self.runtime, lambda: self.is_ready() and not self.is_closed())
-            if settings.web_base_url:
-                self.health.mount(dashboard_for(self).install)
+            if self.dashboard is not None:
+                self.health.mount(self.dashboard.install)
             web_port = settings.web_port if settings.web_base_url else None
             await self.health.start(port, also=(web_port,) if web_port not in (None, port) else ())
 

@@ -145,8 +145,9 @@ class Runtime:
     """The engine, dispatcher and agent for one process, independent of the chat surface.
 
     Built once, whole: the surface it serves is made by `surface(self)` (see `bot.wiring`)
-    at the end of construction, because the surface's heartbeat and transport work on
-    this runtime while the runtime's dispatcher delivers through them.
+    as soon as the storage and clock it reads while being built exist, because the
+    surface's heartbeat and transport work on this runtime while the runtime's engine and
+    dispatcher report and deliver through them.
     """
 
     def __init__(
@@ -162,12 +163,19 @@ class Runtime:
         poll = POLL_SECONDS if self.db.is_postgres else 30.0
         self.clock: Clock = clock or SystemClock(max_sleep=poll)
         self.store = JobStore(self.db)
+        self.surface = surface(self)
+        self.thread_actions = self.surface.thread_actions
+        self.audience_resolver = self.surface.audience
         # The engine wakes the dispatcher (and, on PostgreSQL, the other processes') when a
         # job changes; the alarm exists before the dispatcher, which needs the engine.
         alarm = Alarm()
         self.wakeups = Wakeups(self.db, alarm)
         self.engine = Engine(
-            self.store, clock=self.clock.now, limits=settings.limits(), waker=self.wakeups
+            self.store,
+            clock=self.clock.now,
+            limits=settings.limits(),
+            waker=self.wakeups,
+            failure_notices=(self.surface.failure_notice,),
         )
         self.conversations = ConversationStore(self.db)
         api_key = settings.homar_model_api_key
@@ -192,11 +200,6 @@ class Runtime:
         self.usage = Usage(self.db, settings.model_requests_per_user_per_day)
         self.queues = ThreadQueues()
         self.metrics = Metrics()
-        self.surface = surface(self)
-        self.thread_actions = self.surface.thread_actions
-        self.audience_resolver = self.surface.audience
-        # The engine keeps its failure listeners in a list of its own (tools.jobs's API).
-        self.engine.failure_notices.append(self.surface.failure_notice)
         self.dispatcher = Dispatcher(
             self.engine,
             self.metrics.counted(self.surface.transport, self.clock.now),

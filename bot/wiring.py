@@ -5,9 +5,14 @@ it is built. Two cycles are inherent, and each is closed during one constructor:
 
 - The surface (bot or console) needs the runtime, and the runtime's dispatcher delivers
   through the surface: the surface builds its runtime, handing it `discord_surface` or
-  `console_surface`, which the runtime calls once at the end of its own construction.
+  `console_surface`, which the runtime calls once during its own construction.
 - The engine wakes the dispatcher, which needs the engine: the runtime gives the engine
   the dispatcher's `Alarm` before either exists (see `bot.runtime.Runtime`).
+
+The surface is made as soon as the runtime's storage and clock exist (what its parts
+read while being built), so the engine is built with the surface's failure notice. The
+web dashboard (`discord_dashboard`) is made by the bot's constructor too, when
+WEB_BASE_URL asks for one.
 
 `run_discord` and `run_chat` are the two entry points (`homar run`, `homar chat`).
 """
@@ -25,6 +30,7 @@ import discord
 from bot.app import HomarBot, ShardedHomarBot, point_at, stop_on_signals
 from bot.audience import AudienceGate
 from bot.clock import Clock
+from bot.components.approvals import decide_elsewhere
 from bot.console import Console, ConsoleTransport, chat
 from bot.escalation import Escalation
 from bot.heartbeat import Heartbeat
@@ -32,9 +38,12 @@ from bot.runtime import Runtime, Surface
 from bot.settings import Settings, SettingsError
 from bot.thread_actions import thread_actions
 from bot.transport import DiscordTransport
+from bot.web.dashboard import Dashboard
+from bot.web.discord_view import BotGuildView
 from storage.consents import ConsentStore
 from storage.db import Database
 from storage.guild_settings import GuildSettingsStore
+from tools.approval import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +70,21 @@ def discord_surface(bot: HomarBot, runtime: Runtime) -> Surface:
     )
 
 
+def discord_dashboard(bot: HomarBot) -> Dashboard:
+    """The web dashboard over this bot: its guild view, and Discord's approval path."""
+
+    async def decide(approval_id: int, user_id: int, approved: bool) -> Outcome:
+        return await decide_elsewhere(bot, approval_id, user_id, approved)
+
+    return Dashboard(bot.runtime, BotGuildView(bot), decide)
+
+
 def discord_bot(settings: Settings, *, clock: Clock | None = None, **options: Any) -> HomarBot:
     """A plain bot, or a sharded one when SHARD_COUNT / SHARD_IDS are set."""
     if settings.shard_count is None and not settings.shard_ids:
-        return HomarBot(settings, discord_surface, clock=clock, **options)
+        return HomarBot(
+            settings, discord_surface, dashboard=discord_dashboard, clock=clock, **options
+        )
     if settings.shard_ids and settings.shard_count is None:
         raise SettingsError("Setting SHARD_IDS needs SHARD_COUNT too (the total number of shards).")
     count = settings.shard_count or 1
@@ -73,7 +93,13 @@ def discord_bot(settings: Settings, *, clock: Clock | None = None, **options: An
         raise SettingsError(f"Setting SHARD_IDS is invalid: shard numbers run from 0 to {last}.")
     shards = settings.shard_ids or None
     return ShardedHomarBot(
-        settings, discord_surface, clock=clock, shard_count=count, shard_ids=shards, **options
+        settings,
+        discord_surface,
+        dashboard=discord_dashboard,
+        clock=clock,
+        shard_count=count,
+        shard_ids=shards,
+        **options,
     )
 
 

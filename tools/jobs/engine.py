@@ -4,6 +4,8 @@ limits and waker. It adds no behaviour of its own."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from storage.jobs import JobStore
 from tools.jobs.commands import JobCommands, SeenOpenJobs
 from tools.jobs.limits import Guardrails, Limits
@@ -22,6 +24,7 @@ class Engine(JobCommands, JobRuns, JobReminders):
         clock: Clock = utcnow,
         limits: Limits | None = None,
         waker: Waker | None = None,
+        failure_notices: Sequence[FailureNotice] = (),
     ) -> None:
         self.store = store
         self.clock = clock
@@ -30,7 +33,7 @@ class Engine(JobCommands, JobRuns, JobReminders):
         self.open_seen = SeenOpenJobs()
         # Told (job as now, error) when a recurring job's failures reach the notify or
         # pause threshold; the chat surface tells the owner.
-        self.failure_notices: list[FailureNotice] = []
+        self.failure_notices = tuple(failure_notices)
 
     @property
     def limits(self) -> Limits:

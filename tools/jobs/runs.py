@@ -228,7 +228,7 @@ class JobRuns:
     clock: Clock
     limits: Limits
     waker: Waker | None
-    failure_notices: list[FailureNotice]
+    failure_notices: Sequence[FailureNotice]
 
     def _wake(self, at: datetime | None) -> None:
         if self.waker is not None and at is not None:
