@@ -52,7 +52,7 @@ from storage.db import Database
 from storage.jobs import JobStore
 from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
-from tools.agent import AgentReply, Runtime, build_agent, resume_approval, run_agent
+from tools.agent import AgentKit, AgentReply, build_agent, resume_approval, run_agent
 from tools.agent.offline import offline_model
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.engine import Engine
@@ -241,7 +241,7 @@ def judge(
     return ok, False, "" if ok else f"{act}: {reply.text[:120]!r}"
 
 
-async def run_case(w: World, rt: Runtime, case: dict[str, Any], user: int) -> Outcome:
+async def run_case(w: World, rt: AgentKit, case: dict[str, Any], user: int) -> Outcome:
     channel = 10_000 + user
     ids = (
         await seed(w, user, channel)
@@ -360,7 +360,7 @@ def summarize(
 
 async def run_model(
     name: str,
-    rt: Runtime,
+    rt: AgentKit,
     cases: list[dict[str, Any]],
     progress: bool,
     record: Path | None = None,
@@ -457,14 +457,14 @@ async def main() -> None:
     # The machine is shared: the load around a model run says what its latency means.
     figures: dict[str, Any] = {"cases": len(cases), "load_1m_start": os.getloadavg()[0]}
     if not args.no_offline:
-        rt = Runtime(agent=build_agent(), model=offline_model(), offline=offline_model())
+        rt = AgentKit(agent=build_agent(), model=offline_model(), offline=offline_model())
         outs = await run_model("offline", rt, cases, progress=False)
         figures |= summarize("offline", cases, outs, args.show_failures)
     if args.model_url and reachable(args.model_url):
         from tools.models import make_model
 
         model = make_model(args.model_name, args.model_url)
-        rt = Runtime(agent=build_agent(), model=model, offline=offline_model())
+        rt = AgentKit(agent=build_agent(), model=model, offline=offline_model())
         rt.model_settings = ModelSettings(request_timeout=args.timeout)
         rt.run_timeout = max(rt.run_timeout, 4 * args.timeout)
         outs = await run_model("model", rt, cases, progress=True, record=args.record)

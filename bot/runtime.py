@@ -30,14 +30,14 @@ from tools.actions.plugins import PluginError
 from tools.actions.recording import account
 from tools.actions.thread import ThreadActions
 from tools.agent import (
+    AgentKit,
     AgentReply,
     acknowledges,
-    build_runtime,
+    build_agent_kit,
     resume_approval,
     run_agent,
     todo,
 )
-from tools.agent import Runtime as AgentRuntime
 from tools.agent.offline import is_offline
 from tools.agent.scheduling import HomarDeps
 from tools.agent.todo import TodoList
@@ -185,7 +185,7 @@ class Runtime:
             raise SettingsError(str(exc)) from None
         self._connecting: asyncio.Task[None] | None = None
         self.approvals = Approvals(ApprovalStore(self.db), timeout=settings.approval_timeout)
-        built = build_runtime(
+        built = build_agent_kit(
             settings.homar_model,
             settings.homar_model_base_url,
             api_key.get_secret_value() if api_key else None,
@@ -195,7 +195,7 @@ class Runtime:
             toolsets=self.actions.toolsets,
             catalogue=self.actions.catalogue,
         )
-        # Proposals persist in the database (build_runtime's own keeps them in the reply only).
+        # Proposals persist in the database (build_agent_kit's own keeps them in the reply only).
         self.agent = replace(built, approvals=self.approvals)
         self.usage = Usage(self.db, settings.model_requests_per_user_per_day)
         self.queues = ThreadQueues()
@@ -314,7 +314,7 @@ class Runtime:
             log.exception("could not record a reminder acknowledgement in %s", who.channel_id)
         return ended
 
-    def _agent_for(self, capped: bool) -> AgentRuntime:
+    def _agent_for(self, capped: bool) -> AgentKit:
         """Over the daily cap, the built-in offline model answers instead of the paid one."""
         return replace(self.agent, model=self.agent.offline) if capped else self.agent
 
@@ -514,7 +514,7 @@ class Runtime:
         return Reply(text, mention_user=job.owner_id, reminder=buttons, due=due)
 
     async def _answer_in_time(
-        self, agent: AgentRuntime, prompt: str, deps: HomarDeps, run: JobRun
+        self, agent: AgentKit, prompt: str, deps: HomarDeps, run: JobRun
     ) -> AgentReply:
         """The agent's answer to a fired job, or none if the model would make it late.
 

@@ -27,7 +27,7 @@ from storage.db import Database
 from storage.jobs import JobStore
 from storage.models import Job, JobRun
 from tests.tools.conftest import FIXED_NOW
-from tools.agent import Runtime, build_agent, run_agent
+from tools.agent import AgentKit, build_agent, run_agent
 from tools.agent.offline import offline_model
 from tools.agent.scheduling import ALL_TOOLS, HomarDeps
 from tools.agent.textcalls import parse_json_call
@@ -53,7 +53,7 @@ def test_enough_cases() -> None:
     assert {c["why"] for c in LITERAL} >= {"tool-call-shaped", "tag-shaped", "prompt injection"}
 
 
-async def make_world(tmp_path: Path) -> tuple[Runtime, Engine, int, Database]:
+async def make_world(tmp_path: Path) -> tuple[AgentKit, Engine, int, Database]:
     db = Database(f"sqlite+aiosqlite:///{tmp_path}/bad.db")
     await db.upgrade()
     engine = Engine(JobStore(db), clock=lambda: FIXED_NOW)
@@ -63,7 +63,7 @@ async def make_world(tmp_path: Path) -> tuple[Runtime, Engine, int, Database]:
         schedule=Schedule(Once(FIXED_NOW.replace(hour=20)), "UTC"),
         kind="reminder",
     )
-    rt = Runtime(
+    rt = AgentKit(
         agent=build_agent(),
         model=offline_model(),
         offline=offline_model(),
@@ -79,7 +79,7 @@ async def snapshot(engine: Engine) -> tuple[Any, ...]:
     return tuple(jobs), runs
 
 
-async def run_case(case: dict[str, Any], rt: Runtime, engine: Engine, bob_job: int) -> str | None:
+async def run_case(case: dict[str, Any], rt: AgentKit, engine: Engine, bob_job: int) -> str | None:
     """None if the case was handled well, else what went wrong."""
     args = {k: (bob_job if v == "BOB" else v) for k, v in case.get("args", {}).items()}
 
@@ -159,7 +159,7 @@ def _obeys(body: str) -> Callable[[list[ModelMessage], AgentInfo], ModelResponse
 
 
 async def run_literal_case(
-    case: dict[str, Any], rt: Runtime, engine: Engine, ids: dict[str, int]
+    case: dict[str, Any], rt: AgentKit, engine: Engine, ids: dict[str, int]
 ) -> str | None:
     """None if the text became exactly one job with that text and firing it did nothing."""
     args = _substitute(case["args"], ids)

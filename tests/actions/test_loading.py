@@ -18,7 +18,7 @@ from tools.actions.fit import capability_note, matching_tools
 from tools.actions.kit import Actions
 from tools.actions.mcp import McpConfigError, load_servers, read_policies
 from tools.actions.plugins import PluginError, load_plugins
-from tools.agent import build_runtime, run_agent
+from tools.agent import build_agent_kit, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.engine import Engine
 
@@ -42,7 +42,7 @@ def last_return(messages: list[ModelMessage]) -> str | None:
 
 async def test_plugin_toolset_loads_and_is_callable(deps: HomarDeps) -> None:
     actions = Actions(plugins=load_plugins("tests.actions.sample_plugin"))
-    runtime = build_runtime(toolsets=actions.toolsets, catalogue=actions.catalogue)
+    runtime = build_agent_kit(toolsets=actions.toolsets, catalogue=actions.catalogue)
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         done = last_return(messages)

@@ -32,7 +32,7 @@ class StallingModel(WrapperModel):
         return await super().request(messages, model_settings, model_request_parameters)
 
 
-_build = bot.runtime.build_runtime
+_build = bot.runtime.build_agent_kit
 
 
 def _stalling(*args: Any, **kwargs: Any) -> Any:
@@ -40,7 +40,7 @@ def _stalling(*args: Any, **kwargs: Any) -> Any:
     return replace(runtime, model=StallingModel(runtime.model))
 
 
-bot.runtime.build_runtime = _stalling  # type: ignore[assignment]
+bot.runtime.build_agent_kit = _stalling  # type: ignore[assignment]
 
 if __name__ == "__main__":
     main()

@@ -13,7 +13,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from storage.conversations import ConversationStore
 from storage.db import Database
 from storage.jobs import JobStore
-from tools.agent import Runtime, build_agent
+from tools.agent import AgentKit, build_agent
 from tools.agent.offline import offline_model
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.engine import Engine
@@ -49,9 +49,9 @@ def memory(db: Database) -> Memory:
 
 
 @pytest.fixture
-def runtime(memory: Memory) -> Runtime:
+def runtime(memory: Memory) -> AgentKit:
     """The offline model as the configured model (tests override `runtime.model`)."""
-    return Runtime(
+    return AgentKit(
         agent=build_agent(), model=offline_model(), offline=offline_model(), memory=memory
     )
 

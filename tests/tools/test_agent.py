@@ -9,7 +9,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.tools.conftest import FIXED_NOW
-from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
@@ -36,7 +36,7 @@ def call(name: str, **args: Any) -> ToolCallPart:
     return ToolCallPart(name, args)
 
 
-async def ask(runtime: Runtime, deps: HomarDeps, text: str, *responses: Part | list[Part]) -> Any:
+async def ask(runtime: AgentKit, deps: HomarDeps, text: str, *responses: Part | list[Part]) -> Any:
     script = Scripted(*responses)
     with runtime.agent.override(model=FunctionModel(script)):
         reply = await run_agent(runtime, text, deps)
@@ -44,7 +44,7 @@ async def ask(runtime: Runtime, deps: HomarDeps, text: str, *responses: Part | l
         return reply
 
 
-async def approved(runtime: Runtime, deps: HomarDeps, text: str, *responses: Part) -> Any:
+async def approved(runtime: AgentKit, deps: HomarDeps, text: str, *responses: Part) -> Any:
     """Ask, check the run stopped for approval after one request, then approve (issue 7)."""
     r = await ask(runtime, deps, text, *responses, TextPart("Done."))
     assert r.approval is not None and not r.job_ids and r.requests == 1, r.text
@@ -54,7 +54,7 @@ async def approved(runtime: Runtime, deps: HomarDeps, text: str, *responses: Par
 # ---------------------------------------------------------------- the terminal tools: 1 request
 
 
-async def test_delayed_message_one_request(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_delayed_message_one_request(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -69,14 +69,14 @@ async def test_delayed_message_one_request(runtime: Runtime, deps: HomarDeps) ->
     assert f"<t:{unix}:F>" in r.text and f"<t:{unix}:R>" in r.text and f"#{job.id}" in r.text
 
 
-async def test_delayed_message_bounds(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_delayed_message_bounds(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(runtime, deps, "x", call("send_delayed_message", message="x", seconds=0))
     assert not r.job_ids and "between 1 second" in r.text
     r = await ask(runtime, deps, "x", call("send_delayed_message", message="x", hours=24 * 365 * 6))
     assert not r.job_ids
 
 
-async def test_scheduled_message_naive_iso_is_user_zone(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_scheduled_message_naive_iso_is_user_zone(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -90,7 +90,7 @@ async def test_scheduled_message_naive_iso_is_user_zone(runtime: Runtime, deps: 
     )
 
 
-async def test_scheduled_message_natural_phrase(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_scheduled_message_natural_phrase(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -103,7 +103,7 @@ async def test_scheduled_message_natural_phrase(runtime: Runtime, deps: HomarDep
     )
 
 
-async def test_reminder_with_follow_up_config(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_reminder_with_follow_up_config(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -123,7 +123,7 @@ async def test_reminder_with_follow_up_config(runtime: Runtime, deps: HomarDeps)
     assert "follow up every 1 hour" in r.text
 
 
-async def test_meeting_lead_time(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_meeting_lead_time(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -136,7 +136,7 @@ async def test_meeting_lead_time(runtime: Runtime, deps: HomarDeps) -> None:
     )
 
 
-async def test_call_in_four_minutes_reminds_now(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_call_in_four_minutes_reminds_now(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -148,7 +148,7 @@ async def test_call_in_four_minutes_reminds_now(runtime: Runtime, deps: HomarDep
     assert not r.job_ids and r.remind_now == "your call" and r.requests == 1
 
 
-async def test_remind_me_now(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_remind_me_now(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -158,7 +158,7 @@ async def test_remind_me_now(runtime: Runtime, deps: HomarDeps) -> None:
     assert not r.job_ids and r.remind_now == "drink water" and "drink water" in r.text
 
 
-async def test_birthday_date_only_is_nine(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_birthday_date_only_is_nine(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -171,7 +171,7 @@ async def test_birthday_date_only_is_nine(runtime: Runtime, deps: HomarDeps) -> 
     )
 
 
-async def test_past_time_today_asks_tomorrow(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_past_time_today_asks_tomorrow(runtime: AgentKit, deps: HomarDeps) -> None:
     for when in ("2026-11-23T15:00", "3pm", "at 15:00"):
         r = await ask(
             runtime,
@@ -184,7 +184,7 @@ async def test_past_time_today_asks_tomorrow(runtime: Runtime, deps: HomarDeps) 
     assert await deps.engine.list_jobs(owner_id=1) == []
 
 
-async def test_past_date_offers_next_occurrence(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_past_date_offers_next_occurrence(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -194,7 +194,7 @@ async def test_past_date_offers_next_occurrence(runtime: Runtime, deps: HomarDep
     assert r.clarifier and not r.job_ids and "Did you mean" in r.text and "<t:" in r.text
 
 
-async def test_clarifier_schedules_nothing(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_clarifier_schedules_nothing(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -205,7 +205,7 @@ async def test_clarifier_schedules_nothing(runtime: Runtime, deps: HomarDeps) ->
     assert r.text == "When should I remind you about the dentist?"
 
 
-async def test_recurring_cron_and_natural(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_recurring_cron_and_natural(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await approved(
         runtime,
         deps,
@@ -234,7 +234,7 @@ async def test_recurring_cron_and_natural(runtime: Runtime, deps: HomarDeps) -> 
     )
 
 
-async def test_interval_forms(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_interval_forms(runtime: AgentKit, deps: HomarDeps) -> None:
     for text, secs in (("30", 1800), ("30 minutes", 1800), ("2h", 7200)):
         r = await approved(
             runtime,
@@ -252,7 +252,7 @@ async def test_interval_forms(runtime: Runtime, deps: HomarDeps) -> None:
         assert job.kind == "interval" and job.schedule["seconds"] == secs and job.until is not None
 
 
-async def test_schedule_action_once(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_schedule_action_once(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -263,7 +263,7 @@ async def test_schedule_action_once(runtime: Runtime, deps: HomarDeps) -> None:
     assert job.kind == "scheduled" and job.next_run_at == FIXED_NOW + timedelta(hours=2)
 
 
-async def test_future_callback(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_future_callback(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -274,7 +274,7 @@ async def test_future_callback(runtime: Runtime, deps: HomarDeps) -> None:
     assert job.kind == "callback" and r.requests == 1
 
 
-async def test_bad_time_retries_then_succeeds(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_bad_time_retries_then_succeeds(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -298,7 +298,7 @@ async def _job(deps: HomarDeps, owner: int = 1, text: str = "water plants") -> i
     return job.id
 
 
-async def test_list_then_answer(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_list_then_answer(runtime: AgentKit, deps: HomarDeps) -> None:
     jid = await _job(deps)
     r = await ask(
         runtime,
@@ -313,7 +313,7 @@ async def test_list_then_answer(runtime: Runtime, deps: HomarDeps) -> None:
     assert "<t:" in tool_return.content and "water plants" in tool_return.content
 
 
-async def test_delete_pause_resume_update(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_delete_pause_resume_update(runtime: AgentKit, deps: HomarDeps) -> None:
     jid = await _job(deps)
     r = await ask(runtime, deps, "pause", call("stop_interval_action", task_id=jid))
     assert "Paused" in r.text and r.requests == 1
@@ -347,7 +347,7 @@ async def test_delete_pause_resume_update(runtime: Runtime, deps: HomarDeps) -> 
     assert "Cancelled" in r.text and (await deps.engine.get(jid)).status == "cancelled"
 
 
-async def test_only_own_jobs(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_only_own_jobs(runtime: AgentKit, deps: HomarDeps) -> None:
     other = await _job(deps, owner=2)
     r = await ask(runtime, deps, "cancel it", call("delete_scheduled_action", task_id=other))
     assert "isn't yours" in r.text and (await deps.engine.get(other)).status == "active"
@@ -358,7 +358,7 @@ async def test_only_own_jobs(runtime: Runtime, deps: HomarDeps) -> None:
 # ---------------------------------------------------------------- fired runs
 
 
-async def test_fired_run_asks_before_recurring(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_fired_run_asks_before_recurring(runtime: AgentKit, deps: HomarDeps) -> None:
     deps.fired, deps.fired_job_id = True, 7
     r = await ask(
         runtime,
@@ -372,7 +372,7 @@ async def test_fired_run_asks_before_recurring(runtime: Runtime, deps: HomarDeps
     assert prompt.startswith("[Scheduled job #7")
 
 
-async def test_fired_run_at_most_three_jobs(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_fired_run_at_most_three_jobs(runtime: AgentKit, deps: HomarDeps) -> None:
     deps.fired = True
     calls = [call("send_delayed_message", message=f"step {i}", minutes=i + 1) for i in range(5)]
     r = await ask(runtime, deps, "do steps", calls, TextPart("Done."))
@@ -381,7 +381,7 @@ async def test_fired_run_at_most_three_jobs(runtime: Runtime, deps: HomarDeps) -
     assert len(r.job_ids) == 3
 
 
-async def test_several_schedules_when_asked(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_several_schedules_when_asked(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -397,7 +397,7 @@ async def test_several_schedules_when_asked(runtime: Runtime, deps: HomarDeps) -
 # ---------------------------------------------------------------- text tool calls and tags
 
 
-async def test_json_text_tool_call(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_json_text_tool_call(runtime: AgentKit, deps: HomarDeps) -> None:
     args = '{"reminder_time": "in 2 hours", "message": "tea"}'
     text = '```json\n{"name": "schedule_reminder", "arguments": ' + args + "}\n```"
     r = await ask(runtime, deps, "remind me in 2 hours about tea", TextPart(text))
@@ -406,7 +406,7 @@ async def test_json_text_tool_call(runtime: Runtime, deps: HomarDeps) -> None:
     assert job.command == "tea" and job.next_run_at == FIXED_NOW + timedelta(hours=2)
 
 
-async def test_json_text_bad_args_retry(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_json_text_bad_args_retry(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -419,7 +419,7 @@ async def test_json_text_bad_args_retry(runtime: Runtime, deps: HomarDeps) -> No
     assert len(r.job_ids) == 1 and r.requests == 2
 
 
-async def test_cron_tag_recurring_and_one_time(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_cron_tag_recurring_and_one_time(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -441,7 +441,7 @@ async def test_cron_tag_recurring_and_one_time(runtime: Runtime, deps: HomarDeps
     assert job.next_run_at.isoformat() == "2026-12-24T09:00:00+00:00"
 
 
-async def test_execute_now_and_conflicting_tags(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_execute_now_and_conflicting_tags(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime, deps, "remind me now", TextPart("Here you go! [EXECUTE_NOW: 'drink water']")
     )
@@ -453,7 +453,7 @@ async def test_execute_now_and_conflicting_tags(runtime: Runtime, deps: HomarDep
 # ---------------------------------------------------------------- errors and fallback
 
 
-async def test_model_error_falls_back_to_offline(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_model_error_falls_back_to_offline(runtime: AgentKit, deps: HomarDeps) -> None:
     def broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError("provider down")
 
@@ -462,12 +462,12 @@ async def test_model_error_falls_back_to_offline(runtime: Runtime, deps: HomarDe
         assert r.offline and len(r.job_ids) == 1 and r.error and "provider down" in r.error
 
 
-async def test_usage_limit_falls_back_to_offline(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_usage_limit_falls_back_to_offline(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(runtime, deps, "in 30 minutes check the oven", call("list_scheduled_actions"))
     assert r.offline and len(r.job_ids) == 1 and "UsageLimitExceeded" in (r.error or "")
 
 
-async def test_engine_failure_is_friendly(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_engine_failure_is_friendly(runtime: AgentKit, deps: HomarDeps) -> None:
     async def boom(**kwargs: Any) -> None:
         raise OSError("disk full")
 
@@ -476,7 +476,7 @@ async def test_engine_failure_is_friendly(runtime: Runtime, deps: HomarDeps) -> 
     assert not r.job_ids and "something went wrong" in r.text
 
 
-async def test_everything_failing_is_still_a_reply(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_everything_failing_is_still_a_reply(runtime: AgentKit, deps: HomarDeps) -> None:
     def broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError("down")
 
@@ -486,7 +486,7 @@ async def test_everything_failing_is_still_a_reply(runtime: Runtime, deps: Homar
         assert r.error and "nothing was scheduled" in r.text
 
 
-async def test_reference_time_in_instructions(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_reference_time_in_instructions(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(runtime, deps, "hi", TextPart("Hello."))
     # The model reads the reference time last, at the end of the message (issue 15: the static
     # instructions and tool schemas stay a prefix a local server's prompt cache reuses).

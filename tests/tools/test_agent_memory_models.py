@@ -11,7 +11,7 @@ from pydantic_ai.models.openai import OpenAIChatModel
 
 from storage.conversations import ConversationStore
 from storage.db import Database
-from tools.agent import Runtime, build_agent, run_agent
+from tools.agent import AgentKit, build_agent, run_agent
 from tools.agent.offline import offline_model
 from tools.agent.scheduling import HomarDeps
 from tools.memory import Memory, trim
@@ -19,7 +19,7 @@ from tools.models import build_model
 
 
 async def test_history_persists_and_restores(
-    runtime: Runtime, deps: HomarDeps, db: Database
+    runtime: AgentKit, deps: HomarDeps, db: Database
 ) -> None:
     seen: list[list[ModelMessage]] = []
 
@@ -34,7 +34,7 @@ async def test_history_persists_and_restores(
     with runtime.agent.override(model=FunctionModel(fn)):
         first = await run_agent(runtime, "tea in 5 minutes", deps)
         # a new runtime and memory object: as after a restart
-        fresh = Runtime(
+        fresh = AgentKit(
             agent=build_agent(),
             model=FunctionModel(fn),
             offline=offline_model(),
@@ -49,7 +49,7 @@ async def test_history_persists_and_restores(
         )
 
 
-async def test_memory_is_bounded(memory: Memory, deps: HomarDeps, runtime: Runtime) -> None:
+async def test_memory_is_bounded(memory: Memory, deps: HomarDeps, runtime: AgentKit) -> None:
     memory.max_turns = 3
     with runtime.agent.override(
         model=FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("ok")]))
@@ -83,7 +83,7 @@ def test_build_model_choices() -> None:
     assert isinstance(chain, FallbackModel) and len(chain.models) in (2, 3)
 
 
-async def test_slow_model_times_out_to_offline(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_slow_model_times_out_to_offline(runtime: AgentKit, deps: HomarDeps) -> None:
     async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         await asyncio.sleep(5)
         return ModelResponse(parts=[TextPart("too late")])

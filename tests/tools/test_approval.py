@@ -9,7 +9,7 @@ from pydantic_ai.messages import TextPart, ToolCallPart
 from storage.approvals import ApprovalStore
 from storage.db import Database
 from tests.tools.conftest import FIXED_NOW, scripted
-from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.approval import Approvals, render_proposal
 from tools.schedule import Cron, Schedule
@@ -27,7 +27,7 @@ def test_proposal_shows_raw_command_zone_end_and_five_runs() -> None:
 
 
 async def test_approve_deny_and_persisted_restart(
-    runtime: Runtime, deps: HomarDeps, db: Database
+    runtime: AgentKit, deps: HomarDeps, db: Database
 ) -> None:
     runtime.approvals = Approvals(ApprovalStore(db))
     with runtime.agent.override(model=scripted(EVERY_MINUTE, TextPart("ok"))):
@@ -64,7 +64,7 @@ async def test_approve_deny_and_persisted_restart(
                 assert len(await deps.engine.list_jobs(owner_id=1)) == 1
 
 
-async def test_expire(deps: HomarDeps, db: Database, runtime: Runtime) -> None:
+async def test_expire(deps: HomarDeps, db: Database, runtime: AgentKit) -> None:
     runtime.approvals = Approvals(ApprovalStore(db), timeout=timedelta(hours=24))
     with runtime.agent.override(model=scripted(EVERY_MINUTE, TextPart("ok"))):
         r = await run_agent(runtime, "x", deps)
@@ -77,7 +77,7 @@ async def test_expire(deps: HomarDeps, db: Database, runtime: Runtime) -> None:
         assert not late.ok and "expired" in late.message
 
 
-async def test_new_message_while_pending_then_approve(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_new_message_while_pending_then_approve(runtime: AgentKit, deps: HomarDeps) -> None:
     with runtime.agent.override(model=scripted(EVERY_MINUTE, TextPart("ok"))):
         r = await run_agent(runtime, "x", deps)
         assert r.approval is not None
@@ -93,7 +93,7 @@ async def test_new_message_while_pending_then_approve(runtime: Runtime, deps: Ho
                 assert len(done.job_ids) == 1 and done.error is None
 
 
-async def test_fired_loop_hazard_never_chains(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_fired_loop_hazard_never_chains(runtime: AgentKit, deps: HomarDeps) -> None:
     """A fired "schedule this again every minute" yields an approval request, never a job."""
     deps.fired, deps.fired_job_id, deps.fired_kind = True, 9, "delayed"
     for part in (
@@ -107,7 +107,7 @@ async def test_fired_loop_hazard_never_chains(runtime: Runtime, deps: HomarDeps)
             assert await deps.engine.list_jobs(owner_id=1) == []
 
 
-async def test_guardrails_checked_before_the_proposal(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_guardrails_checked_before_the_proposal(runtime: AgentKit, deps: HomarDeps) -> None:
     call = ToolCallPart(
         "schedule_action", {"description": "x", "type": "interval", "schedule": "10 seconds"}
     )
@@ -142,7 +142,7 @@ async def test_preview_of_a_sub_daily_interval_across_dst_is_the_jobs_series(
 
 
 async def test_approved_interval_runs_the_series_its_preview_showed(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     """Approving 30 minutes later doesn't shift an interval away from the previewed runs."""
     call = ToolCallPart(

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from tests.tools.conftest import FIXED_NOW, TZ
-from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.offline import ASK_WHEN, HELP, plan
 from tools.agent.scheduling import HomarDeps
 
@@ -133,7 +133,7 @@ def test_plan(text: str, tool: str | None, args: dict[str, object]) -> None:
 
 
 async def test_offline_end_to_end_schedules_in_one_request(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     reply = await run_agent(runtime, "remind me tomorrow at 9 to call mom", deps)
     assert reply.requests == 1 and len(reply.job_ids) == 1 and reply.error is None
@@ -144,7 +144,7 @@ async def test_offline_end_to_end_schedules_in_one_request(
     assert f"<t:{int(job.next_run_at.timestamp())}:F>" in reply.text
 
 
-async def test_offline_delayed_and_recurring(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_offline_delayed_and_recurring(runtime: AgentKit, deps: HomarDeps) -> None:
     r1 = await run_agent(runtime, "in 30 minutes turn off the porch light", deps)
     job = await deps.engine.get(r1.job_ids[0])
     assert job.kind == "delayed" and job.next_run_at == NOW + timedelta(minutes=30)
@@ -155,7 +155,7 @@ async def test_offline_delayed_and_recurring(runtime: Runtime, deps: HomarDeps) 
     assert job2.kind == "recurring" and "weekday" in r2.text
 
 
-async def test_offline_list_cancel_pause_resume(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_offline_list_cancel_pause_resume(runtime: AgentKit, deps: HomarDeps) -> None:
     made = await run_agent(runtime, "every 2 hours drink water", deps)
     assert made.approval is not None
     made = await resume_approval(runtime, made.approval, True, deps)
@@ -168,20 +168,20 @@ async def test_offline_list_cancel_pause_resume(runtime: Runtime, deps: HomarDep
     assert (await deps.engine.get(jid)).status == "cancelled"
 
 
-async def test_offline_clarifier_and_past_time(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_offline_clarifier_and_past_time(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await run_agent(runtime, "remind me about the dentist", deps)
     assert r.clarifier and not r.job_ids and r.text == ASK_WHEN
     r = await run_agent(runtime, "remind me at 3pm to call mom", deps)  # it is 16:00
     assert r.clarifier and not r.job_ids and "tomorrow" in r.text
 
 
-async def test_offline_unknown_job_is_friendly(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_offline_unknown_job_is_friendly(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await run_agent(runtime, "cancel 999", deps)
     assert "no job #999" in r.text and r.error is None
 
 
 async def test_offline_fired_run_delivers_without_scheduling(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     deps.fired, deps.fired_job_id, deps.fired_kind = True, 41, "reminder"
     r = await run_agent(runtime, "Send a reminder about: submit the report", deps)

@@ -17,7 +17,7 @@ from storage.db import Database
 from storage.jobs import JobStore
 from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
-from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.engine import Engine
 from tools.jobs.model import Target, schedule_of
@@ -41,7 +41,7 @@ async def deps(engine: Engine) -> AsyncIterator[HomarDeps]:
     yield HomarDeps(user_id=1, channel_id=100, engine=engine, tz="Europe/Berlin", guild_id=10)
 
 
-async def say(runtime: Runtime, deps: HomarDeps, text: str) -> Any:
+async def say(runtime: AgentKit, deps: HomarDeps, text: str) -> Any:
     deps.now = NOW
     return await run_agent(runtime, text, deps)
 
@@ -51,7 +51,7 @@ async def one_job(deps: HomarDeps, reply: Any) -> Any:
     return await deps.engine.get(reply.job_ids[0])
 
 
-async def approved(runtime: Runtime, deps: HomarDeps, reply: Any) -> Any:
+async def approved(runtime: AgentKit, deps: HomarDeps, reply: Any) -> Any:
     assert reply.approval is not None, reply.text
     deps.now = NOW
     return await one_job(deps, await resume_approval(runtime, reply.approval, True, deps))
@@ -101,13 +101,13 @@ async def seeded(deps: HomarDeps, command: str, at: datetime) -> int:
     ],
 )
 async def test_readme_one_shot(
-    runtime: Runtime, deps: HomarDeps, text: str, kind: str, at: datetime, words: str
+    runtime: AgentKit, deps: HomarDeps, text: str, kind: str, at: datetime, words: str
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.kind == kind and job.next_run_at == at and words in job.command, job.command
 
 
-async def test_readme_birthday(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_readme_birthday(runtime: AgentKit, deps: HomarDeps) -> None:
     """09:00 that day: once, or (the time language reads birthdays as yearly) every year."""
     r = await say(runtime, deps, "Ana's birthday is on March 3rd")
     job = await (approved(runtime, deps, r) if r.approval is not None else one_job(deps, r))
@@ -115,14 +115,14 @@ async def test_readme_birthday(runtime: Runtime, deps: HomarDeps) -> None:
     assert "Ana's birthday" in job.command
 
 
-async def test_readme_nag_follows_up(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_readme_nag_follows_up(runtime: AgentKit, deps: HomarDeps) -> None:
     job = await one_job(
         deps, await say(runtime, deps, "don't let me forget to submit the report at 4pm")
     )
     assert job.follow_up is not None
 
 
-async def test_readme_remind_now(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_readme_remind_now(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await say(runtime, deps, "remind me now to drink water")
     assert r.remind_now == "drink water" and not r.job_ids
 
@@ -148,7 +148,7 @@ async def test_readme_remind_now(runtime: Runtime, deps: HomarDeps) -> None:
     ],
 )
 async def test_readme_repeats_wait_for_approval(
-    runtime: Runtime, deps: HomarDeps, text: str, first_runs: list[datetime], words: str
+    runtime: AgentKit, deps: HomarDeps, text: str, first_runs: list[datetime], words: str
 ) -> None:
     job = await approved(runtime, deps, await say(runtime, deps, text))
     runs = schedule_of(job).next_runs(NOW, 3)
@@ -158,13 +158,13 @@ async def test_readme_repeats_wait_for_approval(
 @pytest.mark.parametrize(
     "text", ["what have I scheduled?", "what's scheduled in this thread?", "list"]
 )
-async def test_readme_list(runtime: Runtime, deps: HomarDeps, text: str) -> None:
+async def test_readme_list(runtime: AgentKit, deps: HomarDeps, text: str) -> None:
     await seeded(deps, "order the pizza", local(23, 19))
     r = await say(runtime, deps, text)
     assert "order the pizza" in r.text and not r.job_ids
 
 
-async def test_readme_cancel_pause_move_by_id(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_readme_cancel_pause_move_by_id(runtime: AgentKit, deps: HomarDeps) -> None:
     jid = await seeded(deps, "water the plants", local(24, 18))
     r = await say(runtime, deps, f"move {jid} to friday 10am")
     assert (await deps.engine.get(jid)).next_run_at == local(27, 10), r.text  # not 06:10
@@ -177,7 +177,7 @@ async def test_readme_cancel_pause_move_by_id(runtime: Runtime, deps: HomarDeps)
     assert len(await open_jobs(deps)) == 0  # and nothing new was created on the way
 
 
-async def test_readme_todo(runtime: Runtime, deps: HomarDeps, db: Database) -> None:
+async def test_readme_todo(runtime: AgentKit, deps: HomarDeps, db: Database) -> None:
     r = await say(runtime, deps, "add a task: draft the newsletter")
     items = await TodoStore(db).list(100)
     assert [i.description for i in items] == ["draft the newsletter"] and not r.job_ids
@@ -185,12 +185,12 @@ async def test_readme_todo(runtime: Runtime, deps: HomarDeps, db: Database) -> N
     assert "draft the newsletter" in r.text
 
 
-async def test_my_timezone_is(runtime: Runtime, deps: HomarDeps, db: Database) -> None:
+async def test_my_timezone_is(runtime: AgentKit, deps: HomarDeps, db: Database) -> None:
     r = await say(runtime, deps, "my timezone is Tokyo")
     assert await UserSettingsStore(db).tz(1) == "Asia/Tokyo" and "Asia/Tokyo" in r.text
 
 
-async def test_help(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_help(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await say(runtime, deps, "help")
     assert "remind me" in r.text and not r.job_ids
 
@@ -198,7 +198,7 @@ async def test_help(runtime: Runtime, deps: HomarDeps) -> None:
 # ---------------------------------------------------------------- issue 15's wrong jobs, as classes
 
 
-async def test_zone_named_by_city(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_zone_named_by_city(runtime: AgentKit, deps: HomarDeps) -> None:
     job = await one_job(deps, await say(runtime, deps, "remind me at 3pm Tokyo time to call Ken"))
     assert job.next_run_at == datetime(2026, 11, 24, 15, tzinfo=ZoneInfo("Asia/Tokyo"))
     assert job.command == "call Ken"
@@ -208,7 +208,7 @@ async def test_zone_named_by_city(runtime: Runtime, deps: HomarDeps) -> None:
     assert job.next_run_at == local(24, 9) and job.command == "stretch"
 
 
-async def test_set_a_reminder_framing_is_not_the_text(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_set_a_reminder_framing_is_not_the_text(runtime: AgentKit, deps: HomarDeps) -> None:
     job = await one_job(
         deps, await say(runtime, deps, "set a reminder for 4pm to pick up the kids")
     )
@@ -224,18 +224,20 @@ async def test_set_a_reminder_framing_is_not_the_text(runtime: Runtime, deps: Ho
         "the weather is nice today",
     ],
 )
-async def test_statements_make_no_job(runtime: Runtime, deps: HomarDeps, text: str) -> None:
+async def test_statements_make_no_job(runtime: AgentKit, deps: HomarDeps, text: str) -> None:
     r = await say(runtime, deps, text)
     assert not r.job_ids and await open_jobs(deps) == [] and r.text
 
 
-async def test_snooze_by_a_span_moves_from_the_jobs_time(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_snooze_by_a_span_moves_from_the_jobs_time(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
     jid = await seeded(deps, "order the pizza", local(23, 19))
     await say(runtime, deps, f"snooze {jid} by 10 minutes")
     assert (await deps.engine.get(jid)).next_run_at == local(23, 19, 10)
 
 
-async def test_cancel_by_a_word_of_the_text(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_cancel_by_a_word_of_the_text(runtime: AgentKit, deps: HomarDeps) -> None:
     pizza = await seeded(deps, "order the pizza", local(23, 19))
     plants = await seeded(deps, "water the plants", local(24, 18))
     await say(runtime, deps, "cancel the pizza reminder")
@@ -243,7 +245,7 @@ async def test_cancel_by_a_word_of_the_text(runtime: Runtime, deps: HomarDeps) -
     assert (await deps.engine.get(plants)).status == "active"
 
 
-async def test_nag_me_follows_up(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_nag_me_follows_up(runtime: AgentKit, deps: HomarDeps) -> None:
     job = await one_job(deps, await say(runtime, deps, "nag me about the taxes at 6pm"))
     assert (
         job.follow_up is not None
@@ -252,7 +254,7 @@ async def test_nag_me_follows_up(runtime: Runtime, deps: HomarDeps) -> None:
     )
 
 
-async def test_takes_answers_to_its_questions(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_takes_answers_to_its_questions(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await say(runtime, deps, "remind me to call the dentist")
     assert r.clarifier and not r.job_ids
     job = await one_job(deps, await say(runtime, deps, "tomorrow at 10"))
@@ -268,7 +270,7 @@ async def test_takes_answers_to_its_questions(runtime: Runtime, deps: HomarDeps)
     assert not r.job_ids and len(await open_jobs(deps)) == 2
 
 
-async def test_long_request_reads_like_a_short_one(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_long_request_reads_like_a_short_one(runtime: AgentKit, deps: HomarDeps) -> None:
     text = (
         "remind me tomorrow at 9 to call the insurance company about the claim for the broken "
         "window in the kitchen, ask them whether the adjuster can come over soon, and also "
@@ -290,7 +292,7 @@ async def test_long_request_reads_like_a_short_one(runtime: Runtime, deps: Homar
     [("remind me in 10 seconds to test", 10), ("in 2 minutes remind me to check the tea", 120)],
 )
 async def test_relative_times_exact_to_the_second(
-    runtime: Runtime, deps: HomarDeps, text: str, seconds: int
+    runtime: AgentKit, deps: HomarDeps, text: str, seconds: int
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.next_run_at == NOW + timedelta(seconds=seconds)

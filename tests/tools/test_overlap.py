@@ -10,7 +10,7 @@ from storage.models import JobStatus
 from tests.tools.conftest import FIXED_NOW
 from tests.tools.test_agent import approved, ask, call
 from tools import overlap
-from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.model import Target
 from tools.schedule import Cron, Every, Once, Schedule
@@ -52,7 +52,7 @@ def test_answers_are_read() -> None:
 
 
 async def test_same_command_overlapping_schedule_is_asked(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     old = await standup(deps)
     r = await ask(
@@ -68,7 +68,7 @@ async def test_same_command_overlapping_schedule_is_asked(
     assert len(await deps.engine.list_jobs(owner_id=deps.user_id)) == 1
 
 
-async def test_different_days_are_not_duplicates(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_different_days_are_not_duplicates(runtime: AgentKit, deps: HomarDeps) -> None:
     await standup(deps, "0 9 * * 1")
     r = await approved(
         runtime,
@@ -79,7 +79,7 @@ async def test_different_days_are_not_duplicates(runtime: Runtime, deps: HomarDe
     assert len(r.job_ids) == 1 and "already have" not in r.text
 
 
-async def test_other_thread_or_owner_is_not_a_duplicate(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_other_thread_or_owner_is_not_a_duplicate(runtime: AgentKit, deps: HomarDeps) -> None:
     await deps.engine.create(
         target=Target(deps.user_id, 999, deps.guild_id),
         command="call mom",
@@ -95,7 +95,7 @@ async def test_other_thread_or_owner_is_not_a_duplicate(runtime: Runtime, deps: 
     assert len(r.job_ids) == 1
 
 
-async def test_replace_in_the_next_turn(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_replace_in_the_next_turn(runtime: AgentKit, deps: HomarDeps) -> None:
     """The real model reads the question from the thread memory and calls again."""
     old = await standup(deps)
     args = {"description": "post standup", "type": "recurring", "schedule": "weekdays@09:00"}
@@ -124,7 +124,7 @@ async def test_replace_in_the_next_turn(runtime: Runtime, deps: HomarDeps) -> No
     assert f"Replaces #{old}" in done.text
 
 
-async def test_keep_both_creates_the_exact_duplicate(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_keep_both_creates_the_exact_duplicate(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime, deps, "x", call("schedule_reminder", reminder_time="18:00", message="stretch")
     )
@@ -146,7 +146,7 @@ async def test_keep_both_creates_the_exact_duplicate(runtime: Runtime, deps: Hom
     assert f"Heads-up: #{first} “stretch”" in r.text  # and it lands in the same minute
 
 
-async def test_same_minute_is_mentioned_not_blocked(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_same_minute_is_mentioned_not_blocked(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime, deps, "x", call("schedule_reminder", reminder_time="18:00", message="stretch")
     )
@@ -170,7 +170,7 @@ async def test_same_minute_is_mentioned_not_blocked(runtime: Runtime, deps: Homa
     assert "Heads-up" not in r.text
 
 
-async def test_offline_model_answers_in_the_next_turn(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_offline_model_answers_in_the_next_turn(runtime: AgentKit, deps: HomarDeps) -> None:
     old = await standup(deps, "0 8 * * 1-5", "stretch")
     r = await run_agent(runtime, "every weekday at 8 stretch", deps)
     assert "replace it, keep both, or cancel?" in r.text and r.approval is None
@@ -186,7 +186,7 @@ async def test_offline_model_answers_in_the_next_turn(runtime: Runtime, deps: Ho
     assert not r.job_ids and r.approval is None
 
 
-async def test_approval_proposal_mentions_same_minute(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_approval_proposal_mentions_same_minute(runtime: AgentKit, deps: HomarDeps) -> None:
     other = await standup(deps, "0 9 * * 1-5", "post standup")
     r = await ask(
         runtime,

@@ -10,7 +10,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.tools.conftest import scripted
-from tools.agent import Runtime, run_agent
+from tools.agent import AgentKit, run_agent
 from tools.agent.scheduling import HomarDeps
 
 
@@ -19,14 +19,14 @@ def _broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 
 async def test_overridden_model_failing_falls_back_to_offline(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     with runtime.agent.override(model=FunctionModel(_broken)):
         r = await run_agent(runtime, "remind me tomorrow at 9 to call mom", deps)
     assert r.offline and len(r.job_ids) == 1 and r.error and "provider down" in r.error
 
 
-async def test_offline_switch_wins_over_an_override(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_offline_switch_wins_over_an_override(runtime: AgentKit, deps: HomarDeps) -> None:
     """Over the daily cap the bot runs `replace(runtime, model=runtime.offline)`."""
     asked: list[int] = []
 
@@ -41,7 +41,7 @@ async def test_offline_switch_wins_over_an_override(runtime: Runtime, deps: Homa
 
 
 async def test_text_tool_calls_are_read_under_an_override(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     call = '{"name": "send_delayed_message", "arguments": {"message": "tea", "minutes": 30}}'
     with runtime.agent.override(model=scripted(TextPart(f"<tool_call>{call}</tool_call>"))):
@@ -49,7 +49,7 @@ async def test_text_tool_calls_are_read_under_an_override(
     assert not r.offline and len(r.job_ids) == 1 and "tool_call" not in r.text, r.text
 
 
-async def test_arguments_are_repaired_under_an_override(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_arguments_are_repaired_under_an_override(runtime: AgentKit, deps: HomarDeps) -> None:
     bad = ToolCallPart("send_delayed_message", {"message": "tea", "minutes": "30 minutes"})
     with runtime.agent.override(model=scripted(bad, TextPart("ok"))):
         r = await run_agent(runtime, "tea in half an hour", deps)

@@ -9,7 +9,7 @@ from pydantic_ai.messages import TextPart
 
 from tests.tools.conftest import FIXED_NOW
 from tests.tools.test_agent import approved, ask, call
-from tools.agent import Runtime
+from tools.agent import AgentKit
 from tools.agent.scheduling import HomarDeps
 from tools.agent.todo import TodoList
 from tools.jobs.model import Target
@@ -18,7 +18,7 @@ from tools.schedule import Cron, Once, Schedule, ScheduleError, parse_at_form
 # ---------------------------------------------------------------- seed 002: delay fields
 
 
-async def test_negative_delay_field_is_refused(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_negative_delay_field_is_refused(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime, deps, "x", call("send_delayed_message", message="tea", hours=-1, minutes=90)
     )
@@ -27,7 +27,7 @@ async def test_negative_delay_field_is_refused(runtime: Runtime, deps: HomarDeps
     assert await deps.engine.list_jobs(owner_id=deps.user_id) == []
 
 
-async def test_minutes_over_59_mean_what_they_say(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_minutes_over_59_mean_what_they_say(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(runtime, deps, "x", call("send_delayed_message", message="tea", minutes=90))
     job = await deps.engine.get(r.job_ids[0])
     assert job.next_run_at == FIXED_NOW + timedelta(minutes=90)
@@ -91,7 +91,7 @@ def test_not_an_at_form() -> None:
     assert parse_at_form("@daily") is None  # a cron macro, read elsewhere
 
 
-async def test_schedule_action_takes_at_forms(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_schedule_action_takes_at_forms(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await approved(
         runtime,
         deps,
@@ -105,7 +105,7 @@ async def test_schedule_action_takes_at_forms(runtime: Runtime, deps: HomarDeps)
     )
 
 
-async def test_schedule_action_refuses_bad_at_form(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_schedule_action_refuses_bad_at_form(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -120,7 +120,7 @@ async def test_schedule_action_refuses_bad_at_form(runtime: Runtime, deps: Homar
 # ---------------------------------------------------------------- seed 003: delete_task
 
 
-async def test_agent_deletes_a_task(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_agent_deletes_a_task(runtime: AgentKit, deps: HomarDeps) -> None:
     todos = TodoList(deps.engine.store.db, deps.engine.clock)
     item = await todos.add(deps.channel_id, "draft the agenda", deps.user_id)
     r = await ask(runtime, deps, "drop it", call("delete_task", task_id=item.id), TextPart("Done."))
@@ -149,7 +149,7 @@ async def _many_jobs(deps: HomarDeps, n: int) -> None:
         )
 
 
-async def test_agent_list_says_how_many_more(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_agent_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps) -> None:
     await _many_jobs(deps, 30)
     r = await ask(runtime, deps, "list", call("list_scheduled_actions"), TextPart("here"))
     listed = str(r.script.messages[-1][-1])
@@ -157,13 +157,13 @@ async def test_agent_list_says_how_many_more(runtime: Runtime, deps: HomarDeps) 
     assert "…and 5 more" in listed and "/jobs list" in listed and "homar jobs list" in listed
 
 
-async def test_agent_list_without_more_has_no_note(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_agent_list_without_more_has_no_note(runtime: AgentKit, deps: HomarDeps) -> None:
     await _many_jobs(deps, 25)
     r = await ask(runtime, deps, "list", call("list_scheduled_actions"), TextPart("here"))
     assert "more" not in str(r.script.messages[-1][-1])
 
 
-async def test_offline_list_says_how_many_more(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_offline_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps) -> None:
     await _many_jobs(deps, 27)
     from tools.agent import run_agent
 
@@ -172,7 +172,7 @@ async def test_offline_list_says_how_many_more(runtime: Runtime, deps: HomarDeps
     assert "…and 2 more" in r.text and "/jobs list" in r.text
 
 
-async def test_json_text_list_says_how_many_more(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_json_text_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps) -> None:
     await _many_jobs(deps, 26)
     r = await ask(runtime, deps, "list", TextPart('{"name": "list_scheduled_actions"}'))
     assert "…and 1 more" in r.text
@@ -181,7 +181,7 @@ async def test_json_text_list_says_how_many_more(runtime: Runtime, deps: HomarDe
 # ---------------------------------------------------------------- seed 001: escalation argument
 
 
-async def test_reminder_escalate_argument(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_reminder_escalate_argument(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime,
         deps,
@@ -205,7 +205,7 @@ async def test_reminder_escalate_argument(runtime: Runtime, deps: HomarDeps) -> 
     assert (await deps.engine.get(r.job_ids[0])).follow_up is None  # off by default
 
 
-async def test_update_takes_at_forms(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_update_takes_at_forms(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(runtime, deps, "x", call("send_delayed_message", message="stretch", minutes=5))
     (job_id,) = r.job_ids
     # Making it repeat waits for the user's Approve, as creating a repeating job does.

@@ -16,7 +16,7 @@ from pydantic_ai.messages import TextPart
 from pydantic_ai.models.function import AgentInfo
 
 from tests.tools.test_agent import ask, call
-from tools.agent import Runtime
+from tools.agent import AgentKit
 from tools.agent.deps import HomarDeps
 
 
@@ -37,7 +37,7 @@ def _has_defaults(schema: Any) -> bool:
 
 
 async def test_a_plain_reminder_is_shown_only_what_it_needs(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart("ok"))
     info = r.script.infos[0]
@@ -49,7 +49,7 @@ async def test_a_plain_reminder_is_shown_only_what_it_needs(
     assert not _has_defaults(_schemas(info))
 
 
-async def test_words_that_need_an_argument_get_it(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_words_that_need_an_argument_get_it(runtime: AgentKit, deps: HomarDeps) -> None:
     said = {
         "nag me about the taxes at 6pm every 10 minutes and dm me if I ignore it": {
             "follow_up",
@@ -70,7 +70,7 @@ async def test_words_that_need_an_argument_get_it(runtime: Runtime, deps: HomarD
     assert "seconds" in _args(r.script.infos[0], "send_delayed_message")
 
 
-async def test_an_argument_written_anyway_still_counts(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_an_argument_written_anyway_still_counts(runtime: AgentKit, deps: HomarDeps) -> None:
     reply = call(
         "schedule_reminder",
         reminder_time="tomorrow at 9",
@@ -85,7 +85,7 @@ async def test_an_argument_written_anyway_still_counts(runtime: Runtime, deps: H
 
 
 async def test_a_text_call_with_a_hidden_argument_is_read(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     text = (
         '<tool_call>{"name": "schedule_reminder", "arguments": {"reminder_time": '
@@ -98,7 +98,7 @@ async def test_a_text_call_with_a_hidden_argument_is_read(
 
 
 async def test_after_a_duplicate_question_the_answer_can_be_given(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     first = call("schedule_reminder", reminder_time="tomorrow at 9", message="call mom")
     r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", first)
@@ -109,7 +109,7 @@ async def test_after_a_duplicate_question_the_answer_can_be_given(
     assert "on_duplicate" in _args(r.script.infos[0], "schedule_reminder")
 
 
-async def test_fired_runs_see_every_argument(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_fired_runs_see_every_argument(runtime: AgentKit, deps: HomarDeps) -> None:
     deps.fired, deps.fired_job_id = True, 7
     r = await ask(runtime, deps, "stretch", TextPart("⏰ stretch"))
     assert {"on_duplicate", "audience", "minutes_before"} <= _args(
@@ -117,7 +117,7 @@ async def test_fired_runs_see_every_argument(runtime: Runtime, deps: HomarDeps) 
     )
 
 
-async def test_the_offline_model_is_offered_everything(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_the_offline_model_is_offered_everything(runtime: AgentKit, deps: HomarDeps) -> None:
     from tools.agent import run_agent
 
     # The runtime's configured model is the offline one: its calls use hidden arguments too.
@@ -140,7 +140,7 @@ async def _seed(deps: HomarDeps, command: str) -> int:
 
 
 async def test_a_turn_about_jobs_names_them_so_one_request_does_it(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     pizza = await _seed(deps, "order the pizza")
     await _seed(deps, "water the plants")
@@ -160,7 +160,7 @@ async def test_a_turn_about_jobs_names_them_so_one_request_does_it(
 
 
 async def test_an_approved_repeat_needs_no_second_request(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     from tools.agent import resume_approval
 
@@ -180,7 +180,7 @@ async def test_an_approved_repeat_needs_no_second_request(
     assert not no.job_ids and no.text
 
 
-async def test_the_model_translates_without_sampling(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_the_model_translates_without_sampling(runtime: AgentKit, deps: HomarDeps) -> None:
     # Turning words into a job is a translation: the most likely reading, every time.
     r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart("ok"))
     settings = r.script.infos[0].model_settings or {}

@@ -15,7 +15,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.choices import read_snooze
 from bot.slash.when import read_instant, read_until
-from tools.agent import HomarDeps, Runtime, run_agent
+from tools.agent import AgentKit, HomarDeps, run_agent
 from tools.errors import UserError
 from tools.schedule import zone
 
@@ -42,7 +42,7 @@ def _script(*parts: ToolCallPart | TextPart) -> FunctionModel:
     return FunctionModel(answer)
 
 
-async def _ask(runtime: Runtime, deps: HomarDeps, *parts: ToolCallPart | TextPart) -> Any:
+async def _ask(runtime: AgentKit, deps: HomarDeps, *parts: ToolCallPart | TextPart) -> Any:
     with runtime.agent.override(model=_script(*parts)):
         return await run_agent(runtime, "please set that up", deps)
 
@@ -76,7 +76,9 @@ def test_unreadable_snooze_still_says_what_to_type() -> None:
         read_snooze("whenever-ish", FIXED_NOW, TZ)
 
 
-async def test_agent_tool_explains_a_day_the_month_lacks(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_agent_tool_explains_a_day_the_month_lacks(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
     """The model can't fix "Feb 30" by retrying: the person is asked, nothing is scheduled."""
     r = await _ask(
         runtime,
@@ -90,7 +92,7 @@ async def test_agent_tool_explains_a_day_the_month_lacks(runtime: Runtime, deps:
 
 
 async def test_agent_tool_reads_a_zone_named_in_the_phrase(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     r = await _ask(
         runtime,
@@ -112,7 +114,7 @@ def test_snooze_reads_iso_in_the_owners_zone() -> None:
 
 
 async def test_agent_confirmation_says_how_a_foreign_phrase_was_read(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     r = await _ask(
         runtime,

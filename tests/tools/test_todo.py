@@ -12,7 +12,7 @@ from storage.db import Database
 from storage.models import JobKind, JobStatus
 from tests.tools.conftest import FIXED_NOW, scripted
 from tools import heartbeat
-from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.agent.todo import MAX_PENDING, TodoList
 from tools.errors import UserError
@@ -53,7 +53,7 @@ async def test_add_rejects_empty_long_and_too_many(db: Database) -> None:
 
 
 async def test_agent_tools_add_list_complete(
-    runtime: Runtime, deps: HomarDeps, db: Database
+    runtime: AgentKit, deps: HomarDeps, db: Database
 ) -> None:
     with runtime.agent.override(
         model=scripted(
@@ -90,7 +90,7 @@ async def test_agent_tools_add_list_complete(
 
 
 async def test_complete_task_only_in_its_own_thread(
-    runtime: Runtime, deps: HomarDeps, db: Database
+    runtime: AgentKit, deps: HomarDeps, db: Database
 ) -> None:
     other = await todos(db).add(999, "not yours", 1)
     replies: list[str] = []
@@ -109,7 +109,7 @@ async def test_complete_task_only_in_its_own_thread(
 
 
 async def test_propose_heartbeat_needs_approval_then_creates_one_job(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     with runtime.agent.override(
         model=scripted(ToolCallPart("propose_heartbeat", {"every_minutes": 20}), TextPart("ok"))
@@ -128,7 +128,7 @@ async def test_propose_heartbeat_needs_approval_then_creates_one_job(
 
 
 async def test_propose_heartbeat_too_often_is_refused_without_proposal(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     with runtime.agent.override(
         model=scripted(ToolCallPart("propose_heartbeat", {"every_minutes": 1}), TextPart("ok"))
@@ -164,7 +164,7 @@ def test_parse_every() -> None:
 
 
 async def test_agent_closes_only_the_speakers_own_todos(
-    runtime: Runtime, deps: HomarDeps, db: Database
+    runtime: AgentKit, deps: HomarDeps, db: Database
 ) -> None:
     """As `/todo done`: a run acts as one person, who closes only the to-dos they added."""
     t = todos(db)

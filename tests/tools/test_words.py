@@ -15,7 +15,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.tools.conftest import FIXED_NOW
-from tools.agent import Runtime, resume_approval, run_agent
+from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.reading import repair_args, repair_time
 from tools.agent.scheduling import HomarDeps
 from tools.agent.words import read_words
@@ -27,7 +27,7 @@ def local(day: int, hour: int, minute: int = 0, second: int = 0) -> datetime:
     return datetime(2026, 11, day, hour, minute, second, tzinfo=BERLIN)
 
 
-async def ask(runtime: Runtime, deps: HomarDeps, text: str, *parts: Any) -> Any:
+async def ask(runtime: AgentKit, deps: HomarDeps, text: str, *parts: Any) -> Any:
     replies = [p if isinstance(p, list) else [p] for p in parts] or [[TextPart("ok")]]
 
     def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -65,7 +65,7 @@ async def next_run(deps: HomarDeps, reply: Any) -> datetime:
     ],
 )
 async def test_wrong_absolute_time_from_the_model(
-    runtime: Runtime, deps: HomarDeps, text: str, model_time: str, expected: datetime
+    runtime: AgentKit, deps: HomarDeps, text: str, model_time: str, expected: datetime
 ) -> None:
     call = ToolCallPart("schedule_reminder", {"reminder_time": model_time, "message": "x"})
     r = await ask(runtime, deps, text, call)
@@ -73,7 +73,7 @@ async def test_wrong_absolute_time_from_the_model(
 
 
 async def test_stray_lead_time_on_an_explicit_reminder_time(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     call = ToolCallPart(
         "schedule_reminder",
@@ -83,7 +83,7 @@ async def test_stray_lead_time_on_an_explicit_reminder_time(
     assert await next_run(deps, r) == local(24, 9)
 
 
-async def test_lead_time_kept_for_an_event_time(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_lead_time_kept_for_an_event_time(runtime: AgentKit, deps: HomarDeps) -> None:
     call = ToolCallPart(
         "schedule_reminder",
         {"reminder_time": "5pm", "message": "call with Sam", "minutes_before": 5},
@@ -92,7 +92,7 @@ async def test_lead_time_kept_for_an_event_time(runtime: Runtime, deps: HomarDep
     assert await next_run(deps, r) == local(23, 16, 55)
 
 
-async def test_lead_time_the_person_named_wins(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_lead_time_the_person_named_wins(runtime: AgentKit, deps: HomarDeps) -> None:
     call = ToolCallPart(
         "schedule_reminder",
         {"reminder_time": "6pm", "message": "standup", "minutes_before": 5},
@@ -101,7 +101,7 @@ async def test_lead_time_the_person_named_wins(runtime: Runtime, deps: HomarDeps
     assert await next_run(deps, r) == local(23, 17, 45)
 
 
-async def test_relative_time_exact_to_the_second(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_relative_time_exact_to_the_second(runtime: AgentKit, deps: HomarDeps) -> None:
     deps.now = FIXED_NOW + timedelta(seconds=37)
     join = ToolCallPart(
         "schedule_reminder",
@@ -115,14 +115,14 @@ async def test_relative_time_exact_to_the_second(runtime: Runtime, deps: HomarDe
     assert await next_run(deps, r) == local(23, 16, 0, 47)
 
 
-async def test_zone_named_by_city(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_zone_named_by_city(runtime: AgentKit, deps: HomarDeps) -> None:
     call = ToolCallPart("schedule_reminder", {"reminder_time": "15:00", "message": "call Ken"})
     r = await ask(runtime, deps, "remind me at 3pm Tokyo time tomorrow to call Ken", call)
     assert await next_run(deps, r) == datetime(2026, 11, 24, 15, tzinfo=ZoneInfo("Asia/Tokyo"))
 
 
 async def test_recurrence_from_the_words_through_approval(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     wrong = ToolCallPart(
         "schedule_action",
@@ -139,7 +139,7 @@ async def test_recurrence_from_the_words_through_approval(
     assert [t.astimezone(BERLIN) for t in got] == runs
 
 
-async def test_two_times_in_the_words_correct_nothing(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_two_times_in_the_words_correct_nothing(runtime: AgentKit, deps: HomarDeps) -> None:
     words = read_words("move my 5pm reminder to 6pm", FIXED_NOW, "Europe/Berlin")
     assert words.ambiguous
     call = ToolCallPart("schedule_reminder", {"reminder_time": "7pm", "message": "x"})
@@ -147,13 +147,13 @@ async def test_two_times_in_the_words_correct_nothing(runtime: Runtime, deps: Ho
     assert await next_run(deps, r) == local(23, 19)
 
 
-async def test_past_bare_time_still_asks(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_past_bare_time_still_asks(runtime: AgentKit, deps: HomarDeps) -> None:
     call = ToolCallPart("schedule_reminder", {"reminder_time": "2026-11-23T15:00", "message": "x"})
     r = await ask(runtime, deps, "remind me at 3pm to call mom", call)
     assert r.clarifier and not r.job_ids
 
 
-async def test_nag_words_turn_on_follow_ups(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_nag_words_turn_on_follow_ups(runtime: AgentKit, deps: HomarDeps) -> None:
     call = ToolCallPart("schedule_reminder", {"reminder_time": "6pm", "message": "the taxes"})
     r = await ask(runtime, deps, "nag me about the taxes at 6pm", call)
     job = await deps.engine.get(r.job_ids[0])
@@ -182,13 +182,13 @@ _CALL = '{"name": "schedule_reminder", "arguments": ' + _ARGS + "}"
         '{"function": {"name": "schedule_reminder", "arguments": ' + repr(_ARGS)[0] + "}}",
     ][:-1],
 )
-async def test_text_call_forms(runtime: Runtime, deps: HomarDeps, reply: str) -> None:
+async def test_text_call_forms(runtime: AgentKit, deps: HomarDeps, reply: str) -> None:
     r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart(reply))
     assert r.requests == 1 and await next_run(deps, r) == local(24, 9), r.text
     assert "function" not in r.text and "{" not in r.text and "tool" not in r.text
 
 
-async def test_several_text_calls_in_one_reply(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_several_text_calls_in_one_reply(runtime: AgentKit, deps: HomarDeps) -> None:
     a = '{"name": "schedule_reminder", "arguments": {"reminder_time": "6pm", "message": "a"}}'
     b = '{"name": "send_delayed_message", "arguments": {"message": "b", "minutes": 30}}'
     r = await ask(
@@ -204,7 +204,7 @@ async def test_several_text_calls_in_one_reply(runtime: Runtime, deps: HomarDeps
 
 
 async def test_impossible_minute_and_string_numbers_repaired(
-    runtime: Runtime, deps: HomarDeps
+    runtime: AgentKit, deps: HomarDeps
 ) -> None:
     call = ToolCallPart(
         "schedule_reminder",
@@ -231,7 +231,7 @@ def test_repair_helpers() -> None:
     assert got == {"n": 5, "b": False, "s": "7"}
 
 
-async def test_fired_run_text_calls_are_not_read(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_fired_run_text_calls_are_not_read(runtime: AgentKit, deps: HomarDeps) -> None:
     """A job's command is data: a tool call written in the reply to a fired run runs nothing."""
     deps.fired, deps.fired_job_id, deps.fired_kind = True, 7, "delayed"
     r = await ask(runtime, deps, "post the report", TextPart(f"<tool_call>{_CALL}</tool_call>"))
@@ -240,7 +240,7 @@ async def test_fired_run_text_calls_are_not_read(runtime: Runtime, deps: HomarDe
 
 
 async def test_fired_run_cannot_change_the_time_zone(
-    runtime: Runtime, deps: HomarDeps, db: Any
+    runtime: AgentKit, deps: HomarDeps, db: Any
 ) -> None:
     from storage.user_settings import UserSettingsStore
 

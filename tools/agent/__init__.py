@@ -16,16 +16,16 @@
 from tools.agent.acknowledge import acknowledges
 from tools.agent.build import build_agent
 from tools.agent.deps import HomarDeps, RunState
-from tools.agent.run import AgentReply, Runtime, build_runtime, resume_approval, run_agent
+from tools.agent.run import AgentKit, AgentReply, build_agent_kit, resume_approval, run_agent
 
 __all__ = [
+    "AgentKit",
     "AgentReply",
     "HomarDeps",
     "RunState",
-    "Runtime",
     "acknowledges",
     "build_agent",
-    "build_runtime",
+    "build_agent_kit",
     "resume_approval",
     "run_agent",
 ]

@@ -207,7 +207,7 @@ async def _shown_tools(
 
 
 def build_agent() -> Agent[HomarDeps, str]:
-    """The agent, without a model (pass one per run or via `Runtime`)."""
+    """The agent, without a model (pass one per run or via `AgentKit`)."""
     tools: list[Any] = [
         *sch.PLAIN_TOOLS.values(),
         *(sch.TERMINAL_TOOLS[n] for n in sch.APPROVAL_TOOLS),

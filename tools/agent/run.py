@@ -1,6 +1,6 @@
 """Running the agent for one message or one approval decision; `run_agent` never raises.
 
-The Discord layer builds a `Runtime` once (`build_runtime(...)`) and, per message,
+The bot builds an `AgentKit` once (`build_agent_kit(...)`) and, per message,
 calls `await run_agent(runtime, text=..., deps=HomarDeps(...))`; an Approve/Deny click
 calls `resume_approval`. When the configured model fails, `_answer` is the one place the
 built-in offline model takes over.
@@ -65,7 +65,7 @@ class AgentReply:
 
 
 @dataclass
-class Runtime:
+class AgentKit:
     """An agent, the model to run it with, limits and (optionally) the thread memory."""
 
     agent: Agent[HomarDeps, str]
@@ -104,7 +104,7 @@ class Runtime:
         )
 
 
-def build_runtime(
+def build_agent_kit(
     model: str | None = None,
     base_url: str | None = None,
     api_key: str | None = None,
@@ -116,13 +116,13 @@ def build_runtime(
     total_tokens_limit: int = 60_000,
     toolsets: list[AbstractToolset[Any]] | None = None,
     catalogue: Callable[[], dict[str, str]] | None = None,
-) -> Runtime:
-    """A runtime from settings strings (see `tools.models.build_model`); `toolsets` are
+) -> AgentKit:
+    """An agent kit from settings strings (see `tools.models.build_model`); `toolsets` are
     extra actions (e.g. `tools.actions.kit.Actions.toolsets`)."""
     from tools.agent.offline import offline_model
     from tools.models import build_model
 
-    return Runtime(
+    return AgentKit(
         agent=build_agent(),
         model=build_model(model, base_url, api_key, fallback),
         offline=offline_model(),
@@ -155,7 +155,7 @@ Output = str | DeferredToolRequests
 
 
 async def _run(
-    rt: Runtime,
+    rt: AgentKit,
     prompt: str | None,
     deps: HomarDeps,
     history: list[ModelMessage],
@@ -213,7 +213,7 @@ def _context(deps: HomarDeps) -> dict[str, Any]:
 
 
 async def _pending(
-    runtime: Runtime, deps: HomarDeps, asked: DeferredToolRequests, messages: list[ModelMessage]
+    runtime: AgentKit, deps: HomarDeps, asked: DeferredToolRequests, messages: list[ModelMessage]
 ) -> PendingApproval:
     calls = tuple(
         ProposedCall(
@@ -239,7 +239,7 @@ async def _pending(
 
 
 async def _answer(
-    rt: Runtime,
+    rt: AgentKit,
     prompt: str | None,
     deps: HomarDeps,
     reply: AgentReply,
@@ -279,7 +279,7 @@ async def _answer(
 
 
 async def run_agent(
-    runtime: Runtime,
+    runtime: AgentKit,
     text: str,
     deps: HomarDeps,
     *,
@@ -288,7 +288,7 @@ async def run_agent(
 ) -> AgentReply:
     """Answer one message in a thread. Never raises.
 
-    `runtime`: from `build_runtime(...)`. `text`: the user's message, or for a fired job
+    `runtime`: from `build_agent_kit(...)`. `text`: the user's message, or for a fired job
     (`deps.fired=True`, `deps.fired_job_id`, `deps.fired_kind`) the job's command with the
     `[DELAYED_COMMAND]` marker stripped. `deps`: `HomarDeps(user_id, channel_id, engine,
     tz=..., guild_id=..., parent_channel_id=..., now=None, user_name=...)`. `history`:
@@ -339,7 +339,7 @@ def _sorry(reply: AgentReply, deps: HomarDeps, exc: Exception, what: str, again:
 
 
 async def _finish(
-    runtime: Runtime,
+    runtime: AgentKit,
     deps: HomarDeps,
     reply: AgentReply,
     output: Output,
@@ -395,7 +395,7 @@ _CLOSING = FunctionModel(_close, model_name="homar-closing")
 
 
 async def resume_approval(
-    runtime: Runtime, approval: PendingApproval, approved: bool, deps: HomarDeps
+    runtime: AgentKit, approval: PendingApproval, approved: bool, deps: HomarDeps
 ) -> AgentReply:
     """Feed a decision (Approve, Deny, or expiry as Deny) back to the agent. Never raises.
 
