@@ -283,13 +283,13 @@ async def test_fired_run_cannot_change_the_time_zone(
     ],
 )
 async def test_a_time_the_person_never_said_is_asked_for(
-    runtime: Runtime, deps: HomarDeps, text: str, made_up: ToolCallPart
+    runtime: AgentKit, deps: HomarDeps, text: str, made_up: ToolCallPart
 ) -> None:
     r = await ask(runtime, deps, text, made_up)
     assert not r.job_ids and r.clarifier and r.text.rstrip().endswith("?"), r.text
 
 
-async def test_a_time_said_earlier_in_the_thread_counts(runtime: Runtime, deps: HomarDeps) -> None:
+async def test_a_time_said_earlier_in_the_thread_counts(runtime: AgentKit, deps: HomarDeps) -> None:
     r = await ask(
         runtime, deps, "remind me in 10 minutes", TextPart("What should I remind you of?")
     )
