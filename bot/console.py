@@ -25,8 +25,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sqlalchemy import func, select
-
 from bot import choices
 from bot.clock import Clock
 from bot.commands import Answer, Caller, zone_for
@@ -410,8 +408,7 @@ async def _lines(stream: TextIO) -> asyncio.Queue[str | None]:
 
 async def _newest_job_id(runtime: Runtime) -> int:
     """Jobs with a higher id were created by this chat's input."""
-    async with runtime.db.session() as s:
-        return int(await s.scalar(select(func.max(Job.id))) or 0)
+    return await runtime.store.newest_id()
 
 
 async def _settle(runtime: Runtime) -> None:

@@ -8,11 +8,9 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from sqlalchemy import func, select
 
 from bot.dispatcher import Delivered, Delivery, DeliveryError, Transport
 from storage.jobs import JobStore
-from storage.models import Job, JobStatus
 
 LATENESS_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600)
 MODEL_BUCKETS = (0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60)
@@ -75,10 +73,7 @@ class Metrics:
         """Job counts from the database (on scrape: other processes change them too)."""
         for status, count in (await store.count_by_status()).items():
             self.jobs.labels(status).set(count)
-        due = select(func.count(Job.id)).where(
-            Job.status == JobStatus.ACTIVE, Job.next_run_at <= now
-        )
-        self.due.set(await store.db.run(lambda s: int(s.scalar(due) or 0)))
+        self.due.set(await store.count_due(now))
 
 
 class _Counted:

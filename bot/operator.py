@@ -11,10 +11,8 @@ import asyncio
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-
-from sqlalchemy import ColumnElement, Select, func, select
 
 from bot import job_files
 from bot.commands.cards import history as history_card
@@ -23,10 +21,9 @@ from bot.commands.jobs import new_schedule
 from bot.settings import Settings
 from bot.slash.when import read_instant
 from bot.terminal import TerminalRenderer
-from storage.approvals import ApprovalStatus
+from storage.approvals import ApprovalStore
 from storage.db import Database
 from storage.jobs import JobStore
-from storage.models import Approval, Job, JobRun, JobStatus, RunOutcome
 from tools.errors import UserError
 from tools.jobs.engine import Engine
 from tools.jobs.model import schedule_of
@@ -179,41 +176,18 @@ async def import_jobs(
 async def status_counts(settings: Settings) -> dict[str, int]:
     db = Database(settings.database_url)
     await db.upgrade()
-    now = datetime.now(UTC)
-    day_ago = now - timedelta(days=1)
     try:
-        async with db.session() as s:
-
-            def count(*where: ColumnElement[bool]) -> Select[int]:
-                return select(func.count(Job.id)).where(*where)
-
-            def runs(*where: ColumnElement[bool]) -> Select[int]:
-                return select(func.count(JobRun.id)).where(*where)
-
-            active = Job.status == JobStatus.ACTIVE
-            pending = await s.scalar(count(active))
-            due = await s.scalar(count(active, Job.next_run_at <= now))
-            late = await s.scalar(count(active, Job.next_run_at <= now - timedelta(minutes=1)))
-            failed = await s.scalar(count(Job.status == JobStatus.FAILED))
-            paused = await s.scalar(count(Job.status == JobStatus.PAUSED))
-            approvals = await s.scalar(
-                select(func.count(Approval.id)).where(Approval.status == ApprovalStatus.PENDING)
-            )
-            failed_runs = await s.scalar(
-                runs(JobRun.outcome == RunOutcome.FAILED, JobRun.scheduled_for >= day_ago)
-            )
-            late_runs = await s.scalar(
-                runs(JobRun.lateness_ms > 60_000, JobRun.scheduled_for >= day_ago)
-            )
+        health = await JobStore(db).health(datetime.now(UTC))
+        approvals = await ApprovalStore(db).count_pending()
     finally:
         await db.close()
     return {
-        "pending": int(pending or 0),
-        "due": int(due or 0),
-        "late": int(late or 0),
-        "failed": int(failed or 0),
-        "paused": int(paused or 0),
-        "approvals": int(approvals or 0),
-        "failed runs (24 h)": int(failed_runs or 0),
-        "late runs (24 h)": int(late_runs or 0),
+        "pending": health.pending,
+        "due": health.due,
+        "late": health.late,
+        "failed": health.failed,
+        "paused": health.paused,
+        "approvals": approvals,
+        "failed runs (24 h)": health.failed_runs,
+        "late runs (24 h)": health.late_runs,
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from storage.db import Database
@@ -86,6 +86,11 @@ class ApprovalStore:
         """Every approval ever opened in a thread, decided or not, oldest first."""
         q = select(Approval).where(Approval.channel_id == channel_id).order_by(Approval.id)
         return await self.db.run(lambda s: list(s.scalars(q)))
+
+    async def count_pending(self) -> int:
+        """How many approvals wait for an answer, everywhere."""
+        q = select(func.count(Approval.id)).where(Approval.status == ApprovalStatus.PENDING)
+        return await self.db.run(lambda s: int(s.scalar(q) or 0))
 
     async def pending(self, *, channel_id: int | None = None) -> list[Approval]:
         q = select(Approval).where(Approval.status == ApprovalStatus.PENDING)

@@ -14,6 +14,8 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import (
+    ColumnElement,
+    Select,
     Table,
     bindparam,
     case,
@@ -69,6 +71,19 @@ class JobSnapshot:
 
 # A job as code outside storage reads it: a loaded row or a snapshot of its values.
 JobView = Job | JobSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class JobHealth:
+    """What an operator's status report says about jobs and their recent runs."""
+
+    pending: int  # active jobs
+    due: int  # active and due now
+    late: int  # active and due for longer than the lateness threshold
+    failed: int
+    paused: int
+    failed_runs: int  # runs failed within the window
+    late_runs: int  # runs fired later than the lateness threshold within the window
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,6 +372,44 @@ class JobStore:
     async def count_by_status(self) -> dict[str, int]:
         q = select(Job.status, func.count(Job.id)).group_by(Job.status)
         return await self.db.run(lambda s: {str(k): int(v) for k, v in s.execute(q).all()})
+
+    async def count_due(self, now: datetime) -> int:
+        """How many active jobs are due by `now` (claimed ones count until their lease ends)."""
+        q = select(func.count(Job.id)).where(Job.status == JobStatus.ACTIVE, Job.next_run_at <= now)
+        return await self.db.run(lambda s: int(s.scalar(q) or 0))
+
+    async def health(
+        self,
+        now: datetime,
+        *,
+        late_after: timedelta = timedelta(minutes=1),
+        window: timedelta = timedelta(days=1),
+    ) -> JobHealth:
+        """Job counts by state, and the runs of the last `window` that failed or were late."""
+        active = Job.status == JobStatus.ACTIVE
+        since = JobRun.scheduled_for >= now - window
+
+        def jobs(*where: ColumnElement[bool]) -> Select[int]:
+            return select(func.count(Job.id)).where(*where)
+
+        def runs(*where: ColumnElement[bool]) -> Select[int]:
+            return select(func.count(JobRun.id)).where(*where)
+
+        queries = (
+            jobs(active),
+            jobs(active, Job.next_run_at <= now),
+            jobs(active, Job.next_run_at <= now - late_after),
+            jobs(Job.status == JobStatus.FAILED),
+            jobs(Job.status == JobStatus.PAUSED),
+            runs(JobRun.outcome == RunOutcome.FAILED, since),
+            runs(JobRun.lateness_ms > int(late_after.total_seconds() * 1000), since),
+        )
+        counts = await self.db.run(lambda s: [int(s.scalar(q) or 0) for q in queries])
+        return JobHealth(*counts)
+
+    async def newest_id(self) -> int:
+        """The highest job id ever given (0 for none): jobs above it are newer."""
+        return await self.db.run(lambda s: int(s.scalar(select(func.max(Job.id))) or 0))
 
     async def runs(self, job_id: int, *, limit: int = 10) -> builtins.list[JobRun]:
         q = (

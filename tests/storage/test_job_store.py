@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from storage.db import Database
-from storage.jobs import Changed, Finished, JobSnapshot, JobStore, RunNote
+from storage.jobs import Changed, Finished, JobHealth, JobSnapshot, JobStore, RunNote
 from storage.models import JobRun, JobStatus, RunOutcome
 
 NOW = datetime(2026, 11, 23, 8, tzinfo=UTC)
@@ -89,6 +89,44 @@ async def test_earliest_due_counts_only_active_jobs(store: JobStore) -> None:
     await store.create(job(NOW - timedelta(hours=1), status=JobStatus.PAUSED))
     await store.create(job(NOW + timedelta(minutes=5)))
     assert await store.earliest_due() == NOW + timedelta(minutes=5)
+
+
+async def test_count_due_counts_active_jobs_due_by_now(store: JobStore) -> None:
+    await store.create(job(NOW - timedelta(minutes=5)))
+    await store.create(job(NOW))
+    await store.create(job(NOW + timedelta(seconds=1)))
+    await store.create(job(NOW - timedelta(hours=1), status=JobStatus.PAUSED))
+    assert await store.count_due(NOW) == 2
+    assert await store.count_due(NOW - timedelta(hours=2)) == 0
+
+
+async def test_health_counts_jobs_by_state_and_the_windows_bad_runs(store: JobStore) -> None:
+    late = await store.create(job(NOW - timedelta(minutes=5)))
+    await store.create(job(NOW - timedelta(seconds=30)))
+    await store.create(job(NOW + timedelta(hours=1)))
+    await store.create(job(None, status=JobStatus.FAILED))
+    await store.create(job(None, status=JobStatus.PAUSED))
+    await store.create(job(None, status=JobStatus.PAUSED))
+    assert await store.health(NOW) == JobHealth(
+        pending=3, due=2, late=1, failed=1, paused=2, failed_runs=0, late_runs=0
+    )
+    claims = await store.claim_due(NOW, limit=10, lease=LEASE)  # due again at the lease's end
+    [run] = [c.run for c in claims if c.job.id == late]
+    await store.update_run(run.id, outcome=RunOutcome.FAILED, lateness_ms=300_000)
+    health = await store.health(NOW)
+    assert (health.pending, health.due, health.failed_runs, health.late_runs) == (3, 0, 1, 1)
+    # Runs older than the window no longer count; the lateness threshold is the caller's.
+    later = await store.health(NOW + timedelta(days=2))
+    assert (later.failed_runs, later.late_runs) == (0, 0)
+    lenient = await store.health(NOW, late_after=timedelta(minutes=10))
+    assert (lenient.late, lenient.late_runs) == (0, 0)
+
+
+async def test_newest_id_is_the_highest_id_given(store: JobStore) -> None:
+    assert await store.newest_id() == 0
+    await store.create(job())
+    newest = await store.create(job(None, status=JobStatus.CANCELLED))
+    assert await store.newest_id() == newest
 
 
 async def test_runs_and_run_by_nonce(store: JobStore) -> None:
