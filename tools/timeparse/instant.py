@@ -223,6 +223,7 @@ def _mdy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if not valid_date(y, mo, d):
         raise Conflict("date")
     f.set(date=date(y, mo, d), grain="day")
+    f.extra["full_date"] = 1
     f.weak = False
 
 
@@ -253,6 +254,7 @@ def _dmy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if not valid_date(y, mo, d):
         raise Conflict("date")
     f.set(date=date(y, mo, d), grain="day")
+    f.extra["full_date"] = 1
     f.weak = False
 
 
@@ -266,6 +268,7 @@ def _numeric_named_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if not valid_date(y, mo, d):
         raise Conflict("date")
     f.set(date=date(y, mo, d), grain="day")
+    f.extra["full_date"] = 1
     f.weak = False
 
 
@@ -409,9 +412,11 @@ def _month_after_next(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"(?P<mon>" + MONTH_RE + r")(?:,?\s*(?P<y>\d{4}))")
+@piece(r"(?P<mon>" + MONTH_RE + r")(?:,?\s*(?P<y>\d{4})|,?\s*'(?P<yy>\d{2}))")
 def _month_year(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    f.set(month=month_of(m["mon"]), year=int(m["y"]))
+    # "march 2027", "mar '27": a two-digit year after an apostrophe is a year, as in dates.
+    year = int(m["y"]) if m["y"] else two_digit_year(int(m["yy"]), c)
+    f.set(month=month_of(m["mon"]), year=year)
     f.weak = False
 
 
@@ -482,9 +487,14 @@ def _weekday(m: re.Match[str], f: Frame, c: Ctx) -> None:
         else:
             f.wd_mode = "week+0"
     elif mod:
-        f.wd_mode = {"next": "week+1", "last": "last", "past": "last", "previous": "last"}.get(
-            mod, "bare"
-        )
+        # "the following friday" is read like "next friday" (README's convention).
+        f.wd_mode = {
+            "next": "week+1",
+            "following": "week+1",
+            "last": "last",
+            "past": "last",
+            "previous": "last",
+        }.get(mod, "bare")
     if m["wd"].rstrip(".") in ("sat", "sun", "wed", "mon") and not (mod or post):
         f.extra["weak_wd"] = 1
     else:
@@ -1123,6 +1133,16 @@ def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+@piece(r"(?P<el>early|late)")
+def _early_late(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    # "tomorrow early", "friday late": early morning / late evening of a day already
+    # named; alone ("late", "too late") the word says nothing about when.
+    if f.date is None and f.weekday is None and f.day is None and f.month is None:
+        raise Conflict("pod")
+    f.set(pod="early morning" if m["el"] == "early" else "late evening")
+    f.weak = False
+
+
 @piece(r"after\s+(?P<p>lunch|school|work)")
 def _after_pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.set(pod="after " + m["p"])
@@ -1310,8 +1330,10 @@ def _solve_date(f: Frame, c: Ctx, strictly_after: bool) -> date | None:
     if y is not None and mo is not None:
         if not valid_date(y, mo, d):
             return None
-        got = date(y, mo, d)
-        return got if wd is None or got.weekday() == wd else None
+        # A full date wins over a weekday that does not match it ("Tue 9 Jan 2027", a
+        # Saturday), as a date without a year does (`_dated_weekday`): the date is the
+        # more specific piece, and the confirmation shows the day read.
+        return date(y, mo, d)
     start = today + timedelta(days=1) if strictly_after and wd is None and mo is None else today
     if mo is not None:
         if wd is not None and not f.extra.get("dash_date"):
@@ -1485,8 +1507,8 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
             pass
         elif f.grain in ("week",):
             day = day + timedelta(days=f.weekday)
-        elif day.weekday() != f.weekday:
-            return None
+        elif day.weekday() != f.weekday and not f.extra.get("full_date"):
+            return None  # "tomorrow friday" on a Monday; a full date wins (`_solve_date`)
     elif has_constraints:
         day = _solve_date(f, c, strictly_after=f.hour is None)
         if day is None:
@@ -1582,6 +1604,19 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
     (re.compile(r"\b(\d+)(?:-|\s)(\d{2})\b(?=\s*(?:am|pm))"), r"\1:\2", ("am", "pm")),
     (re.compile(r"^(?:remind me|remember|reminder)\b\s*"), "", ("remind", "remember")),
     (re.compile(r"\b(?:approximately|approx)$"), "", ("approx",)),
+    # "in 3 weeks' time", "in an hour's time": the same offset without "time".
+    (
+        re.compile(
+            r"\b((?:sec(?:ond)?|min(?:ute)?|hour|hr|day|week|fortnight|month|year)s?)"
+            r"(?:'s|')?\s+time$"
+        ),
+        r"\1",
+        (" time",),
+    ),
+    # "in an hour or so", "at 5 or so": the approximation says nothing more.
+    (re.compile(r"\s+or\s+so$"), "", ("or so",)),
+    # "this coming friday": the coming one.
+    (re.compile(r"\bthis\s+(coming|upcoming)\b"), r"\1", ("coming",)),
     (re.compile(r"\bo[- ]clock\b"), "o'clock", ("clock",)),
     (re.compile(r"\b(?:in the|the|this)\s+pm\b"), "in the pm", ("pm",)),
 ]
@@ -1644,6 +1679,9 @@ _NTH_WD_FROM = re.compile(
 _CLOSEST = re.compile(
     r"(?:the\s+)?(?:(?P<n>\d{1,2}(?:st|nd|rd|th)|second)\s+)?(?:closest|nearest)\s+"
     r"(?:(?P<wd>" + WEEKDAY_RE + r")|(?P<h>" + HOLIDAY_RE + r"))\s+to\s+(?P<t>.{1,200})"
+    # "the monday closest to christmas", "the friday nearest jan 5"
+    r"|(?:the\s+)?(?P<wd2>" + WEEKDAY_RE + r")\s+(?:closest|nearest)\s+(?:to\s+)?"
+    r"(?P<t2>.{1,200})"
 )
 _SAME_TIME = re.compile(
     r"(?:at\s+)?(?:this|the\s+same|same)\s+time\s+(?P<t>.{1,100})|(?P<t2>.{1,100}?)\s+"
@@ -1776,15 +1814,15 @@ def _same_time(text: str, c: Ctx) -> datetime | None:
 
 
 def _closest(m: re.Match[str], c: Ctx) -> datetime | None:
-    a = _anchor(m["t"], c)
+    a = _anchor(m["t"] or m["t2"], c)
     if a is None:
         return None
     base = a[0].astimezone(c.tz).date()
     n = _ord(m["n"]) if m["n"] else 1
     if not 1 <= n <= 10:
         return None
-    if m["wd"]:
-        wd = weekday_of(m["wd"])
+    if m["wd"] or m["wd2"]:
+        wd = weekday_of(m["wd"] or m["wd2"])
         cands = [base + timedelta(days=k) for k in range(-7 * n - 7, 7 * n + 8)]
         days = [d for d in cands if d.weekday() == wd]
     else:

@@ -145,9 +145,19 @@ _SUB_DAILY = re.compile(
     r"(?:min(?:ute)?s?|hours?|hrs?|h)\b|\b(?:hourly|minutely)\b"
 )
 _MINUTE_MARK = re.compile(
-    r"(?:\s*,)?\s+(?:at|on)\s+(?:the\s+)?(?:minute\s+(?P<mm>\d{1,2})|half\s+hour|"
+    r"(?:\s*,)?\s+(?:at|on)\s+(?:the\s+)?(?:minute\s+(?P<mm>\d{1,2})|half\s+hour|hour|"
     r"quarter\s+(?:past|after)(?:\s+the\s+hour)?|(?P<mm2>\d{1,2})\s+(?:minutes?\s+)?"
     r"(?:past|after)(?:\s+the\s+hour)?|:(?P<mm3>\d{2}))(?!\w)"
+)
+# "every quarter", "once a fortnight": the adverb of that period ("quarterly").
+_PERIOD_NOUN = re.compile(
+    r"\b(?:every|each|once\s+(?:a|per|every)|per)\s+(?P<u>quarter|fortnight)\b"
+    r"(?!\s+(?:of|past|to|after|an?\s+hour|hours?|hrs?|h|min(?:ute)?s?)\b)"
+)
+# An end condition said first: "for the next 5 days, every day at 8", "until friday daily".
+_LEAD_END = re.compile(
+    r"(?P<lead>(?:for|until|till|til)\s+.{1,80}?)\s*,?\s+(?P<rest>(?:every|each|everyday|"
+    r"daily|weekly|monthly|yearly|annually|hourly|nightly|minutely|fortnightly|quarterly)\b.*)"
 )
 _BARE_UNIT = re.compile(r"(?:day|week|fortnight|month|year)")
 _UNTIL = re.compile(r"(?:\s*,)?\s+(?:until|till|til|up to|ending)\s+(?P<x>.+)$")
@@ -1063,6 +1073,10 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = re.sub(r"^(?:run|repeat|remind me)\s+", "", s)
     if not _KEYWORD.search(s):
         return None
+    s = _PERIOD_NOUN.sub(lambda m: m["u"] + "ly", s)
+    lead = _LEAD_END.fullmatch(s)
+    if lead:
+        s = f"{lead['rest']} {lead['lead']}"
     yearly = _occasion(s, c)
     if yearly is not None:
         s = yearly
@@ -1103,7 +1117,11 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     m = _MINUTE_MARK.search(s)
     if m and _SUB_DAILY.search(s):
         mark = m["mm"] or m["mm2"] or m["mm3"]
-        p.minute_mark = int(mark) if mark else (30 if "half" in m.group(0) else 15)
+        word = m.group(0)
+        # "on the hour" is minute 0, "on the half hour" 30, "at quarter past" 15.
+        p.minute_mark = (
+            int(mark) if mark else 30 if "half" in word else 15 if "quarter" in word else 0
+        )
         if not 0 <= p.minute_mark <= 59:
             return None
         s = (s[: m.start()] + " " + s[m.end() :]).strip()

@@ -1,0 +1,232 @@
+"""More of the time language, kind by kind, written from the grammar (issue 16, held-out gaps).
+
+Each rule is tested with several phrasings invented here, not taken from a corpus.
+Reference: Monday 23 Nov 2026, 10:00 in Europe/Berlin.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tools.timeparse import parse_instant, parse_recurrence
+
+TZ = "Europe/Berlin"
+Z = ZoneInfo(TZ)
+NOW = datetime(2026, 11, 23, 10, 0, tzinfo=Z)  # a Monday
+
+
+def at(text: str, now: datetime = NOW) -> datetime | None:
+    got = parse_instant(text, now=now, tz=TZ)
+    return got.astimezone(Z).replace(tzinfo=None) if got else None
+
+
+def runs(text: str, n: int = 4, now: datetime = NOW) -> list[datetime]:
+    sched = parse_recurrence(text, now=now, tz=TZ)
+    assert sched is not None, text
+    return [r.astimezone(Z).replace(tzinfo=None) for r in sched.next_runs(now, n)]
+
+
+# ---------------------------------------------------------------- "… time", "or so"
+
+
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [
+        ("in three weeks time", timedelta(weeks=3)),
+        ("in 3 weeks' time", timedelta(weeks=3)),
+        ("in two days time", timedelta(days=2)),
+        ("in an hour's time", timedelta(hours=1)),
+        ("in 10 minutes time", timedelta(minutes=10)),
+        ("in an hour or so", timedelta(hours=1)),
+        ("in 20 minutes or so", timedelta(minutes=20)),
+        ("in a couple of days or so", timedelta(days=2)),
+    ],
+)
+def test_offset_with_time_or_or_so(text: str, delta: timedelta) -> None:
+    assert at(text) == (NOW + delta).replace(tzinfo=None)
+
+
+def test_or_so_after_a_clock_keeps_the_clock() -> None:
+    assert at("tomorrow at 5pm or so") == datetime(2026, 11, 24, 17, 0)
+    assert at("friday around 3pm or so") == datetime(2026, 11, 27, 15, 0)
+
+
+# ---------------------------------------------------------------- "this coming", "following"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # "this coming X" is the next X to come, as "coming X" is.
+        ("this coming friday", datetime(2026, 11, 27, 9, 0)),
+        ("this coming wednesday at 3pm", datetime(2026, 11, 25, 15, 0)),
+        ("this upcoming sunday", datetime(2026, 11, 29, 9, 0)),
+        # "the following X" is read like "next X" (the X of next week: README's convention).
+        ("the following friday", datetime(2026, 12, 4, 9, 0)),
+        ("on the following tuesday at 8", datetime(2026, 12, 1, 8, 0)),
+    ],
+)
+def test_this_coming_and_following_weekday(text: str, want: datetime) -> None:
+    assert at(text) == want
+    if text.startswith("the following"):
+        assert at(text) == at(text.replace("the following", "next"))
+
+
+# ---------------------------------------------------------------- "<weekday> closest to <date>"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # Christmas 2026 is a Friday: Monday 28 Dec is 3 days away, Monday 21 Dec 4.
+        ("the monday closest to christmas", datetime(2026, 12, 28, 9, 0)),
+        ("the friday nearest to jan 5", datetime(2027, 1, 8, 9, 0)),
+        ("the wednesday nearest dec 13", datetime(2026, 12, 16, 9, 0)),
+        ("the sunday closest to march 3", datetime(2027, 2, 28, 9, 0)),
+    ],
+)
+def test_weekday_closest_to_a_date(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+# ---------------------------------------------------------------- month + 'yy
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("mar '27", datetime(2027, 3, 1, 9, 0)),
+        ("march '28", datetime(2028, 3, 1, 9, 0)),
+        ("in sept '27", datetime(2027, 9, 1, 9, 0)),
+        ("dec '26", datetime(2026, 12, 1, 9, 0)),
+    ],
+)
+def test_month_with_apostrophe_year(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+# ---------------------------------------------------------------- weekday vs a full date
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # A full date (day, month, year) wins over a weekday that does not match it, as a
+        # date without a year already does: 3 Dec 2026 is a Thursday, 9 Jan 2027 a Saturday.
+        ("monday, 3 december 2026", datetime(2026, 12, 3, 9, 0)),
+        ("tue 9th jan 2027", datetime(2027, 1, 9, 9, 0)),
+        ("friday 12/03/2026 at 5pm", datetime(2026, 12, 3, 17, 0)),
+    ],
+)
+def test_full_date_wins_over_a_mismatched_weekday(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_matching_weekday_and_full_date_still_agree() -> None:
+    assert at("thursday, 3 december 2026") == datetime(2026, 12, 3, 9, 0)
+
+
+# ---------------------------------------------------------------- "early" / "late" after a day
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("tomorrow early", datetime(2026, 11, 24, 6, 0)),
+        ("friday late", datetime(2026, 11, 27, 21, 0)),
+        ("dec 6 late", datetime(2026, 12, 6, 21, 0)),
+        ("the 30th early", datetime(2026, 11, 30, 6, 0)),
+    ],
+)
+def test_early_and_late_after_a_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize("text", ["early", "late", "very late", "too late", "late again"])
+def test_early_and_late_alone_are_not_times(text: str) -> None:
+    assert at(text) is None
+
+
+# ---------------------------------------------------------------- approximately <clock>
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("thursday approximately 17:30", datetime(2026, 11, 26, 17, 30)),
+        ("tomorrow approx 8am", datetime(2026, 11, 24, 8, 0)),
+        ("dec 14 roughly at 16:00", datetime(2026, 12, 14, 16, 0)),
+    ],
+)
+def test_approximately_before_a_clock(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+# ---------------------------------------------------------------- recurrences
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "gap_months"),
+    [
+        ("every quarter", datetime(2027, 2, 1, 9, 0), 3),
+        ("each quarter on the 15th", datetime(2027, 2, 15, 9, 0), 3),
+        ("once a quarter at 10am", datetime(2027, 2, 1, 10, 0), 3),
+    ],
+)
+def test_every_quarter(text: str, first: datetime, gap_months: int) -> None:
+    got = runs(text, 3)
+    assert got[0] == first
+    assert [(g.year * 12 + g.month) - (first.year * 12 + first.month) for g in got] == [
+        0,
+        gap_months,
+        2 * gap_months,
+    ]
+
+
+@pytest.mark.parametrize("text", ["every fortnight", "each fortnight", "once a fortnight"])
+def test_every_fortnight_is_every_two_weeks(text: str) -> None:
+    got = runs(text, 3)
+    assert got[1] - got[0] == timedelta(weeks=2)
+    assert got[2] - got[1] == timedelta(weeks=2)
+
+
+def test_every_fortnight_on_a_weekday() -> None:
+    got = runs("every fortnight on thursday at 6pm", 3)
+    assert [g.weekday() for g in got] == [3, 3, 3]
+    assert got[1] - got[0] == timedelta(weeks=2)
+    assert got[0].hour == 18
+
+
+@pytest.mark.parametrize(
+    ("text", "n", "last"),
+    [
+        # An end condition may come first: "for the next 5 days every day at 8".
+        ("for the next 5 days every day at 8", 5, datetime(2026, 11, 28, 8, 0)),
+        ("for 3 weeks, every monday", 3, datetime(2026, 12, 14, 9, 0)),
+        ("until christmas every day at 9", 32, datetime(2026, 12, 25, 9, 0)),
+        ("until friday, daily at 7pm", 5, datetime(2026, 11, 27, 19, 0)),
+    ],
+)
+def test_end_condition_first(text: str, n: int, last: datetime) -> None:
+    got = runs(text, 60)
+    assert len(got) == n
+    assert got[-1] == last
+
+
+@pytest.mark.parametrize(
+    "text", ["every hour on the hour", "hourly on the hour", "each hour on the hour"]
+)
+def test_on_the_hour(text: str) -> None:
+    got = runs(text, 3)
+    assert got[0] == datetime(2026, 11, 23, 11, 0)
+    assert all(g.minute == 0 for g in got)
+    assert got[1] - got[0] == timedelta(hours=1)
+
+
+@pytest.mark.parametrize("text", ["every quarter hour", "every quarter of an hour"])
+def test_quarter_of_an_hour_is_not_a_quarter_year(text: str) -> None:
+    got = runs(text, 2)
+    assert got[1] - got[0] == timedelta(minutes=15)
