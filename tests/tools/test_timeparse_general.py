@@ -230,3 +230,60 @@ def test_on_the_hour(text: str) -> None:
 def test_quarter_of_an_hour_is_not_a_quarter_year(text: str) -> None:
     got = runs(text, 2)
     assert got[1] - got[0] == timedelta(minutes=15)
+
+
+# ---------------------------------------------------------------- a lone part of day
+
+
+@pytest.mark.parametrize("text", ["morning", "night", "evening", "Afternoon"])
+def test_a_lone_part_of_day_is_not_a_time(text: str) -> None:
+    # A greeting ("morning!", "night all") more often than a time; Duckling marks it latent.
+    assert at(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("this evening", datetime(2026, 11, 23, 18, 0)),
+        ("at night", datetime(2026, 11, 23, 18, 0)),
+        ("in the morning", datetime(2026, 11, 24, 9, 0)),
+        ("friday night", datetime(2026, 11, 27, 18, 0)),
+    ],
+)
+def test_a_part_of_day_with_more_words_is_a_time(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+# ---------------------------------------------------------------- weekday said on that weekday
+
+
+def test_this_weekday_said_on_that_weekday_is_today() -> None:
+    # NOW is Monday 10:00: "this monday" is today; a bare "monday" stays the next one.
+    assert at("this monday") == datetime(2026, 11, 23, 10, 0)  # 09:00 passed: now
+    assert at("this monday at 5pm") == datetime(2026, 11, 23, 17, 0)
+    assert at("monday") == datetime(2026, 11, 30, 9, 0)
+    assert at("this tuesday") == datetime(2026, 11, 24, 9, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # A part of day still ahead today, on today's weekday, is today's.
+        ("monday evening", datetime(2026, 11, 23, 18, 0)),
+        ("monday afternoon", datetime(2026, 11, 23, 12, 0)),
+        ("monday night", datetime(2026, 11, 23, 18, 0)),
+        # … and a passed one is next week's.
+        ("monday morning", datetime(2026, 11, 30, 9, 0)),
+    ],
+)
+def test_weekday_and_part_of_day_on_that_weekday(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    "text", ["tomorrow in the small hours", "tomorrow in the wee hours", "tomorrow early hours"]
+)
+def test_small_and_wee_hours(text: str) -> None:
+    got = at(text)
+    # read like "in the early hours": early morning (06:00)
+    assert got == datetime(2026, 11, 24, 6, 0)

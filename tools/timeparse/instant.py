@@ -494,6 +494,7 @@ def _weekday(m: re.Match[str], f: Frame, c: Ctx) -> None:
             "last": "last",
             "past": "last",
             "previous": "last",
+            "this": "this",
         }.get(mod, "bare")
     if m["wd"].rstrip(".") in ("sat", "sun", "wed", "mon") and not (mod or post):
         f.extra["weak_wd"] = 1
@@ -1114,14 +1115,19 @@ def _in_the_pm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?:very\s+)?(?P<el>early\s+|late\s+)?"
     r"(?:in\s+the\s+|in\s+the\s+early\s+hours\s+of\s+the\s+)?"
     r"(?P<p>morning|afternoon|evening|night|lunchtime|lunch time|lunch)"
-    r"|(?P<hours>in\s+the\s+early\s+hours|the\s+early\s+hours|early\s+hours)"
+    r"|(?P<hours>(?:in\s+)?(?:the\s+)?(?:early|small|wee)\s+hours)"
 )
 def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if m["hours"] or "early hours" in m.group(0):
+        # "in the early/small/wee hours": the hours after midnight
         f.set(pod="early morning")  # "in the early hours (of the morning)"
         f.weak = False
         return
     p = m["p"]
+    if m.group(0) == m.string.strip() == p and p in ("morning", "afternoon", "evening", "night"):
+        # "morning", "night" alone are greetings more often than times (Duckling's
+        # corpus marks them latent); "this morning", "at night", "friday night" are times.
+        raise Conflict("pod")
     p = "lunch" if p.startswith("lunch") else p
     key = (m["el"] or "") + p
     key = " ".join(key.split())
@@ -1383,6 +1389,8 @@ def _weekday_date(f: Frame, today: date, strictly_after: bool) -> date:
         back = (today.weekday() - wd - 1) % 7 + 1
         return today - timedelta(days=back + (7 if mode == "before_last" else 0))
     ahead = (wd - today.weekday()) % 7
+    if mode == "this":
+        return today + timedelta(days=ahead)  # "this monday" said on a Monday: today
     if ahead == 0 and strictly_after:
         ahead = 7
     if mode == "after_next":
@@ -1510,7 +1518,9 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         elif day.weekday() != f.weekday and not f.extra.get("full_date"):
             return None  # "tomorrow friday" on a Monday; a full date wins (`_solve_date`)
     elif has_constraints:
-        day = _solve_date(f, c, strictly_after=f.hour is None)
+        # "monday evening" said on a Monday afternoon is this evening, when it is still
+        # ahead (the bare-weekday rule below moves a passed time a week on).
+        day = _solve_date(f, c, strictly_after=f.hour is None and f.pod is None)
         if day is None:
             return None
         # "monday 9-5" names no Monday 5 Sept within a year: it is a range of hours.
