@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import statistics
 import sys
 import time
@@ -165,8 +166,60 @@ def grammar_kinds(phrase: str) -> list[str]:
     return [f"grammar:{k}" for k in found] or ["grammar:other"]
 
 
+_POD_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|tonight)\b")
+_NEXT_WEEKDAY = re.compile(r"\bnext\s+(?:mon|tue|wed|thu|fri|sat|sun)")
+_THIS_WEEKDAY = re.compile(r"\bthis\s+(?:mon|tue|wed|thu|fri|sat|sun)")
+CONVENTIONS = ("past_default", "weekday_today", "part_of_day_hour", "next_weekday", "this_weekday")
+
+
+def convention_of(row: dict[str, Any], got: datetime | None) -> str | None:
+    """The other parser's documented convention a failure is of, if it is one of those
+    this parser deliberately does not follow (a reminder is set for the future):
+
+    - past_default: the gold lies before "now" and this parser read the same date, weekday
+      or clock forward (chrono's nearest date, dateparser's current period);
+    - weekday_today: a bare weekday said on that weekday is today in the source, next
+      week here;
+    - part_of_day_hour: the same day, a different hour for a part of day ("this evening"
+      at 20:00 in chrono, 18:00 here);
+    - next_weekday: "next friday" is the very next Friday in the source, the Friday of
+      next week here (README);
+    - this_weekday: "this wednesday" said on a Wednesday is today here (README), next
+      week's in ctparse.
+
+    Such failures stay counted; the bench names how many of each a source has.
+    """
+    if got is None or row.get("expected") is None:
+        return None
+    zone = ZoneInfo(row["tz"])
+    now = datetime.fromisoformat(row["reference_time"])
+    gold = datetime.fromisoformat(row["expected"]).astimezone(zone)
+    here = got.astimezone(zone)
+    days = (here.date() - gold.date()).days
+    if gold < now < got and 0 < days <= 366:
+        same_date = (gold.month, gold.day) == (here.month, here.day)
+        same_weekday = days <= 7 and gold.weekday() == here.weekday()
+        same_clock = days <= 1 and (gold.hour, gold.minute) == (here.hour, here.minute)
+        if same_date or same_weekday or same_clock:
+            return "past_default"
+    if gold.date() == now.astimezone(zone).date() and days == 7:
+        return "weekday_today"
+    if days == 0 and _POD_WORD.search(row["phrase"].lower()):
+        return "part_of_day_hour"
+    if days == 7 and _NEXT_WEEKDAY.search(row["phrase"].lower()):
+        return "next_weekday"
+    if days == -7 and _THIS_WEEKDAY.search(row["phrase"].lower()):
+        return "this_weekday"
+    return None
+
+
 def score_instants(
-    rows: list[dict[str, Any]], label: str, tally: Tally, timer: Timer, fails: dict[str, list[str]]
+    rows: list[dict[str, Any]],
+    label: str,
+    tally: Tally,
+    timer: Timer,
+    fails: dict[str, list[str]],
+    conventions: dict[str, dict[str, dict[str, int]]] | None = None,
 ) -> None:
     for row in rows:
         core, strict = subsets(row)
@@ -184,6 +237,12 @@ def score_instants(
         if strict:
             buckets.append(f"{label}:strict")
         tally.add(split, buckets, ok)
+        if not ok and conventions is not None:
+            named = conventions[split].setdefault(label, {"failures": 0})
+            named["failures"] += 1
+            kind = convention_of(row, got)
+            if kind is not None:
+                named[kind] = named.get(kind, 0) + 1
         if not ok:
             fails[split].append(
                 f"[{label}] {row['phrase']!r} [{row['tz']}] ref {row['reference_time']} want "
@@ -358,9 +417,14 @@ def main() -> int:
     score_instants(
         load(data / "duckling_en_time_tz_variants.jsonl"), "duckling_tz", tally, timer, tz_fails
     )
-    score_instants(load(extra / "ctparse_en.jsonl"), "ctparse", tally, timer, fails)
-    score_instants(load(extra / "chrono_en.jsonl"), "chrono", tally, timer, fails)
-    score_instants(load(extra / "dateparser_en.jsonl"), "dateparser", tally, timer, fails)
+    # Failures per source and how many are of a convention named in `convention_of`.
+    conventions: dict[str, dict[str, dict[str, int]]] = {s: {} for s in SPLITS}
+    for name, label in (
+        ("ctparse_en", "ctparse"),
+        ("chrono_en", "chrono"),
+        ("dateparser_en", "dateparser"),
+    ):
+        score_instants(load(extra / f"{name}.jsonl"), label, tally, timer, fails, conventions)
     neg: dict[str, list[str]] = {s: [] for s in SPLITS}
     neg_rows = load(data / "duckling_en_time_negative.jsonl") + load(extra / "negative_en.jsonl")
     for row in neg_rows:
@@ -426,6 +490,7 @@ def main() -> int:
             "recurrence_unambiguous": tally.rate(split, "rec:recurrence"),
             "cron_descriptor": tally.rate(split, "rec:cron-descriptor"),
             "multilingual_de": tally.rate(split, "multilingual:de"),
+            "failures_by_convention": conventions[split],
             "per_kind": {
                 k: v
                 for k, v in tally.table(split).items()
@@ -461,6 +526,14 @@ def main() -> int:
     if result["latency_multilingual"]:
         lm = result["latency_multilingual"]
         print(f"latency (fallback) p50/p99/max: {lm['p50_ms']}/{lm['p99_ms']}/{lm['max_ms']} ms")
+    for split in SPLITS:
+        named = ", ".join(
+            f"{src} {v['failures']} ("
+            + (", ".join(f"{k} {v[k]}" for k in CONVENTIONS if v.get(k)) or "none named")
+            + ")"
+            for src, v in sorted(result[split]["failures_by_convention"].items())
+        )
+        print(f"failures, of a named convention ({split}): {named}")
     kinds = sorted(
         k for k in result["tuning"]["per_kind"] if k.startswith(("grammar:", "gold_before"))
     )
