@@ -178,8 +178,9 @@ def convention_of(row: dict[str, Any], got: datetime | None) -> str | None:
 
     - past_default: the gold lies before "now" and this parser read the same date, weekday
       or clock forward (chrono's nearest date, dateparser's current period);
-    - weekday_today: a bare weekday said on that weekday is today in the source, next
-      week here;
+    - weekday_today: a weekday said on that weekday is today in one reading, next week's
+      in the other (chrono's bare "thursday" is today; ctparse's "thursday night" said on
+      a Thursday morning is next week's, tonight here);
     - part_of_day_hour: the same day, a different hour for a part of day ("this evening"
       at 20:00 in chrono, 18:00 here);
     - next_weekday: "next friday" is the very next Friday in the source, the Friday of
@@ -202,7 +203,8 @@ def convention_of(row: dict[str, Any], got: datetime | None) -> str | None:
         same_clock = days <= 1 and (gold.hour, gold.minute) == (here.hour, here.minute)
         if same_date or same_weekday or same_clock:
             return "past_default"
-    if gold.date() == now.astimezone(zone).date() and days == 7:
+    today = now.astimezone(zone).date()
+    if (gold.date() == today and days == 7) or (here.date() == today and days == -7):
         return "weekday_today"
     if days == 0 and _POD_WORD.search(row["phrase"].lower()):
         return "part_of_day_hour"

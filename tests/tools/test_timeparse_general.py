@@ -287,3 +287,63 @@ def test_small_and_wee_hours(text: str) -> None:
     got = at(text)
     # read like "in the early hours": early morning (06:00)
     assert got == datetime(2026, 11, 24, 6, 0)
+
+
+# ---------------------------------------------------------------- working-day words
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("first thing tomorrow", datetime(2026, 11, 24, 9, 0)),
+        ("tomorrow first thing", datetime(2026, 11, 24, 9, 0)),
+        ("first thing in the morning", datetime(2026, 11, 24, 9, 0)),
+        ("first thing friday", datetime(2026, 11, 27, 9, 0)),
+        ("by end of day", datetime(2026, 11, 23, 17, 0)),
+        ("end of day tomorrow", datetime(2026, 11, 24, 17, 0)),
+        ("by the end of the day on friday", datetime(2026, 11, 27, 17, 0)),
+        ("eod friday", datetime(2026, 11, 27, 17, 0)),
+        ("cob tomorrow", datetime(2026, 11, 24, 17, 0)),
+        ("close of business thursday", datetime(2026, 11, 26, 17, 0)),
+        ("tomorrow as early as possible", datetime(2026, 11, 24, 6, 0)),
+        ("as late as possible on friday", datetime(2026, 11, 27, 21, 0)),
+    ],
+)
+def test_working_day_words(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("early tomorrow", datetime(2026, 11, 24, 6, 0)),
+        ("early friday", datetime(2026, 11, 27, 6, 0)),
+        ("late friday", datetime(2026, 11, 27, 21, 0)),
+        ("late on the 30th", datetime(2026, 11, 30, 21, 0)),
+    ],
+)
+def test_early_and_late_before_a_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # A bound said after the time does not move it.
+        ("tomorrow at 5pm at the latest", datetime(2026, 11, 24, 17, 0)),
+        ("friday 9am at the earliest", datetime(2026, 11, 27, 9, 0)),
+        ("dec 3 17:00 the earliest", datetime(2026, 12, 3, 17, 0)),
+    ],
+)
+def test_at_the_earliest_or_latest(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_a_weekday_beside_a_far_off_full_date_is_still_a_conflict() -> None:
+    # The full date wins only for a plausible reminder year, as a bare year does.
+    assert at("friday 08.12.1707") is None
+
+
+def test_a_past_full_date_still_wins_over_its_weekday() -> None:
+    # 13 Nov 2016 was a Sunday: the date is what was meant (the caller refuses the past).
+    assert at("mon, nov 13 2016 at 1:30 pm") == datetime(2016, 11, 13, 13, 30)

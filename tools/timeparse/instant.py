@@ -57,6 +57,7 @@ PODS: dict[str, tuple[int, bool]] = {
     "after lunch": (13, True),
     "after school": (15, True),
     "after work": (17, True),
+    "end of day": (17, True),  # "eod", "close of business": the end of a working day
 }
 
 
@@ -1139,13 +1140,34 @@ def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"(?P<el>early|late)")
+@piece(r"(?:as\s+)?(?P<el>early|late)(?:\s+as\s+possible)?")
 def _early_late(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    # "tomorrow early", "friday late": early morning / late evening of a day already
-    # named; alone ("late", "too late") the word says nothing about when.
-    if f.date is None and f.weekday is None and f.day is None and f.month is None:
+    # "tomorrow early", "late friday", "as early as possible on monday": early morning /
+    # late evening of a day named too; alone ("late", "too late") the word says nothing
+    # about when (`resolve` checks a day was named).
+    if m.group(0).startswith("as") != m.group(0).endswith("possible"):
         raise Conflict("pod")
     f.set(pod="early morning" if m["el"] == "early" else "late evening")
+    f.extra["needs_day"] = 1
+    f.weak = False
+
+
+@piece(r"1st\s+thing(?P<m>\s+in\s+the\s+morning)?")
+def _first_thing(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    # "first thing tomorrow", "first thing in the morning" (`normalize` wrote "1st"): the
+    # start of the morning; "first thing" alone names no day.
+    if m.group(0) == m.string.strip() and not m["m"]:
+        raise Conflict("pod")
+    f.set(pod="morning")
+    f.weak = False
+
+
+@piece(
+    r"(?:the\s+)?(?:end\s+of\s+(?:the\s+)?(?:business\s+|work(?:ing)?\s+)?day|eod|"
+    r"close\s+of\s+(?:business|play)|cob)"
+)
+def _end_of_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(pod="end of day")
     f.weak = False
 
 
@@ -1338,8 +1360,12 @@ def _solve_date(f: Frame, c: Ctx, strictly_after: bool) -> date | None:
             return None
         # A full date wins over a weekday that does not match it ("Tue 9 Jan 2027", a
         # Saturday), as a date without a year does (`_dated_weekday`): the date is the
-        # more specific piece, and the confirmation shows the day read.
-        return date(y, mo, d)
+        # more specific piece, and the confirmation shows the day read. Only for a year
+        # a reminder can mean, as for a bare year beside a weekday (`_year`).
+        got = date(y, mo, d)
+        if wd is not None and got.weekday() != wd and not _reminder_year(y, c):
+            return None
+        return got
     start = today + timedelta(days=1) if strictly_after and wd is None and mo is None else today
     if mo is not None:
         if wd is not None and not f.extra.get("dash_date"):
@@ -1359,6 +1385,12 @@ def _solve_date(f: Frame, c: Ctx, strictly_after: bool) -> date | None:
                 return got
         cur = add_months(cur, 1)
     return None
+
+
+def _reminder_year(year: int, c: Ctx) -> bool:
+    """A year a dated message can name: from 1900 (a past date is still a date, "Mon, Nov
+    13 2016") to 30 years ahead; "friday 08.12.1707" is a slip, not a date."""
+    return 1900 <= year <= c.today.year + 30
 
 
 def _dated_weekday(start: date, mo: int, d: int, wd: int) -> date | None:
@@ -1433,6 +1465,10 @@ def _is_whole_phrase_date(f: Frame) -> bool:
 
 def resolve(f: Frame, c: Ctx) -> datetime | None:
     """The instant a frame means, in the frame's zone (or the user's)."""
+    if f.extra.get("needs_day") and all(
+        v is None for v in (f.date, f.weekday, f.day, f.month, f.holiday)
+    ):
+        return None  # "early", "as late as possible" alone
     if f.holiday is not None:
         f = _copy(f)
         if not _place_holiday(f, c):
@@ -1515,7 +1551,9 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
             pass
         elif f.grain in ("week",):
             day = day + timedelta(days=f.weekday)
-        elif day.weekday() != f.weekday and not f.extra.get("full_date"):
+        elif day.weekday() != f.weekday and not (
+            f.extra.get("full_date") and _reminder_year(day.year, c)
+        ):
             return None  # "tomorrow friday" on a Monday; a full date wins (`_solve_date`)
     elif has_constraints:
         # "monday evening" said on a Monday afternoon is this evening, when it is still
@@ -1622,6 +1660,12 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
         ),
         r"\1",
         (" time",),
+    ),
+    # "at 5pm at the latest", "17:00 the earliest": a bound said after the time.
+    (
+        re.compile(r"\s*,?\s*(?:at\s+)?the\s+(?:earliest|latest)$"),
+        "",
+        ("the earliest", "the latest"),
     ),
     # "in an hour or so", "at 5 or so": the approximation says nothing more.
     (re.compile(r"\s+or\s+so$"), "", ("or so",)),
