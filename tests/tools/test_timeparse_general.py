@@ -347,3 +347,31 @@ def test_a_weekday_beside_a_far_off_full_date_is_still_a_conflict() -> None:
 def test_a_past_full_date_still_wins_over_its_weekday() -> None:
     # 13 Nov 2016 was a Sunday: the date is what was meant (the caller refuses the past).
     assert at("mon, nov 13 2016 at 1:30 pm") == datetime(2016, 11, 13, 13, 30)
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("3 times a day", [9, 15, 21]),
+        ("three times a day", [9, 15, 21]),
+        ("4 times per day", [9, 13, 17, 21]),
+        ("once a day", [9]),
+    ],
+)
+def test_n_times_a_day(text: str, hours: list[int]) -> None:
+    got = runs(text, 12)
+    assert sorted({g.hour for g in got}) == hours
+
+
+@pytest.mark.parametrize(
+    ("text", "gap"),
+    [
+        ("every second week", timedelta(weeks=2)),
+        ("every second week on monday", timedelta(weeks=2)),
+        ("every second day", timedelta(days=2)),
+    ],
+)
+def test_every_second_unit(text: str, gap: timedelta) -> None:
+    got = runs(text, 3)
+    assert got[1] - got[0] == gap
+    assert got[2] - got[1] == gap

@@ -33,7 +33,7 @@ _RR = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
 _KEYWORD = re.compile(
     r"\b(?:every|each|everyday|daily|weekly|monthly|yearly|annually|hourly|nightly|minutely|"
     r"fortnightly|bi-?weekly|quarterly|birthdays?|bdays?|anniversary|anniversaries|"
-    r"weekdays|weekends|twice|thrice|once a|per (?:day|week|month|year)|"
+    r"weekdays|weekends|twice|thrice|once a|per (?:day|week|month|year)|times a day|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
 )
 _POD_HOURS = {
@@ -154,6 +154,7 @@ _PERIOD_NOUN = re.compile(
     r"\b(?:every|each|once\s+(?:a|per|every)|per)\s+(?P<u>quarter|fortnight)\b"
     r"(?!\s+(?:of|past|to|after|an?\s+hour|hours?|hrs?|h|min(?:ute)?s?)\b)"
 )
+_EVERY_SECOND = re.compile(r"\b(every|each)\s+second\s+(?=(?:day|week|weekend|month|year)s?\b)")
 # An end condition said first: "for the next 5 days, every day at 8", "until friday daily".
 _LEAD_END = re.compile(
     r"(?P<lead>(?:for|until|till|til)\s+.{1,80}?)\s*,?\s+(?P<rest>(?:every|each|everyday|"
@@ -1074,6 +1075,8 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     if not _KEYWORD.search(s):
         return None
     s = _PERIOD_NOUN.sub(lambda m: m["u"] + "ly", s)
+    # "every second week": `normalize` keeps "second" a word (it is also a unit).
+    s = _EVERY_SECOND.sub(r"\1 2nd ", s)
     lead = _LEAD_END.fullmatch(s)
     if lead:
         s = f"{lead['rest']} {lead['lead']}"
