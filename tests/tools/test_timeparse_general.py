@@ -375,3 +375,20 @@ def test_every_second_unit(text: str, gap: timedelta) -> None:
     got = runs(text, 3)
     assert got[1] - got[0] == gap
     assert got[2] - got[1] == gap
+
+
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [
+        ("10 minutes out", timedelta(minutes=10)),
+        ("a week out", timedelta(weeks=1)),
+        ("2 hours out", timedelta(hours=2)),
+    ],
+)
+def test_units_out_is_from_now(text: str, delta: timedelta) -> None:
+    assert at(text) == (NOW + delta).replace(tzinfo=None)
+
+
+@pytest.mark.parametrize("text", ["out", "10 out", "get out"])
+def test_out_alone_is_not_a_time(text: str) -> None:
+    assert at(text) is None

@@ -911,7 +911,9 @@ _REL_HEAD = re.compile(
 _REL_TAIL = re.compile(
     r"\s*(?:(?P<ago>ago|before now|back|(?:before|earlier)(?=\s*$))|"
     r"from\s+(?:right\s+)?(?:now|today)|hence|later|"
-    r"after\s+now|from\s+this\s+moment)"
+    r"after\s+now|from\s+this\s+moment|"
+    # "10 minutes out", "a week out": that far ahead, at a phrase's end only.
+    r"out(?=\s*$))"
 )
 
 
