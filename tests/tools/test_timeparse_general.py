@@ -392,3 +392,41 @@ def test_units_out_is_from_now(text: str, delta: timedelta) -> None:
 @pytest.mark.parametrize("text", ["out", "10 out", "get out"])
 def test_out_alone_is_not_a_time(text: str) -> None:
     assert at(text) is None
+
+
+# ---------------------------------------------------------------- spelled "ten to five"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("ten to five", datetime(2026, 11, 23, 16, 50)),
+        ("at twenty to six", datetime(2026, 11, 23, 17, 40)),
+        ("five to nine tomorrow", datetime(2026, 11, 24, 8, 55)),
+        ("tomorrow at twenty-five to 4", datetime(2026, 11, 24, 15, 35)),
+        ("quarter to five", datetime(2026, 11, 23, 16, 45)),
+    ],
+)
+def test_spelled_minutes_to_an_hour_are_a_clock(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_digits_to_digits_stay_a_range() -> None:
+    # "10 to 5" is opening hours: its start (10:00; passed today, so tomorrow).
+    assert at("10 to 5") == datetime(2026, 11, 24, 10, 0)
+    assert at("from 10 to 5") == datetime(2026, 11, 24, 10, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # Beside a day, "half past 4" is a waking hour, as "friday at 4" is (README).
+        ("half past 4 on friday", datetime(2026, 11, 27, 16, 30)),
+        ("tomorrow at quarter past 7", datetime(2026, 11, 24, 19, 15)),
+        ("tomorrow at half past 9", datetime(2026, 11, 24, 9, 30)),
+        ("friday at quarter to 8", datetime(2026, 11, 27, 7, 45)),
+        ("half past 4am on friday", datetime(2026, 11, 27, 4, 30)),
+    ],
+)
+def test_past_and_to_beside_a_day_are_waking_hours(text: str, want: datetime) -> None:
+    assert at(text) == want

@@ -1053,6 +1053,10 @@ def _past_to(m: re.Match[str], f: Frame, c: Ctx) -> None:
         h, ap, h24 = 12, None, True
     else:
         h, ap, h24 = int(m["bh"]), _ampm(m["bap"]), bool(m["bhh"])
+        if ap is None and not h24:
+            # "half past 4 on friday", "tomorrow at 25 to 4": a waking hour beside a
+            # day, as "friday at 4" is (`resolve`).
+            f.extra["waking_hour"] = h  # the hour said: "quarter to 8" is a morning one
     if m["dir"] in ("to", "till", "til", "before", "of"):
         total = (h * 60 - mins) % (24 * 60)
         if ap == "pm" and h != 12:
@@ -1580,12 +1584,16 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
         if (
             not f.pod
             and len(hours) == 2
-            and (f.bare_hour or (day is not None and "bare_number" in f.extra))
+            and (
+                f.bare_hour
+                or (day is not None and ("bare_number" in f.extra or "waking_hour" in f.extra))
+            )
         ):
             # A bare hour beside a day is read as a waking hour, with or without "at":
             # "9 tomorrow" is 09:00, "friday 5" and "friday at 5" are 17:00 (hours
             # before 8 are afternoon ones).
-            hours = [f.hour + 12 if f.hour < 8 else f.hour]
+            said = f.extra.get("waking_hour", f.hour)
+            hours = [f.hour + 12 if said < 8 else f.hour]
     elif f.pod is not None:
         hours = [PODS[f.pod][0]]
         f.minute = f.second = 0
@@ -2142,13 +2150,30 @@ def parse_instant(text: str, *, now: datetime, tz: str, foreign: bool = True) ->
     return got
 
 
+# "ten to five", "twenty to six": minutes spelled out before "to" and an hour are a clock
+# (16:50), where "10 to 5" in digits is a range. `normalize` writes both as digits, so the
+# words are told apart first.
+_SPELLED_TO = re.compile(
+    r"\b(five|ten|twenty|twenty[- ]five)\s+(to|till|til|before)\s+(?=(?:one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight|\d{1,2})\b)",
+    re.IGNORECASE,
+)
+
+
+def _spelled_clock(text: str) -> str:
+    low = text.lower()
+    if " to " not in low and " til" not in low and " before " not in low:
+        return text
+    return _SPELLED_TO.sub(r"\1 minutes \2 ", text)
+
+
 def read_instant(text: str, c: Ctx) -> datetime | None:
     """`parse_instant`'s English grammar on a checked text, within `c`'s budget."""
     from .lexicon import normalize
 
     try:
         c.budget.spend(ENTRY_STEPS)
-        s = preprocess(normalize(text))
+        s = preprocess(normalize(_spelled_clock(text)))
         if not s:
             return None
         return parse_normalized(s, c)
