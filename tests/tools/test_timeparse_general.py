@@ -430,3 +430,41 @@ def test_digits_to_digits_stay_a_range() -> None:
 )
 def test_past_and_to_beside_a_day_are_waking_hours(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+# ---------------------------------------------------------------- early/mid/late <period>
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("early next month", datetime(2026, 12, 1, 9, 0)),
+        ("mid next month", datetime(2026, 12, 11, 9, 0)),
+        ("late next month", datetime(2026, 12, 21, 9, 0)),
+        ("mid-next month", datetime(2026, 12, 11, 9, 0)),
+        ("early next week", datetime(2026, 11, 30, 9, 0)),
+        ("late next week", datetime(2026, 12, 4, 9, 0)),
+        ("early next year", datetime(2027, 1, 1, 9, 0)),
+        ("late next year", datetime(2027, 9, 1, 9, 0)),
+    ],
+)
+def test_early_mid_late_of_a_relative_period(text: str, want: datetime) -> None:
+    # As "mid march" is the 11th: the start of the period's first/second/last third.
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # A sentence's final dot after a dotted clock that is no day.month.
+        ("friday at 17.30.", datetime(2026, 11, 27, 17, 30)),
+        ("dec 3 17.45.", datetime(2026, 12, 3, 17, 45)),
+        ("thursday 3rd december approximately 17.30.", datetime(2026, 12, 3, 17, 30)),
+        # … while "11.9." stays a dotted date.
+        ("on 11.9.", datetime(2027, 9, 11, 9, 0)),
+        ("next week's friday", datetime(2026, 12, 4, 9, 0)),
+        ("this week's thursday", datetime(2026, 11, 26, 9, 0)),
+    ],
+)
+def test_sentence_dot_and_weeks_weekday(text: str, want: datetime) -> None:
+    assert at(text) == want

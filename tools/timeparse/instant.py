@@ -835,15 +835,35 @@ def _ides(m: re.Match[str], f: Frame, c: Ctx) -> None:
 @piece(
     r"(?:the\s+|at\s+the\s+)?(?P<edge>end|start|beginning|begin|middle)\s+of\s+(?:the\s+)?"
     r"(?:(?P<mod>" + _REL_WORDS + r")\s+)?(?P<u>week|month|year)|(?P<abbr>eom|eoy|eow)"
+    r"|(?P<third>early|mid|late)(?:\s*-\s*|\s+)(?P<mod2>" + _REL_WORDS + r")\s+"
+    r"(?P<u2>week|month|year)"
 )
 def _period_edge(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    """ "end of the month" → its last day, "beginning of next year" → its first day."""
+    """ "end of the month" → its last day, "beginning of next year" → its first day;
+    "early/mid/late next month" → the start of its first/second/last third (as "mid
+    march" is the 11th), "late next week" → its Friday."""
     if m["abbr"]:
         edge, u, shift = "end", {"eom": "month", "eoy": "year", "eow": "week"}[m["abbr"]], 0
+    elif m["third"]:
+        edge, u, shift = m["third"], m["u2"], _rel_shift(m["mod2"])
     else:
         edge, u, shift = m["edge"], m["u"], _rel_shift(m["mod"] or "this")
     first, _ = _period_start(u, c.today, shift)
     nxt, _ = _period_start(u, first, 1)
+    if edge in ("mid", "late") and u != "week":
+        # Calendar thirds: a month's start on the 11th and 21st, a year's on May 1st and
+        # September 1st.
+        if u == "month":
+            day = first.replace(day=11 if edge == "mid" else 21)
+        else:
+            day = first.replace(month=5 if edge == "mid" else 9)
+        f.set(date=day, grain="day")
+        f.weak = False
+        return
+    if edge == "late":
+        edge = "end"
+    elif edge == "mid":
+        edge = "middle"
     if edge == "end":
         day = nxt - timedelta(days=1 if u != "week" else 3)  # a week "ends" on Friday
     elif edge == "middle":
@@ -1651,6 +1671,11 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
         r"\1.\2.\3",
         (".",),
     ),
+    # "at 17.30.": a dot after a dotted pair that is no day.month ("17.30") ends the
+    # sentence, not a date.
+    (re.compile(r"(?<![\d.])(\d{1,2}\.(?:1[3-9]|[2-5]\d))\.$"), r"\1", (".",)),
+    # "next week's friday" is "next week friday".
+    (re.compile(r"\b(next|this|last|the following)\s+week's\b"), r"\1 week", ("week's",)),
     # Final punctuation goes, but not the dot closing a dotted date ("11.9.").
     (re.compile(r"(?<!\d\.\d)(?<!\d\.\d\d)\s*[.!?]+$"), "", (".", "!", "?")),
     # Round and square brackets are punctuation: "(9am) friday", "[sept] 2027".
