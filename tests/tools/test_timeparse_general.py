@@ -468,3 +468,29 @@ def test_early_mid_late_of_a_relative_period(text: str, want: datetime) -> None:
 )
 def test_sentence_dot_and_weeks_weekday(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "n", "first", "last"),
+    [
+        # A span as end condition, with the times said after it.
+        ("every day for the next week at 7am", 7, datetime(2026, 11, 24, 7), None),
+        ("daily for 3 days at 6pm", 3, datetime(2026, 11, 23, 18), datetime(2026, 11, 25, 18)),
+        # The whole "from … until …" clause said first.
+        (
+            "from december until february every month",
+            2,
+            datetime(2026, 12, 1, 9),
+            datetime(2027, 1, 1, 9),
+        ),
+        ("starting tomorrow, every day at 8 for 2 days", 2, datetime(2026, 11, 24, 8), None),
+    ],
+)
+def test_spans_and_starts_around_the_rhythm(
+    text: str, n: int, first: datetime, last: datetime | None
+) -> None:
+    got = runs(text, 60)
+    assert len(got) == n
+    assert got[0] == first
+    if last is not None:
+        assert got[-1] == last

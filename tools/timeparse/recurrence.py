@@ -157,9 +157,10 @@ _PERIOD_NOUN = re.compile(
 _EVERY_SECOND = re.compile(r"\b(every|each)\s+second\s+(?=(?:day|week|weekend|month|year)s?\b)")
 # An end condition said first: "for the next 5 days, every day at 8", "until friday daily".
 _LEAD_END = re.compile(
-    r"(?P<lead>(?:for|until|till|til)\s+.{1,80}?)\s*,?\s+(?P<rest>(?:every|each|everyday|"
+    r"(?P<lead>(?:for|until|till|til|from|starting|beginning)\s+.{1,80}?)\s*,?\s+(?P<rest>(?:every|each|everyday|"
     r"daily|weekly|monthly|yearly|annually|hourly|nightly|minutely|fortnightly|quarterly)\b.*)"
 )
+_AFTER_SPAN = re.compile(r"\s+(?:at|on|from|between)\s")
 _BARE_UNIT = re.compile(r"(?:day|week|fortnight|month|year)")
 _UNTIL = re.compile(r"(?:\s*,)?\s+(?:until|till|til|up to|ending)\s+(?P<x>.+)$")
 _START = re.compile(
@@ -1147,13 +1148,19 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
             s = (s[: m.start()] + s[m.end() :]).strip()
     m = _FOR.search(s)
     if m:
+        # "for the next year at 7am": the span, and the times said after it.
+        span, tail = m["d"], ""
+        cut = _AFTER_SPAN.search(span)
+        if cut:
+            span, tail = span[: cut.start()], span[cut.start() :]
         # "for the next month": a bare unit is one of it.
-        span = m["d"] if not _BARE_UNIT.fullmatch(m["d"]) else "1 " + m["d"]
+        span = span if not _BARE_UNIT.fullmatch(span) else "1 " + span
         d = match_duration(span, 0)
         if d and d[1] == len(span):
-            base = datetime.combine(p.start, c.now.timetz()) if p.start else c.now
+            # "starting friday … for 2 days": the span runs from the start of that day.
+            base = datetime.combine(p.start, time(0), c.now.tzinfo) if p.start else c.now
             p.until = d[0].add_to(base)
-            s = s[: m.start()]
+            s = s[: m.start()] + tail
     m = _UNTIL.search(s)
     if m:
         p.until = _end_of(m["x"], c)
