@@ -169,7 +169,15 @@ def grammar_kinds(phrase: str) -> list[str]:
 _POD_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|tonight)\b")
 _NEXT_WEEKDAY = re.compile(r"\bnext\s+(?:mon|tue|wed|thu|fri|sat|sun)")
 _THIS_WEEKDAY = re.compile(r"\bthis\s+(?:mon|tue|wed|thu|fri|sat|sun)")
-CONVENTIONS = ("past_default", "weekday_today", "part_of_day_hour", "next_weekday", "this_weekday")
+CONVENTIONS = (
+    "past_default",
+    "weekday_today",
+    "part_of_day_hour",
+    "next_weekday",
+    "this_weekday",
+    "month_day_order",
+)
+_SLASH_DATE = re.compile(r"\b\d{1,2}/\d{1,2}\b")
 
 
 def convention_of(row: dict[str, Any], got: datetime | None) -> str | None:
@@ -186,7 +194,9 @@ def convention_of(row: dict[str, Any], got: datetime | None) -> str | None:
     - next_weekday: "next friday" is the very next Friday in the source, the Friday of
       next week here (README);
     - this_weekday: "this wednesday" said on a Wednesday is today here (README), next
-      week's in ctparse.
+      week's in ctparse;
+    - month_day_order: "08/10/2017" is 8 October in a day-first source, August 10 here
+      (a slash date is month first; a dotted one is day first).
 
     Such failures stay counted; the bench names how many of each a source has.
     """
@@ -212,6 +222,12 @@ def convention_of(row: dict[str, Any], got: datetime | None) -> str | None:
         return "next_weekday"
     if days == -7 and _THIS_WEEKDAY.search(row["phrase"].lower()):
         return "this_weekday"
+    if (
+        _SLASH_DATE.search(row["phrase"])
+        and (here.month, here.day) == (gold.day, gold.month)
+        and here.month != here.day
+    ):
+        return "month_day_order"
     return None
 
 

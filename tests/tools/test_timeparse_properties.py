@@ -18,7 +18,16 @@ nows = st.datetimes(
 ).map(lambda d: d.replace(microsecond=0))
 zones = st.sampled_from(["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"])
 EXACT_UNITS = {"second": 1, "minute": 60, "hour": 3600}
-TEMPLATES = ["in {n} {u}", "{n} {u} from now", "in about {n} {u}", "{n} {u} later", "after {n} {u}"]
+TEMPLATES = [
+    "in {n} {u}",
+    "{n} {u} from now",
+    "in about {n} {u}",
+    "{n} {u} later",
+    "after {n} {u}",
+    "in {n} {u} time",
+    "in {n} {u} or so",
+    "{n} {u} out",
+]
 
 
 def _unit(word: str, n: int) -> str:
@@ -211,3 +220,21 @@ def test_any_soup_of_time_words_is_answered_within_the_step_budgets(
         assert spent[0] <= split_module.WORK_BUDGET + most
     finally:
         instant.Budget.spend = original  # type: ignore[method-assign]
+
+
+@SETTINGS
+@given(
+    n=st.integers(min_value=1, max_value=60),
+    unit=st.sampled_from(["day", "week", "month"]),
+    rhythm=st.sampled_from(["every day at 8", "every monday", "daily at 7pm", "every 2 days"]),
+    now=nows,
+    tz=zones,
+)
+def test_an_end_said_first_is_the_same_schedule(
+    n: int, unit: str, rhythm: str, now: datetime, tz: str
+) -> None:
+    span = f"for {n} {_unit(unit, n)}"
+    first = parse_recurrence(f"{span}, {rhythm}", now=now, tz=tz)
+    last = parse_recurrence(f"{rhythm} {span}", now=now, tz=tz)
+    assert first is not None and last is not None
+    assert first.next_runs(now, 400) == last.next_runs(now, 400)
