@@ -494,3 +494,23 @@ def test_spans_and_starts_around_the_rhythm(
     assert got[0] == first
     if last is not None:
         assert got[-1] == last
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("2moro at 9", datetime(2026, 11, 24, 9, 0)),
+        ("2morrow 5pm", datetime(2026, 11, 24, 17, 0)),
+        ("tommorrow at noon", datetime(2026, 11, 24, 12, 0)),
+        ("nxt friday", datetime(2026, 12, 4, 9, 0)),
+        ("tomorrow arvo", datetime(2026, 11, 24, 12, 0)),
+        ("this arvo at 3", datetime(2026, 11, 23, 15, 0)),
+    ],
+)
+def test_chat_spellings(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize("text", ["in a bit", "later today", "sometime", "soon"])
+def test_vague_times_are_asked_not_guessed(text: str) -> None:
+    assert at(text) is None

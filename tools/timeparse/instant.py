@@ -510,7 +510,10 @@ def _day_after(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"(?P<w>today|todays|tomorrows?|tmrw|tmr|tommorow|tomorow|yesterday)")
+@piece(
+    r"(?P<w>today|todays|tomorrows?|tmrw|tmr|tommorow|tomorow|tommorrow|tomorro|tomoro|"
+    r"2moro|2morrow|2mrw|yesterday)"
+)
 def _today(m: re.Match[str], f: Frame, c: Ctx) -> None:
     w = m["w"]
     shift = 0 if w.startswith("today") else (-1 if w == "yesterday" else 1)
@@ -1704,6 +1707,9 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
     ),
     # "in an hour or so", "at 5 or so": the approximation says nothing more.
     (re.compile(r"\s+or\s+so$"), "", ("or so",)),
+    # Chat spellings: "nxt friday", "tomorrow arvo" (Australian afternoon).
+    (re.compile(r"\bnxt\b"), "next", ("nxt",)),
+    (re.compile(r"\barvo\b"), "afternoon", ("arvo",)),
     # "this coming friday": the coming one.
     (re.compile(r"\bthis\s+(coming|upcoming)\b"), r"\1", ("coming",)),
     (re.compile(r"\bo[- ]clock\b"), "o'clock", ("clock",)),
