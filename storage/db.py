@@ -26,7 +26,7 @@ from sqlalchemy.pool import StaticPool
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-HEAD_REVISION = "0006"
+HEAD_REVISION = "0007"
 
 T = TypeVar("T")
 

@@ -87,6 +87,8 @@ async def test_listing_and_due_queries_use_indexes(db: Database) -> None:
         "SELECT id FROM jobs WHERE owner_id = 1": "ix_jobs_owner_id",
         "SELECT id FROM jobs WHERE channel_id = 1": "ix_jobs_channel_id",
         "SELECT id FROM jobs WHERE guild_id = 1": "ix_jobs_guild_id",
+        # Bound, as the listing sends it: still implies the partial index's condition.
+        "SELECT id FROM jobs WHERE guild_id = :g": "ix_jobs_guild_id",
         "SELECT min(next_run_at) FROM jobs WHERE status = 'active'": "ix_jobs_status_next_run_at",
         "SELECT id FROM jobs WHERE status = 'active' AND next_run_at <= '2026' "
         "ORDER BY next_run_at LIMIT 5": "ix_jobs_status_next_run_at",
@@ -95,6 +97,19 @@ async def test_listing_and_due_queries_use_indexes(db: Database) -> None:
     }
     async with db.engine.connect() as conn:
         for sql, index in queries.items():
-            rows = await conn.execute(text("EXPLAIN QUERY PLAN " + sql))
+            bound = {"g": 1} if ":g" in sql else {}
+            rows = await conn.execute(text("EXPLAIN QUERY PLAN " + sql), bound)
             plan = " ".join(str(r[-1]) for r in rows)
             assert index in plan, (sql, plan)
+
+
+async def test_claimed_and_server_indexes_are_partial(db: Database) -> None:
+    """A new job (never claimed) in a DM (no server) costs no entry in either index."""
+    if db.is_postgres:
+        sql = "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'jobs'"
+    else:
+        sql = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'"
+    async with db.engine.connect() as conn:
+        defs = {str(name): str(create) for name, create in await conn.execute(text(sql))}
+    assert "claimed_slot IS NOT NULL" in defs["ix_jobs_claimed_slot"]
+    assert "guild_id IS NOT NULL" in defs["ix_jobs_guild_id"]
