@@ -152,6 +152,28 @@ class Database:
         except (DBAPIError, sqlite3.Error, OSError) as exc:
             raise unavailable(exc) or exc from exc
 
+    async def run_prepared(self, work: Callable[[Connection], T]) -> T:
+        """Like `run_core`, for work made only of `storage.prepared.Prepared` statements
+        (which run on the driver's cursor on SQLite): there the transaction itself is
+        begun and committed on the driver too, without SQLAlchemy's transaction
+        bookkeeping (~13 µs, a quarter of a small transaction's time). `work` must not
+        execute through the `Connection` on SQLite (that would begin a second one)."""
+        if self._inline is None:
+            return await self.run_core(work)
+        try:
+            try:
+                return self._inline.driver_transaction(work)
+            except _LOCKED as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+            assert self._threaded is not None and self._thread is not None
+            threaded = self._threaded
+            return await asyncio.get_running_loop().run_in_executor(
+                self._thread, lambda: threaded.driver_transaction(work)
+            )
+        except (DBAPIError, sqlite3.Error, OSError) as exc:
+            raise unavailable(exc) or exc from exc
+
     async def _run(self, work: Callable[[Session], T]) -> T:
         """Run `work(session)` as one transaction and return its result.
 
@@ -266,6 +288,23 @@ class _Connected:
         except BaseException:
             self._drop_if_broken(conn)
             raise
+
+    def driver_transaction(self, work: Callable[[Connection], T]) -> T:
+        conn = self._connection()
+        raw = conn.connection.driver_connection
+        assert raw is not None
+        raw.execute("BEGIN IMMEDIATE")  # busy: raised before anything began
+        try:
+            result = work(conn)
+            raw.execute("COMMIT")
+        except BaseException:
+            if raw.in_transaction:
+                try:
+                    raw.execute("ROLLBACK")
+                except Exception:
+                    self.close()  # in doubt: the next transaction gets a fresh connection
+            raise
+        return result
 
     def _drop_if_broken(self, conn: Connection) -> None:
         # A failed transaction was rolled back; a connection left in doubt (still in a

@@ -7,6 +7,7 @@ Every method is one transaction and one await (`Database.run`), so the hot paths
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection
@@ -116,13 +118,23 @@ _RUN_COLUMNS = [_runs.c[f] for f in RunSnapshot.__slots__]
 _OPEN = or_(*(_jobs.c.status == status for status in JobStatus.OPEN))
 _INSERTABLE = [c.key for c in _jobs.c if c.key != "id"]
 
-_INSERT_JOB = Prepared(insert(_jobs).values({k: bindparam(k) for k in _INSERTABLE}))
+# A new job's row: columns left out are NULL, its counters 0.
+_INSERT_JOB = Prepared(
+    insert(_jobs).values(
+        {
+            k: bindparam(k, value=0 if k in ("run_count", "failure_streak") else None)
+            for k in _INSERTABLE
+        }
+    )
+)
 _OPEN_KEYS = Prepared(
     select(_jobs.c.id, _jobs.c.command, _jobs.c.schedule, _jobs.c.tz).where(
         _jobs.c.owner_id == bindparam("owner"), _OPEN
     ),
     result=[_jobs.c.id, _jobs.c.command, _jobs.c.schedule, _jobs.c.tz],
 )
+# The same, the schedule as stored (JSON text on SQLite): what a creation's check compares.
+_OPEN_KEYS_STORED = Prepared(_OPEN_KEYS.statement)
 _CLAIM = Prepared(
     update(_jobs)
     .where(
@@ -312,16 +324,54 @@ def _open_keys(s: Session | Connection, owner_id: int) -> builtins.list[JobKey]:
     return [JobKey(*row) for row in _OPEN_KEYS.rows(s, {"owner": owner_id})]
 
 
+@functools.lru_cache(maxsize=8192)
+def _stored_schedule(stored: str) -> Any:
+    """A stored schedule's JSON, decoded once: the limit check of every creation compares
+    each open job of its owner again. Only ever compared, never handed out (shared)."""
+    return json.loads(stored)
+
+
+def _same_open(rows: Sequence[tuple[Any, ...]], keys: Sequence[JobKey]) -> bool:
+    """Whether the open jobs read (`rows`: id, command, schedule as stored, zone) are
+    exactly `keys` (the same jobs, with the same text, schedule and zone)."""
+    if len(rows) != len(keys):
+        return False
+    by_id = {k.id: k for k in keys}
+    for job_id, command, schedule, tz in rows:
+        key = by_id.get(job_id)
+        if key is None or key.command != command or key.tz != tz:
+            return False
+        if (_stored_schedule(schedule) if isinstance(schedule, str) else schedule) != key.schedule:
+            return False
+    return True
+
+
+# One creation at a time per owner on PostgreSQL: its transactions read committed rows, so
+# two creations could each check the owner's open jobs before the other's is stored and
+# both pass the limits. A transaction-scoped advisory lock per owner (in Homar's own key
+# space) makes the second wait until the first commits, then read its job. SQLite needs
+# none: a write transaction takes the database's one write lock when it begins.
+_LOCK_OWNERS = text(
+    "SELECT pg_advisory_xact_lock(hashtextextended('homar.jobs.owner.' || o, 0)) "
+    "FROM (SELECT o FROM unnest(CAST(:owners AS bigint[])) AS o ORDER BY o) AS owners"
+)
+
+
 def _expect_open(s: Session | Connection, expected: Mapping[int, Sequence[JobKey]]) -> None:
     """Refuse (`Changed`) if an owner's open jobs are not those the caller checked (the
-    same jobs, with the same text, schedule and zone)."""
-    now = {owner: _open_keys(s, owner) for owner in expected}
-
-    def same(a: Sequence[JobKey], b: Sequence[JobKey]) -> bool:
-        return {k.id: k for k in a} == {k.id: k for k in b}
-
-    changed = [o for o, keys in expected.items() if not same(now[o], keys)]
+    same jobs, with the same text, schedule and zone), serialising creations per owner."""
+    if not expected:
+        return
+    conn = s.connection() if isinstance(s, Session) else s
+    if conn.dialect.name == "postgresql":
+        conn.execute(_LOCK_OWNERS, {"owners": sorted(expected)})
+    changed = [
+        owner
+        for owner, keys in expected.items()
+        if not _same_open(_OPEN_KEYS_STORED.rows(conn, {"owner": owner}), keys)
+    ]
     if changed:
+        now = {owner: _open_keys(conn, owner) for owner in expected}
         raise Changed(f"the open jobs of owners {changed} changed", now)
 
 
@@ -464,14 +514,13 @@ class JobStore:
         `expect_open`: the open jobs of its owner the caller checked its limits against; if
         they changed meanwhile, nothing is stored and `Changed` is raised.
         """
-        row = _insertable(values)
 
         def work(conn: Connection) -> int:
             if expect_open is not None:
                 _expect_open(conn, expect_open)
-            return _INSERT_JOB.insert(conn, row)
+            return _INSERT_JOB.insert(conn, values)
 
-        return await self.db.run_core(work)
+        return await self.db.run_prepared(work)
 
     async def create_many(
         self,
@@ -481,15 +530,14 @@ class JobStore:
     ) -> int:
         """Store many new jobs (column values, as `create` takes them) in one transaction;
         `expect_open` as for `create`, per owner."""
-        prepared = [_insertable(values) for values in rows]
 
         def work(conn: Connection) -> int:
             if expect_open is not None:
                 _expect_open(conn, expect_open)
-            _INSERT_JOB.many(conn, prepared)
-            return len(prepared)
+            _INSERT_JOB.many(conn, rows)
+            return len(rows)
 
-        return await self.db.run_core(work)
+        return await self.db.run_prepared(work)
 
     async def update(self, job_id: int, **values: Any) -> Job | None:
         def work(s: Session) -> Job | None:
@@ -770,13 +818,6 @@ class JobStore:
             .execution_options(synchronize_session=False)
         )
         await self.db.run(lambda s: s.execute(stmt))
-
-
-def _insertable(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: values.get(k) for k in _INSERTABLE} | {
-        "run_count": values.get("run_count", 0),
-        "failure_streak": values.get("failure_streak", 0),
-    }
 
 
 def _note_on_run(s: Session, job_id: int, note: RunNote) -> None:

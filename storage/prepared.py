@@ -36,6 +36,18 @@ class _Compiled:
     results: tuple[Processor, ...]
 
 
+def _processed(column: list[Any], process: Callable[[Any], Any]) -> list[Any]:
+    """`process` applied to each value, once per run of the same object."""
+    out = []
+    last: Any = _processed  # no value is this function
+    done: Any = None
+    for value in column:
+        if value is not last:
+            last, done = value, process(value)
+        out.append(done)
+    return out
+
+
 def _picker(names: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
     if not names:
         return lambda values: ()
@@ -109,6 +121,26 @@ class Prepared:
             out.append(tuple(row))
         return out
 
+    def _params_many(
+        self, c: _Compiled, values: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[Any, ...]]:
+        """Every parameter set, built column by column (one comprehension per column,
+        its processor applied once per distinct value in a run: an import's rows share
+        their creation time, their empty JSON columns, their zone)."""
+        convert = dict(c.convert)
+        columns: list[list[Any]] = []
+        for i, name in enumerate(c.names):
+            if name in c.defaults:
+                default = c.defaults[name]
+                column = [v.get(name, default) for v in values]
+            else:
+                column = [v[name] for v in values]
+            process = convert.get(i)
+            if process is not None:
+                column = _processed(column, process)
+            columns.append(column)
+        return list(zip(*columns, strict=True))
+
     def many(self, s: Session | Connection, values: Sequence[Mapping[str, Any]]) -> None:
         """Execute once per parameter set (no results)."""
         if not values:
@@ -120,7 +152,7 @@ class Prepared:
         c = self._compile(conn.dialect)
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            cursor.executemany(c.sql, [self._params(c, v) for v in values])
+            cursor.executemany(c.sql, self._params_many(c, values))
         finally:
             cursor.close()
 
