@@ -36,7 +36,7 @@ class _Compiled:
     results: tuple[Processor, ...]
 
 
-def _processed(column: list[Any], process: Callable[[Any], Any]) -> list[Any]:
+def _processed(column: Sequence[Any], process: Callable[[Any], Any]) -> list[Any]:
     """`process` applied to each value, once per run of the same object."""
     out = []
     last: Any = _processed  # no value is this function
@@ -124,21 +124,18 @@ class Prepared:
     def _params_many(
         self, c: _Compiled, values: Sequence[Mapping[str, Any]]
     ) -> list[tuple[Any, ...]]:
-        """Every parameter set, built column by column (one comprehension per column,
-        its processor applied once per distinct value in a run: an import's rows share
-        their creation time, their empty JSON columns, their zone)."""
-        convert = dict(c.convert)
-        columns: list[list[Any]] = []
-        for i, name in enumerate(c.names):
-            if name in c.defaults:
-                default = c.defaults[name]
-                column = [v.get(name, default) for v in values]
-            else:
-                column = [v[name] for v in values]
-            process = convert.get(i)
-            if process is not None:
-                column = _processed(column, process)
-            columns.append(column)
+        """Every parameter set: picked row by row in C, then each column that has a bind
+        processor converted at once, once per distinct value in a run (an import's rows
+        share their creation time, their empty JSON columns)."""
+        try:
+            rows = list(map(c.pick, values))
+        except KeyError:  # a row leaves out a column that has a default
+            rows = [c.pick({**c.defaults, **v}) for v in values]
+        if not c.convert or not c.names:
+            return rows
+        columns: list[Sequence[Any]] = list(zip(*rows, strict=True))
+        for i, process in c.convert:
+            columns[i] = _processed(columns[i], process)
         return list(zip(*columns, strict=True))
 
     def many(self, s: Session | Connection, values: Sequence[Mapping[str, Any]]) -> None:
