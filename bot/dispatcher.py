@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Protocol
 
 from bot.clock import Clock, SystemClock
@@ -79,6 +80,9 @@ class Transport(Protocol):
 
 
 DeliveredHook = Callable[[Delivery, Delivered], Awaitable[None]]
+# A finished run as the recorder gets it: its outcome, or (a delivery) what works it out
+# when recorded, with the time it was delivered, off a burst's critical path.
+Finished = tuple[int, Outcome | Callable[[], Outcome], Delivery | None, Delivered | None]
 
 
 class Alarm:
@@ -146,7 +150,10 @@ class Dispatcher:
         self._waiting: set[int] = set()
         self._quiet = asyncio.Event()
         self._quiet.set()
-        self._finished: list[tuple[Outcome, Delivery | None, Delivered | None]] = []
+        self._finished: list[Finished] = []
+        # Deliveries built when their claim was taken ahead of its moment, by job id, with
+        # the decision they were built on: at the moment, only the transport is called.
+        self._built: dict[int, tuple[Decision, Delivery]] = {}
         self._has_finished = asyncio.Event()
         self._claiming = False
         # Recording waits while a burst is still being claimed or delivered (see _record_loop).
@@ -194,6 +201,7 @@ class Dispatcher:
         self._in_flight.clear()
         self._waiting.clear()
         self._ready.clear()
+        self._built.clear()
         self._quiet.set()
 
     async def drain(self, grace: float) -> int:
@@ -218,6 +226,7 @@ class Dispatcher:
         unstarted = [claim.job.id for claim in self._ready] + list(self._waiting)
         self._ready.clear()
         self._waiting.clear()
+        self._built.clear()
         self._in_flight.difference_update(unstarted)
         handed = 0
         try:
@@ -294,6 +303,7 @@ class Dispatcher:
             if claim.slot > now:
                 self._waiting.add(claim.job.id)
                 later.setdefault(claim.slot, []).append(claim)
+                self._build(claim)
             else:
                 ready.append(claim)
         if ready:
@@ -357,40 +367,72 @@ class Dispatcher:
             self._waiting.discard(claim.job.id)
         self._start(claims)
 
+    def _build(self, claim: Claim) -> None:
+        """Decide and build a delivery ahead of its moment, as if fired on time; `_fire`
+        uses it if the decision at the moment is the same (it is, unless the moment
+        was missed by more than the lateness allowance or a follow-up went stale)."""
+        try:
+            decision = self.engine.decide(claim, claim.slot)
+            if decision.deliver:
+                self._built[claim.job.id] = (decision, self._delivery(claim, decision))
+        except Exception:  # built again, and any error reported, at the moment
+            log.exception("job %s: could not prepare its delivery", claim.job.id)
+
     async def _fire(self, claim: Claim) -> None:
         job = claim.job
-        ids = {"job_id": job.id, "run_id": claim.run.id, "thread_id": job.channel_id}
+        built = self._built.pop(job.id, None)
         try:
-            decision = self.engine.decide(claim, self.clock.now())
+            now = self.clock.now()
+            decision = self.engine.decide(claim, now)
             if not decision.deliver:
-                log.info("job %s: skipped %d missed slots", job.id, decision.skipped, extra=ids)
-                self._finish(self.engine.skipped(claim, decision))
+                log.info(
+                    "job %s: skipped %d missed slots",
+                    job.id,
+                    decision.skipped,
+                    extra=_ids(claim),
+                )
+                self._finish(job.id, self.engine.skipped(claim, decision))
                 return
-            delivery = self._delivery(claim, decision)
+            if built is not None and built[0] == decision:
+                delivery = built[1]
+            else:
+                delivery = self._delivery(claim, decision)
             try:
                 result = await self.transport.deliver(delivery)
             except DeliveryError as exc:
                 self._failed(claim, str(exc), retryable=exc.retryable)
                 return
             except Exception as exc:  # a transport bug must not lose the job
-                log.exception("job %s: transport error", job.id, extra=ids)
+                log.exception("job %s: transport error", job.id, extra=_ids(claim))
                 self._failed(claim, f"{type(exc).__name__}: {exc}", retryable=True)
                 return
-            details = {"route": result.route} if result.route != "thread" else None
-            outcome = self.engine.delivered(
-                claim, decision, message_id=result.message_id, details=details
+            # Worked out when recorded, with the time it was delivered: the moment of a
+            # burst is spent calling the transport.
+            outcome = partial(
+                self.engine.delivered,
+                claim,
+                decision,
+                message_id=result.message_id,
+                details={"route": result.route} if result.route != "thread" else None,
+                at=self.clock.now(),
             )
-            self._finish(outcome, delivery, result)
+            self._finish(job.id, outcome, delivery, result)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("job %s: could not deliver; it will be retried", job.id, extra=ids)
+            log.exception(
+                "job %s: could not deliver; it will be retried", job.id, extra=_ids(claim)
+            )
             self._release(job.id)
 
     def _finish(
-        self, outcome: Outcome, delivery: Delivery | None = None, result: Delivered | None = None
+        self,
+        job_id: int,
+        outcome: Outcome | Callable[[], Outcome],
+        delivery: Delivery | None = None,
+        result: Delivered | None = None,
     ) -> None:
-        self._finished.append((outcome, delivery, result))
+        self._finished.append((job_id, outcome, delivery, result))
         self._has_finished.set()
 
     def _release(self, job_id: int) -> None:
@@ -412,7 +454,7 @@ class Dispatcher:
                 "thread_id": claim.job.channel_id,
             },
         )
-        self._finish(outcome)
+        self._finish(claim.job.id, outcome)
 
     async def _record_loop(self) -> None:
         """Write finished runs in batches.
@@ -443,20 +485,17 @@ class Dispatcher:
             self._in_flight.add(claim.job.id)
             await self._fire(claim)
         batch, self._finished = self._finished, []
-        await self._record(batch, raise_errors=True)
-        return [(outcome, delivery) for outcome, delivery, _ in batch]
+        outcomes = await self._record(batch, raise_errors=True)
+        return [(outcome, f[2]) for outcome, f in zip(outcomes, batch, strict=True)]
 
-    async def _record(
-        self,
-        batch: list[tuple[Outcome, Delivery | None, Delivered | None]],
-        *,
-        raise_errors: bool = False,
-    ) -> None:
+    async def _record(self, batch: list[Finished], *, raise_errors: bool = False) -> list[Outcome]:
         """Record finished runs in one transaction, then tell the delivered-hooks."""
         if not batch:
-            return
+            return []
+        outcomes: list[Outcome] = []
         try:
-            await self.engine.record([outcome for outcome, _, _ in batch])
+            outcomes = [o if isinstance(o, Outcome) else o() for _, o, _, _ in batch]
+            await self.engine.record(outcomes)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -466,9 +505,9 @@ class Dispatcher:
             # with the same nonce, which the transport de-duplicates.
             log.exception("could not record %d runs; they will be resumed", len(batch))
         finally:
-            for outcome, _, _ in batch:
-                self._release(outcome.claim.job.id)
-        for _, delivery, result in batch:
+            for job_id, _, _, _ in batch:
+                self._release(job_id)
+        for _, _, delivery, result in batch:
             if delivery is None or result is None:
                 continue
             for hook in self.hooks:
@@ -476,6 +515,7 @@ class Dispatcher:
                     await hook(delivery, result)
                 except Exception:
                     log.exception("delivered-hook failed for job %s", delivery.job_id)
+        return outcomes
 
     def _delivery(self, claim: Claim, decision: Decision) -> Delivery:
         job, run = claim.job, claim.run
@@ -496,3 +536,8 @@ class Dispatcher:
             meta=dict(job.meta or {}),
             audience=job.audience,
         )
+
+
+def _ids(claim: Claim) -> dict[str, int]:
+    """A claim's log fields."""
+    return {"job_id": claim.job.id, "run_id": claim.run.id, "thread_id": claim.job.channel_id}

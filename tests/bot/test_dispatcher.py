@@ -131,6 +131,34 @@ async def test_sleeps_until_due_and_delivers_once(h: Harness) -> None:
     assert run.message_id == 1
 
 
+async def test_a_run_claimed_ahead_is_delivered_as_built_at_claim_time(h: Harness) -> None:
+    job_id = await once(h, timedelta(minutes=5))
+    d, t = await h.start()
+    await h.move(d, timedelta(minutes=5) - timedelta(milliseconds=100))  # within look-ahead
+    assert t.calls == [] and d.busy  # claimed, waiting for its moment
+    _, built = d._built[job_id]
+    await h.move(d, timedelta(milliseconds=100))
+    [delivery] = t.calls
+    assert delivery is built and not delivery.late
+    [run] = await h.engine.history(job_id)
+    assert run.delivered_at == h.clock.now() and run.lateness_ms == 0
+
+
+async def test_a_moment_missed_after_the_claim_is_decided_again(h: Harness) -> None:
+    """Built on time, fired more than the lateness allowance late (a stalled loop): the
+    delivery says it is late, as one decided at the moment does."""
+    job_id = await once(h, timedelta(minutes=5))
+    d, t = await h.start()
+    await h.move(d, timedelta(minutes=5) - timedelta(milliseconds=100))
+    assert job_id in d._built
+    await h.move(d, timedelta(seconds=70))  # past late_after (60 s), within the lease
+    [delivery] = t.calls
+    assert delivery.late and delivery.late_by >= timedelta(seconds=69)
+    [run] = await h.engine.history(job_id)
+    assert run.outcome == RunOutcome.DELIVERED and run.lateness_ms >= 69_000
+    assert not d._built
+
+
 async def test_woken_early_by_an_earlier_job(h: Harness) -> None:
     await once(h, timedelta(hours=5), "later")
     d, t = await h.start()

@@ -264,9 +264,11 @@ class JobRuns:
         *,
         message_id: int | None,
         details: dict[str, Any] | None = None,
+        at: datetime | None = None,
     ) -> Outcome:
-        """A run reached its thread (or a fallback): record it and advance the job."""
-        now = self.clock()
+        """A run reached its thread (or a fallback) `at` (default: now): record it and
+        advance the job."""
+        now = at if at is not None else self.clock()
         run_details = dict(claim.run.details or {})
         run_details.update(details or {})
         if decision.catch_up:
