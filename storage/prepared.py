@@ -36,6 +36,21 @@ class _Compiled:
     results: tuple[Processor, ...]
 
 
+def _none_known(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`process`, with its answer for None worked out once: most of a new job's optional
+    columns are empty, and a JSON column's processor serializes None (to 'null') anew
+    on every call."""
+    try:
+        none = process(None)
+    except Exception:
+        return process
+
+    def known(value: Any) -> Any:
+        return none if value is None else process(value)
+
+    return known
+
+
 def _processed(column: Sequence[Any], process: Callable[[Any], Any]) -> list[Any]:
     """`process` applied to each value, once per run of the same object."""
     out = []
@@ -80,7 +95,9 @@ class Prepared:
                 names=names,
                 defaults={k: b.value for k, b in binds.items() if not b.required},
                 pick=_picker(names),
-                convert=tuple((i, p) for i, p in enumerate(processors) if p is not None),
+                convert=tuple(
+                    (i, _none_known(p)) for i, p in enumerate(processors) if p is not None
+                ),
                 results=tuple(
                     c.type.dialect_impl(dialect).result_processor(dialect, None)
                     for c in self.result
