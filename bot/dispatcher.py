@@ -283,7 +283,7 @@ class Dispatcher:
     async def _tick(self) -> None:
         self.alarm.event.clear()
         self.sleeping.clear()
-        claims = await self.engine.claim_due(
+        claims, due = await self.engine.claim_due_next(
             limit=self.batch, lease=self.lease, ahead=self.lookahead
         )
         if len(claims) >= self.batch:
@@ -317,7 +317,8 @@ class Dispatcher:
         if len(claims) >= self.batch:
             await asyncio.sleep(0)
             return
-        due = await self.engine.next_due()
+        # `due` was read in the claim's transaction; a job created or recorded since
+        # rang the alarm (checked below), so nothing sooner is missed.
         deadline = due - self.lookahead if due is not None else None
         self.alarm.deadline = deadline
         if self.first_sleep_at is None:

@@ -189,6 +189,10 @@ _RESUME_RUN = Prepared(
     .where(_runs.c.id == bindparam("run_id"))
     .values(attempt=bindparam("attempt"), lease_until=bindparam("expiry"))
 )
+_EARLIEST_DUE = Prepared(
+    select(func.min(_jobs.c.next_run_at)).where(_jobs.c.status == JobStatus.ACTIVE),
+    result=[_jobs.c.next_run_at],
+)
 # SQLite has no array parameters: the ids come as one JSON list, unpacked by json_each.
 _JOBS_BY_IDS = Prepared(
     select(*_JOB_COLUMNS).where(
@@ -564,20 +568,36 @@ class JobStore:
         dies, the job comes due again then and is resumed with the same run and
         nonce, so the transport can de-duplicate the re-delivery.
         """
+        claims, _ = await self.claim_due_next(now, limit=limit, lease=lease, ahead=ahead)
+        return claims
+
+    async def claim_due_next(
+        self,
+        now: datetime,
+        *,
+        limit: int,
+        lease: timedelta,
+        ahead: timedelta = timedelta(0),
+    ) -> tuple[builtins.list[Claim], datetime | None]:
+        """`claim_due`, and then when the next active job comes due (`earliest_due`, the
+        claims' lease expiries included), in the same transaction: a dispatcher's one
+        round trip per wake-up."""
         expiry = now + lease
         if self.db.is_postgres:
-            return await self.db.run(
-                lambda s: self._claim_locked(s, now, now + ahead, expiry, limit)
-            )
 
-        def work(s: Session) -> builtins.list[Claim]:
-            taken = [
-                JobSnapshot(*row)
-                for row in _CLAIM.rows(s, {"due_by": now + ahead, "limit": limit, "expiry": expiry})
-            ]
-            return _with_runs(s, taken, now, expiry)
+            def locked(s: Session) -> tuple[builtins.list[Claim], datetime | None]:
+                claims = self._claim_locked(s, now, now + ahead, expiry, limit)
+                return claims, s.scalar(_EARLIEST_DUE.statement)
 
-        return await self.db.run(work)
+            return await self.db.run(locked)
+
+        def work(conn: Connection) -> tuple[builtins.list[Claim], datetime | None]:
+            values = {"due_by": now + ahead, "limit": limit, "expiry": expiry}
+            taken = [JobSnapshot(*row) for row in _CLAIM.rows(conn, values)]
+            claims = _with_runs(conn, taken, now, expiry)
+            return claims, _EARLIEST_DUE.rows(conn)[0][0]
+
+        return await self.db.run_prepared(work)
 
     def _claim_locked(
         self, s: Session, now: datetime, due_by: datetime, expiry: datetime, limit: int
@@ -617,7 +637,7 @@ class JobStore:
         from it and call `finish` again with just those).
         """
 
-        def work(s: Session) -> tuple[dict[int, JobSnapshot | None], builtins.list[Finished]]:
+        def work(s: Connection) -> tuple[dict[int, JobSnapshot | None], builtins.list[Finished]]:
             run_updates: dict[tuple[str, ...], builtins.list[dict[str, Any]]] = {}
             result: dict[int, JobSnapshot | None] = {}
             stale: builtins.list[Finished] = []
@@ -650,7 +670,7 @@ class JobStore:
                 _update_by_id(_runs, "run_id", keys, _RUN_UPDATES).many(s, params_list)
             return result, stale
 
-        return await self.db.run(work)
+        return await self.db.run_prepared(work)
 
     async def release_claims(self, now: datetime) -> int:
         """Make every in-flight claim due now (single-process start-up after a crash)."""
@@ -844,7 +864,7 @@ def _rows_changed(result: object) -> int:
 
 
 def _with_runs(
-    s: Session, taken: builtins.list[JobSnapshot], now: datetime, expiry: datetime
+    s: Session | Connection, taken: builtins.list[JobSnapshot], now: datetime, expiry: datetime
 ) -> builtins.list[Claim]:
     """Pair each just-claimed job with its run: resume a pending one, or start a new one."""
     if not taken:

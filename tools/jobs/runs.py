@@ -240,6 +240,12 @@ class JobRuns:
         """Claim jobs due now, or within `ahead` (to be fired exactly on time)."""
         return await self.store.claim_due(self.clock(), limit=limit, lease=lease, ahead=ahead)
 
+    async def claim_due_next(
+        self, *, limit: int, lease: timedelta, ahead: timedelta = _ZERO
+    ) -> tuple[list[Claim], datetime | None]:
+        """`claim_due`, and when the next job comes due after it, in one transaction."""
+        return await self.store.claim_due_next(self.clock(), limit=limit, lease=lease, ahead=ahead)
+
     async def next_due(self) -> datetime | None:
         return await self.store.earliest_due()
 
