@@ -16,6 +16,7 @@ import aiohttp
 import discord
 import yarl
 from discord.ext import commands
+from pydantic_ai.models import Model
 
 from bot import access
 from bot.audience import AudienceGate
@@ -70,11 +71,15 @@ class HomarBot(commands.Bot):
         surface: Callable[[HomarBot, Runtime], Surface],
         *,
         dashboard: Callable[[HomarBot], Dashboard] | None = None,
+        health: Callable[[HomarBot], Health | None] | None = None,
         clock: Clock | None = None,
+        offline: Model | None = None,
         **kwargs: Any,
     ) -> None:
-        """Built by `bot.wiring.discord_bot`, which says what the runtime gets from Discord
-        and how the web dashboard is made (when WEB_BASE_URL asks for one)."""
+        """Built by `bot.wiring.discord_bot`, which says what the runtime gets from Discord,
+        how the web dashboard is made (when WEB_BASE_URL asks for one) and the health
+        server (when a port is configured; it serves the dashboard too). `offline`: the
+        runtime's fallback model (see `Runtime`)."""
         intents = discord.Intents.default()
         intents.message_content = True
         intents.guild_messages = True
@@ -88,8 +93,11 @@ class HomarBot(commands.Bot):
             **kwargs,
         )
         self._threads: set[int] = set()
-        self.runtime = Runtime(settings, lambda runtime: surface(self, runtime), clock=clock)
+        self.runtime = Runtime(
+            settings, lambda runtime: surface(self, runtime), clock=clock, offline=offline
+        )
         self.dashboard = dashboard(self) if dashboard and settings.web_base_url else None
+        self.health = health(self) if health else None
 
     @property
     def transport(self) -> DiscordTransport:
@@ -111,14 +119,8 @@ class HomarBot(commands.Bot):
         settings = self.runtime.settings
         if not settings.shard_ids or 0 in settings.shard_ids:  # one process syncs, not each shard
             await slash.sync(self, settings.dev_guild_id)
-
-        port = settings.health_port or (settings.web_port if settings.web_base_url else None)
-        if port is not None:
-            self.health = Health(self.runtime, lambda: self.is_ready() and not self.is_closed())
-            if self.dashboard is not None:
-                self.health.mount(self.dashboard.install)
-            web_port = settings.web_port if settings.web_base_url else None
-            await self.health.start(port, also=(web_port,) if web_port not in (None, port) else ())
+        if self.health is not None:
+            await self.health.start()
 
     async def on_ready(self) -> None:
         # Fire jobs only once connected: a marker posted before the gateway is up would
@@ -130,9 +132,8 @@ class HomarBot(commands.Bot):
     async def shutdown(self, grace: float) -> None:
         """Stop gracefully: report not ready, claim nothing more, let deliveries and agent
         runs under way finish (up to `grace` seconds), hand back unstarted claims, close."""
-        health = getattr(self, "health", None)
-        if health is not None:
-            health.stopping = True
+        if self.health is not None:
+            self.health.stopping = True
         try:
             await self.runtime.drain(grace)
         except Exception:  # a failed drain must still end in a closed bot
@@ -144,9 +145,8 @@ class HomarBot(commands.Bot):
             task = getattr(self, name, None)
             if task is not None:
                 task.cancel()
-        health = getattr(self, "health", None)
-        if health is not None:
-            await health.stop()
+        if self.health is not None:
+            await self.health.stop()
         await self.runtime.close()
         await super().close()
 

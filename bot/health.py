@@ -25,20 +25,30 @@ log = logging.getLogger(__name__)
 class Health:
     """A small web server next to the bot; `connected()` says whether Discord is up."""
 
-    def __init__(self, runtime: Runtime, connected: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        connected: Callable[[], bool],
+        port: int,
+        *,
+        also: tuple[int, ...] = (),
+        mounts: tuple[Callable[[web.Application], None], ...] = (),
+        host: str = "0.0.0.0",
+    ) -> None:
+        """Serves on `port` and on each of `also` (the dashboard's WEB_PORT, if different);
+        `mounts` add more routes to the same server (the dashboard's)."""
         self.runtime = runtime
         self.connected = connected
+        self._ports = (port, *also)
+        self._host = host
+        self._mounted = mounts
         self._runner: web.AppRunner | None = None
-        self.port: int | None = None
+        self.port: int | None = None  # the port bound for `port` (0 picks a free one)
         self.stopping = False  # set at the start of a graceful shutdown
-        # More routes on the same server (the dashboard), added before `start`.
-        self._mounted: list[Callable[[web.Application], None]] = []
 
-    def mount(self, install: Callable[[web.Application], None]) -> None:
-        self._mounted.append(install)
-
-    async def start(self, port: int, host: str = "0.0.0.0", also: tuple[int, ...] = ()) -> None:
-        """Serve on `port` (and on each of `also`: the dashboard's WEB_PORT, if different)."""
+    async def start(self) -> None:
+        """Bind the ports (in the running loop, so not in the constructor)."""
+        host = self._host
         app = web.Application()
         app.router.add_get("/healthz", self.healthz)
         app.router.add_get("/readyz", self.readyz)
@@ -47,13 +57,13 @@ class Health:
             install(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        for number in (port, *also):
+        for number in self._ports:
             site = web.TCPSite(self._runner, host, number)
             await site.start()
             server = site._server
             sockets = getattr(server, "sockets", None) or []
             bound = sockets[0].getsockname()[1] if sockets else number
-            if number == port:
+            if number == self._ports[0]:
                 self.port = bound
             log.info("serving /healthz, /metrics (and the dashboard, if on) on %s:%s", host, bound)
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from pydantic_ai.models import Model
+
 from bot.access import CAP_REACHED, Usage
 from bot.clock import Clock, SystemClock
 from bot.dispatcher import Alarm, DeliveredHook, Dispatcher, Transport
@@ -156,7 +158,11 @@ class Runtime:
         surface: Callable[[Runtime], Surface],
         *,
         clock: Clock | None = None,
+        offline: Model | None = None,
     ) -> None:
+        """`offline`: the model that answers when the configured one fails (default: the
+        built-in offline model). Tests give theirs here, at construction: a run picks its
+        fallback from the kit, which `agent.override(model=...)` does not reach."""
         self.settings = settings
         self.db = Database(settings.database_url)
         # On PostgreSQL other processes create jobs too: never sleep past a missed NOTIFY.
@@ -196,7 +202,7 @@ class Runtime:
             catalogue=self.actions.catalogue,
         )
         # Proposals persist in the database (build_agent_kit's own keeps them in the reply only).
-        self.agent = replace(built, approvals=self.approvals)
+        self.agent = replace(built, approvals=self.approvals, offline=offline or built.offline)
         self.usage = Usage(self.db, settings.model_requests_per_user_per_day)
         self.queues = ThreadQueues()
         self.metrics = Metrics()

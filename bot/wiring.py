@@ -11,8 +11,10 @@ it is built. Two cycles are inherent, and each is closed during one constructor:
 
 The surface is made as soon as the runtime's storage and clock exist (what its parts
 read while being built), so the engine is built with the surface's failure notice. The
-web dashboard (`discord_dashboard`) is made by the bot's constructor too, when
-WEB_BASE_URL asks for one.
+web dashboard (`discord_dashboard`) and the health server (`discord_health`, which also
+serves the dashboard's routes) are made by the bot's constructor too, when the settings
+ask for them; the health server binds its ports when the bot starts (`setup_hook`), since
+that needs the running event loop.
 
 `run_discord` and `run_chat` are the two entry points (`homar run`, `homar chat`).
 """
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 import discord
+from pydantic_ai.models import Model
 
 from bot.app import HomarBot, ShardedHomarBot, point_at, stop_on_signals
 from bot.audience import AudienceGate
@@ -33,6 +36,7 @@ from bot.clock import Clock
 from bot.components.approvals import decide_elsewhere
 from bot.console import Console, ConsoleTransport, chat
 from bot.escalation import Escalation
+from bot.health import Health
 from bot.heartbeat import Heartbeat
 from bot.runtime import Runtime, Surface
 from bot.settings import Settings, SettingsError
@@ -79,12 +83,40 @@ def discord_dashboard(bot: HomarBot) -> Dashboard:
     return Dashboard(bot.runtime, BotGuildView(bot), decide)
 
 
-def discord_bot(settings: Settings, *, clock: Clock | None = None, **options: Any) -> HomarBot:
-    """A plain bot, or a sharded one when SHARD_COUNT / SHARD_IDS are set."""
+def discord_health(bot: HomarBot) -> Health | None:
+    """The health server when HEALTH_PORT (or the dashboard's WEB_PORT) asks for one; it
+    serves the dashboard too, on WEB_PORT when that differs."""
+    settings = bot.runtime.settings
+    web_port = settings.web_port if settings.web_base_url else None
+    port = settings.health_port or web_port
+    if port is None:
+        return None
+    return Health(
+        bot.runtime,
+        lambda: bot.is_ready() and not bot.is_closed(),
+        port,
+        also=(web_port,) if web_port not in (None, port) else (),
+        mounts=(bot.dashboard.install,) if bot.dashboard is not None else (),
+    )
+
+
+def discord_bot(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    offline: Model | None = None,
+    **options: Any,
+) -> HomarBot:
+    """A plain bot, or a sharded one when SHARD_COUNT / SHARD_IDS are set. `offline`: the
+    fallback model, when not the built-in one (see `bot.runtime.Runtime`)."""
+    parts: dict[str, Any] = {
+        "dashboard": discord_dashboard,
+        "health": discord_health,
+        "clock": clock,
+        "offline": offline,
+    }
     if settings.shard_count is None and not settings.shard_ids:
-        return HomarBot(
-            settings, discord_surface, dashboard=discord_dashboard, clock=clock, **options
-        )
+        return HomarBot(settings, discord_surface, **parts, **options)
     if settings.shard_ids and settings.shard_count is None:
         raise SettingsError("Setting SHARD_IDS needs SHARD_COUNT too (the total number of shards).")
     count = settings.shard_count or 1
@@ -93,13 +125,7 @@ def discord_bot(settings: Settings, *, clock: Clock | None = None, **options: An
         raise SettingsError(f"Setting SHARD_IDS is invalid: shard numbers run from 0 to {last}.")
     shards = settings.shard_ids or None
     return ShardedHomarBot(
-        settings,
-        discord_surface,
-        dashboard=discord_dashboard,
-        clock=clock,
-        shard_count=count,
-        shard_ids=shards,
-        **options,
+        settings, discord_surface, **parts, shard_count=count, shard_ids=shards, **options
     )
 
 

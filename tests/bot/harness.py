@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic_ai.models import Model
+from pydantic_ai.models.wrapper import WrapperModel
 
 from bot.app import HomarBot
 from bot.clock import ManualClock
@@ -23,6 +24,7 @@ from tests.fakediscord import (
     FakeUser,
     running_client,
 )
+from tools.agent.offline import offline_model
 
 START = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
 
@@ -98,18 +100,41 @@ def make_world(fake: FakeDiscord, tmp_path: Path) -> World:
     )
 
 
+class Relay(WrapperModel):
+    """A model a test hands over to another mid-test (`hand_to`); until then it answers as
+    the tests' configured model does (the built-in offline one, under its name).
+
+    The bot's tasks keep the override they started with (see `running_bot`), so a test that
+    changes models after connecting changes what this relay forwards to, never the bot.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(offline_model())
+
+    def hand_to(self, model: Model) -> None:
+        self.wrapped = model
+
+
 @contextlib.asynccontextmanager
 async def running_bot(
-    world: World, model: Model | None = None, **settings: object
+    world: World,
+    model: Model | None = None,
+    *,
+    offline: Model | None = None,
+    **settings: object,
 ) -> AsyncIterator[HomarBot]:
-    """The bot connected to the fake Discord; `model` answers in place of the configured one.
+    """The bot connected to the fake Discord; `model` answers in place of the configured
+    one, `offline` in place of the built-in fallback (given to the bot at construction).
 
     The swap is `agent.override(model=...)`, entered before the client connects: the
     override is a context variable, and the bot's gateway and worker tasks copy the context
     when they are created, so an override entered after the bot connected never reaches
-    them (measured: the offline model answered instead).
+    them (measured: the offline model answered instead). To switch models mid-test, pass a
+    `Relay`.
     """
-    bot = discord_bot(world.settings(**settings), clock=world.clock, guild_ready_timeout=0.01)
+    bot = discord_bot(
+        world.settings(**settings), clock=world.clock, offline=offline, guild_ready_timeout=0.01
+    )
     with contextlib.ExitStack() as swapped:
         if model is not None:
             swapped.enter_context(bot.runtime.agent.agent.override(model=model))

@@ -9,7 +9,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import split_message
 from storage.models import JobRun
-from tests.bot.harness import World, running_bot, settle
+from tests.bot.harness import Relay, World, running_bot, settle
 
 
 async def start_thread(world: World, text: str, user_id: int | None = None) -> int:
@@ -122,12 +122,13 @@ def _raising(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 
 async def test_model_down_reminder_still_delivered(world: World) -> None:
-    async with running_bot(world) as bot:
+    model, offline = Relay(), Relay()
+    async with running_bot(world, model, offline=offline) as bot:
         thread_id = await start_thread(world, "remind me in 2 minutes to feed the cat")
         await world.bot_says(thread_id)
         # Now both the configured model and the offline one fail.
-        bot.runtime.agent.model = FunctionModel(_raising)
-        bot.runtime.agent.offline = FunctionModel(_raising)
+        model.hand_to(FunctionModel(_raising))
+        offline.hand_to(FunctionModel(_raising))
         await world.clock.advance(120)
         marker = await world.bot_says(thread_id, lambda m: m.content.startswith("[DELAYED"))
         reminder = await world.bot_says(thread_id, lambda m: m.id > marker.id)

@@ -16,7 +16,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import HomarBot
 from storage.models import Job, JobRun
-from tests.bot.harness import World, running_bot, settle
+from tests.bot.harness import Relay, World, running_bot, settle
 from tests.fakediscord import FakeMessage
 from tools.jobs import reminders as followups
 from tools.jobs.model import Target
@@ -296,9 +296,10 @@ async def test_model_down_during_follow_up_sends_plain_follow_up(world: World) -
             raise RuntimeError("model down")
         return ModelResponse(parts=[TextPart("Hey! Time to submit the report.")])
 
-    async with running_bot(world) as bot:
+    relay = Relay()
+    async with running_bot(world, relay) as bot:
         thread_id, _ = await nag(world, bot)
-        bot.runtime.agent.model = FunctionModel(broken)
+        relay.hand_to(FunctionModel(broken))
         first = await fires(world, bot, thread_id, 10 * 60)
         assert "Time to submit the report" in first.content
         assert "Reminder triggered." in prompts[0] and "Send a reminder about" in prompts[0]
@@ -336,10 +337,11 @@ async def test_smart_acknowledgement_asks_the_model(world: World) -> None:
             )
         return ModelResponse(parts=[TextPart("Noted.")])
 
-    async with running_bot(world, reminder_ack_mode="smart") as bot:
+    relay = Relay()
+    async with running_bot(world, relay, reminder_ack_mode="smart") as bot:
         thread_id, job = await nag(world, bot)
         await fires(world, bot, thread_id, 10 * 60)
-        bot.runtime.agent.model = FunctionModel(model)
+        relay.hand_to(FunctionModel(model))
         await says(world, bot, thread_id, world.alice.id, "what's the weather like?")
         assert followups.awaiting(await job_of(bot, job.id)) is not None
         await says(world, bot, thread_id, world.alice.id, "I sent it")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo
 
 from bot.app import HomarBot
 from storage.models import JobKind
 from storage.todos import TodoStore
 from tests.bot.harness import World, running_bot, settle
-from tests.bot.test_heartbeat_e2e import EVERY, Worker, beat, slash, thread, worker
+from tests.bot.test_heartbeat_e2e import EVERY, Worker, beat, both, slash, thread
 
 
 async def todos(world: World, thread_id: int, *names: str) -> list[int]:
@@ -30,8 +30,8 @@ async def heartbeat_runs(bot: HomarBot, thread_id: int) -> list[object]:
 
 async def test_completed_todo_chains_to_the_next_in_the_same_beat(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         a, b, c = await todos(world, thread_id, "water the plants", "tidy the docs", "call Bo")
         await beat(world, bot)
@@ -61,10 +61,8 @@ class Idler(Worker):
 
 async def test_unfinished_todo_does_not_chain(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = Idler()
-        bot.runtime.agent.model = FunctionModel(model)
-        bot.runtime.agent.offline = FunctionModel(model)
+    model = Idler()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         a, _ = await todos(world, thread_id, "draft the agenda", "book a room")
         await beat(world, bot)
@@ -78,8 +76,8 @@ async def test_unfinished_todo_does_not_chain(world: World) -> None:
 
 async def test_at_most_five_todos_per_beat(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         await todos(world, thread_id, *(f"task {i}" for i in range(7)))
         await beat(world, bot)
@@ -93,16 +91,14 @@ async def test_at_most_five_todos_per_beat(world: World) -> None:
 
 async def test_chain_stops_when_time_runs_out(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        slow = Worker()
+    slow = Worker()
 
-        async def slow_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            if isinstance(messages[-1].parts[-1], UserPromptPart):
-                await world.clock.advance(EVERY / 2)  # the work takes half the interval
-            return slow(messages, info)
+    async def slow_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if isinstance(messages[-1].parts[-1], UserPromptPart):
+            await world.clock.advance(EVERY / 2)  # the work takes half the interval
+        return slow(messages, info)
 
-        bot.runtime.agent.model = FunctionModel(slow_model)
-        bot.runtime.agent.offline = FunctionModel(slow_model)
+    async with running_bot(world, **both(slow_model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         await todos(world, thread_id, "one", "two")
         await beat(world, bot)
@@ -115,21 +111,19 @@ async def test_chain_stops_when_time_runs_out(world: World) -> None:
 
 async def test_chain_yields_to_people_waiting_in_the_thread(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        polite = Worker()
-        waited: list[str] = []
+    polite = Worker()
+    waited: list[str] = []
 
-        def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            if isinstance(messages[-1].parts[-1], UserPromptPart) and not waited:
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if isinstance(messages[-1].parts[-1], UserPromptPart) and not waited:
 
-                async def someone() -> None:
-                    waited.append("ran")
+            async def someone() -> None:
+                waited.append("ran")
 
-                bot.runtime.queues.submit(thread_id, someone)  # a person's message queued
-            return polite(messages, info)
+            bot.runtime.queues.submit(thread_id, someone)  # a person's message queued
+        return polite(messages, info)
 
-        bot.runtime.agent.model = FunctionModel(model)
-        bot.runtime.agent.offline = FunctionModel(model)
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         await todos(world, thread_id, "one", "two")
         await beat(world, bot)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -54,11 +55,9 @@ class Worker:
         return sum("Heartbeat: work on task" in p for p in self.prompts)
 
 
-def worker(bot: HomarBot) -> Worker:
-    model = Worker()
-    bot.runtime.agent.model = FunctionModel(model)
-    bot.runtime.agent.offline = FunctionModel(model)  # a fallback run would be counted too
-    return model
+def both(model: Callable[[list[ModelMessage], AgentInfo], Any]) -> dict[str, FunctionModel]:
+    """`model` as the configured model and as the fallback: a fallback run is counted too."""
+    return {"model": FunctionModel(model), "offline": FunctionModel(model)}
 
 
 async def answer(handle: InteractionHandle) -> str:
@@ -83,8 +82,8 @@ async def beat(world: World, bot: HomarBot) -> None:
 
 async def test_beat_with_empty_list_makes_no_request_and_posts_nothing(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         text = await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         assert "Heartbeat on" in text and "every 5 minutes" in text
         for _ in range(3):
@@ -97,8 +96,8 @@ async def test_beat_with_empty_list_makes_no_request_and_posts_nothing(world: Wo
 
 async def test_pending_task_starts_exactly_one_run_which_completes_it(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5")
         added = await slash(world, "todo", "add", thread_id, description="water the plants")
         todo_id = int(re.search(r"#(\d+)", added)[1])  # type: ignore[index]
@@ -123,8 +122,8 @@ async def test_pending_task_starts_exactly_one_run_which_completes_it(world: Wor
 
 async def test_busy_thread_defers_the_beat_to_the_next_one(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         await slash(world, "todo", "add", thread_id, description="tidy the docs")
         release = asyncio.Event()
@@ -146,13 +145,13 @@ async def test_busy_thread_defers_the_beat_to_the_next_one(world: World) -> None
 
 async def test_heartbeat_survives_a_restart_and_old_beats_are_not_refed(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         await beat(world, bot)  # an empty beat, delivered before the restart
     assert model.requests == 0
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         await settle(bot)
         assert model.requests == 0  # the earlier beat is not re-fed as a plain job
         status = await slash(world, "heartbeat", "status", thread_id)
@@ -164,8 +163,8 @@ async def test_heartbeat_survives_a_restart_and_old_beats_are_not_refed(world: W
 
 async def test_slash_todo_and_heartbeat_off(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         assert "empty" in await slash(world, "todo", "list", thread_id)
         await slash(world, "todo", "add", thread_id, description="one")
         two = await slash(world, "todo", "add", thread_id, description="two")
@@ -228,10 +227,8 @@ async def test_someone_elses_todo_waits_for_the_owner_and_runs_as_its_author(
 ) -> None:
     thread_id = thread(world)
     other_thread = thread(world)
-    async with running_bot(world) as bot:
-        model = Obedient()
-        bot.runtime.agent.model = FunctionModel(model)
-        bot.runtime.agent.offline = FunctionModel(model)
+    model = Obedient()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         alices = await bot.runtime.engine.create(
             target=Target(world.alice.id, other_thread, world.guild.id),
@@ -273,8 +270,8 @@ async def test_someone_elses_todo_waits_for_the_owner_and_runs_as_its_author(
 
 async def test_denied_todo_is_never_worked(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         handle = await world.fake.slash(
             "todo",
@@ -297,10 +294,8 @@ async def test_denied_todo_is_never_worked(world: World) -> None:
 
 async def test_heartbeat_gives_up_on_a_todo_and_says_so_once(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = Obedient()
-        bot.runtime.agent.model = FunctionModel(model)
-        bot.runtime.agent.offline = FunctionModel(model)
+    model = Obedient()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         await slash(world, "todo", "add", thread_id, description="solve world hunger")
         for _ in range(8):
@@ -312,8 +307,8 @@ async def test_heartbeat_gives_up_on_a_todo_and_says_so_once(world: World) -> No
 
 async def test_many_todos_from_others_ask_the_owner_one_at_a_time(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world) as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model)) as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         for i in range(5):
             handle = await world.fake.slash(
@@ -340,8 +335,8 @@ async def test_many_todos_from_others_ask_the_owner_one_at_a_time(world: World) 
 
 async def test_unanswered_todo_question_expires_as_a_no(world: World) -> None:
     thread_id = thread(world)
-    async with running_bot(world, approval_timeout="10m") as bot:
-        model = worker(bot)
+    model = Worker()
+    async with running_bot(world, **both(model), approval_timeout="10m") as bot:
         await slash(world, "heartbeat", "on", thread_id, every="5 minutes")
         handle = await world.fake.slash(
             "todo",

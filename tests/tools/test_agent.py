@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -480,9 +481,9 @@ async def test_everything_failing_is_still_a_reply(runtime: AgentKit, deps: Homa
     def broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise RuntimeError("down")
 
+    failing = replace(runtime, offline=FunctionModel(broken))
     with runtime.agent.override(model=FunctionModel(broken)):
-        runtime.offline = FunctionModel(broken)
-        r = await run_agent(runtime, "hi", deps)
+        r = await run_agent(failing, "hi", deps)
         assert r.error and "nothing was scheduled" in r.text
 
 
