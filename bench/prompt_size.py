@@ -49,7 +49,7 @@ async def measure() -> dict[str, object]:
         )
         await build_agent().run("hi", deps=deps, model=FunctionModel(capture))
         # A typical turn: the person asks for a reminder; tools it doesn't need are not offered.
-        deps.state.words = read_words(TYPICAL, now, deps.tz)
+        deps.state.words = read_words(TYPICAL, now, deps.zone)
         await build_agent().run(TYPICAL, deps=deps, model=FunctionModel(capture))
         await db.close()
     turn = captured[1]

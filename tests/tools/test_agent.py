@@ -360,7 +360,7 @@ async def test_only_own_jobs(runtime: AgentKit, deps: HomarDeps) -> None:
 
 
 async def test_fired_run_asks_before_recurring(runtime: AgentKit, deps: HomarDeps) -> None:
-    deps.fired, deps.fired_job_id = True, 7
+    deps = replace(deps, fired=True, fired_job_id=7)
     r = await ask(
         runtime,
         deps,
@@ -374,7 +374,7 @@ async def test_fired_run_asks_before_recurring(runtime: AgentKit, deps: HomarDep
 
 
 async def test_fired_run_at_most_three_jobs(runtime: AgentKit, deps: HomarDeps) -> None:
-    deps.fired = True
+    deps = replace(deps, fired=True)
     calls = [call("send_delayed_message", message=f"step {i}", minutes=i + 1) for i in range(5)]
     r = await ask(runtime, deps, "do steps", calls, TextPart("Done."))
     assert r.approval is not None and len(r.approval.calls) == 3 and "at most 3" in r.text
@@ -497,7 +497,7 @@ async def test_reference_time_in_instructions(runtime: AgentKit, deps: HomarDeps
     assert "Reference time" not in (r.script.infos[0].instructions or "")
     assert r.text == "Hello." and not r.clarifier
     # Another person, another time: the same instructions, byte for byte.
-    deps.user_id, deps.now = 2, deps.reference_now() + timedelta(hours=3)
+    deps = replace(deps, user_id=2, now=deps.reference_now() + timedelta(hours=3))
     again = await ask(runtime, deps, "hi", TextPart("Hello."))
     assert again.script.infos[0].instructions == r.script.infos[0].instructions
     # The thread's history keeps the person's message, not the reference line.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from pydantic_ai.messages import TextPart, ToolCallPart
@@ -95,7 +96,7 @@ async def test_new_message_while_pending_then_approve(runtime: AgentKit, deps: H
 
 async def test_fired_loop_hazard_never_chains(runtime: AgentKit, deps: HomarDeps) -> None:
     """A fired "schedule this again every minute" yields an approval request, never a job."""
-    deps.fired, deps.fired_job_id, deps.fired_kind = True, 9, "delayed"
+    deps = replace(deps, fired=True, fired_job_id=9, fired_kind="delayed")
     for part in (
         EVERY_MINUTE,
         ToolCallPart("send_delayed_message", {"message": "schedule this again", "minutes": 1}),
@@ -155,7 +156,7 @@ async def test_approved_interval_runs_the_series_its_preview_showed(
         assert f"<t:{first_shown}:F>" in r.approval.proposal
         later = FIXED_NOW + timedelta(minutes=30)
         deps.engine.clock = lambda: later
-        deps.now = later  # the click comes later: the bot builds the deps at that time
+        deps = replace(deps, now=later)  # the click comes later: the bot builds deps then
         with runtime.agent.override(model=scripted(TextPart("Done."))):
             done = await resume_approval(runtime, r.approval, True, deps)
             job = await deps.engine.get(done.job_ids[0])

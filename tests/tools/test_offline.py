@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -183,6 +184,6 @@ async def test_offline_unknown_job_is_friendly(runtime: AgentKit, deps: HomarDep
 async def test_offline_fired_run_delivers_without_scheduling(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:
-    deps.fired, deps.fired_job_id, deps.fired_kind = True, 41, "reminder"
+    deps = replace(deps, fired=True, fired_job_id=41, fired_kind="reminder")
     r = await run_agent(runtime, "Send a reminder about: submit the report", deps)
     assert r.text == "⏰ submit the report" and not r.job_ids

@@ -7,6 +7,7 @@ times must be exact to the second).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -42,7 +43,7 @@ async def deps(engine: Engine) -> AsyncIterator[HomarDeps]:
 
 
 async def say(runtime: AgentKit, deps: HomarDeps, text: str) -> Any:
-    deps.now = NOW
+    deps = replace(deps, now=NOW)
     return await run_agent(runtime, text, deps)
 
 
@@ -53,7 +54,7 @@ async def one_job(deps: HomarDeps, reply: Any) -> Any:
 
 async def approved(runtime: AgentKit, deps: HomarDeps, reply: Any) -> Any:
     assert reply.approval is not None, reply.text
-    deps.now = NOW
+    deps = replace(deps, now=NOW)
     return await one_job(deps, await resume_approval(runtime, reply.approval, True, deps))
 
 
@@ -259,12 +260,12 @@ async def test_takes_answers_to_its_questions(runtime: AgentKit, deps: HomarDeps
     assert r.clarifier and not r.job_ids
     job = await one_job(deps, await say(runtime, deps, "tomorrow at 10"))
     assert job.next_run_at == local(24, 10) and "dentist" in job.command
-    deps.channel_id = 101  # a fresh thread
+    deps = replace(deps, channel_id=101)  # a fresh thread
     r = await say(runtime, deps, "remind me at 8am to feed the fish")
     assert "tomorrow" in r.text and not r.job_ids
     job = await one_job(deps, await say(runtime, deps, "yes"))
     assert job.next_run_at == local(24, 8) and "fish" in job.command
-    deps.channel_id = 102
+    deps = replace(deps, channel_id=102)
     await say(runtime, deps, "remind me at 8am to feed the fish")
     r = await say(runtime, deps, "no")
     assert not r.job_ids and len(await open_jobs(deps)) == 2

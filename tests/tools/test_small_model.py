@@ -9,6 +9,7 @@ writes anyway still counts, and that fired runs and the offline model see everyt
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -110,7 +111,7 @@ async def test_after_a_duplicate_question_the_answer_can_be_given(
 
 
 async def test_fired_runs_see_every_argument(runtime: AgentKit, deps: HomarDeps) -> None:
-    deps.fired, deps.fired_job_id = True, 7
+    deps = replace(deps, fired=True, fired_job_id=7)
     r = await ask(runtime, deps, "stretch", TextPart("⏰ stretch"))
     assert {"on_duplicate", "audience", "minutes_before"} <= _args(
         r.script.infos[0], "schedule_reminder"

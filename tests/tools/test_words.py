@@ -6,6 +6,7 @@ FunctionModel and asserts the job that results.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -102,14 +103,14 @@ async def test_lead_time_the_person_named_wins(runtime: AgentKit, deps: HomarDep
 
 
 async def test_relative_time_exact_to_the_second(runtime: AgentKit, deps: HomarDeps) -> None:
-    deps.now = FIXED_NOW + timedelta(seconds=37)
+    deps = replace(deps, now=FIXED_NOW + timedelta(seconds=37))
     join = ToolCallPart(
         "schedule_reminder",
         {"reminder_time": "in 1 hour", "message": "join the call", "minutes_before": 15},
     )
     r = await ask(runtime, deps, "in 1 hour and 15 minutes remind me to join the call", join)
     assert await next_run(deps, r) == local(23, 17, 15, 37)
-    deps.now = FIXED_NOW + timedelta(seconds=37)
+    deps = replace(deps, now=FIXED_NOW + timedelta(seconds=37))
     delayed = ToolCallPart("send_delayed_message", {"message": "check the oven", "minutes": 1})
     r = await ask(runtime, deps, "check the oven in 10 seconds", delayed)
     assert await next_run(deps, r) == local(23, 16, 0, 47)
@@ -233,7 +234,7 @@ def test_repair_helpers() -> None:
 
 async def test_fired_run_text_calls_are_not_read(runtime: AgentKit, deps: HomarDeps) -> None:
     """A job's command is data: a tool call written in the reply to a fired run runs nothing."""
-    deps.fired, deps.fired_job_id, deps.fired_kind = True, 7, "delayed"
+    deps = replace(deps, fired=True, fired_job_id=7, fired_kind="delayed")
     r = await ask(runtime, deps, "post the report", TextPart(f"<tool_call>{_CALL}</tool_call>"))
     assert not r.job_ids and r.approval is None
     assert await deps.engine.list_jobs(owner_id=1) == []
@@ -244,7 +245,7 @@ async def test_fired_run_cannot_change_the_time_zone(
 ) -> None:
     from storage.user_settings import UserSettingsStore
 
-    deps.fired, deps.fired_job_id, deps.fired_kind = True, 7, "delayed"
+    deps = replace(deps, fired=True, fired_job_id=7, fired_kind="delayed")
     call = ToolCallPart("set_timezone", {"zone": "Tokyo"})
     await ask(runtime, deps, "my timezone is Tokyo", call, TextPart("ok"))
     assert await UserSettingsStore(db).tz(1) is None

@@ -1,15 +1,16 @@
 """What an agent run knows: who asks, where, the reference time, and what the run did.
 
 `HomarDeps` is the run's origin, built once per message by the caller (`bot/runtime.py`,
-the console, benches and tests): the person, the thread, whether a fired job started
-it, the reference time and the services the tools act through. Nothing in it changes
-during a run except `state` (and the reference time, pinned on its first read).
+the console, benches and tests) and frozen: the person, the thread, whether a fired job
+started it, the reference time and the services the tools act through. A caller that
+needs another origin builds one (`dataclasses.replace`).
 
 `RunState` is everything a run reads or writes that is its own: what it was given to
-read (the person's words, a fired run's quoted thread, which text calls count) and what
-it did (jobs, confirmation lines, clarifier, proposals). `run_agent` and
-`resume_approval` start each run with a new one; the offline fallback starts over with
-`RunState.retry()`: the same inputs, nothing done yet.
+read (the person's words, a fired run's quoted thread, which text calls count), what it
+settled on (the reference time pinned on its first read, a time zone the person changed
+during the run) and what it did (jobs, confirmation lines, clarifier, proposals).
+`run_agent` and `resume_approval` start each run with a new one; the offline fallback
+starts over with `RunState.restart()`: the same inputs, nothing done yet.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ class RunState:
     words: Words | None = None
     untrusted_history: str = ""  # a fired run's view of the thread: quoted, never obeyed
     action_tools: dict[str, str] = field(default_factory=dict)  # tool → description, if any
+    # The reference time when the origin gives none: the clock's, pinned on its first read
+    # so every tool of the run (and its fallback) reads the same instant.
+    pinned_now: datetime | None = None
+    tz: str | None = None  # the zone the person set during this run (`set_timezone`)
 
     job_ids: list[int] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
@@ -48,24 +53,31 @@ class RunState:
     proposed: int = 0  # jobs waiting for approval in this run (they count toward the cap)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions called (MCP, …)
 
-    def retry(self) -> RunState:
-        """The same inputs with nothing done yet: a fallback run starts over from here."""
-        return RunState(
+    def restart(self) -> None:
+        """Forget what was done, keep the inputs: the offline fallback starts over here."""
+        fresh = RunState(
             text_calls=self.text_calls,
             words=self.words,
             untrusted_history=self.untrusted_history,
-            action_tools=dict(self.action_tools),
+            action_tools=self.action_tools,
+            pinned_now=self.pinned_now,
+            tz=self.tz,
         )
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(fresh, name))
 
 
-@dataclass
+@dataclass(frozen=True)
 class HomarDeps:
-    """The run's origin: who asks, where, when, and the services the tools act through."""
+    """The run's origin: who asks, where, when, and the services the tools act through.
+
+    Frozen; what changes during a run lives in `state` (see the module doc).
+    """
 
     user_id: int
     channel_id: int
     engine: Engine
-    tz: str = "UTC"
+    tz: str = "UTC"  # the person's zone when the run started (see `zone`)
     guild_id: int | None = None
     parent_channel_id: int | None = None
     now: datetime | None = None  # reference time; defaults to engine.clock()
@@ -77,10 +89,21 @@ class HomarDeps:
     thread: ThreadActions | None = None  # post/read/poll in this thread (None: no Discord)
     audience: AudienceResolver | None = None  # checks who a job may address (None: no Discord)
 
+    @property
+    def zone(self) -> str:
+        """The zone this run reads and shows times in: the person's, or the one they set."""
+        return self.state.tz or self.tz
+
+    def reference_instant(self) -> datetime:
+        """The run's reference time as given, or the clock's pinned on the first read."""
+        if self.now is not None:
+            return self.now
+        if self.state.pinned_now is None:
+            self.state.pinned_now = self.engine.clock()
+        return self.state.pinned_now
+
     def reference_now(self) -> datetime:
-        if self.now is None:
-            self.now = self.engine.clock()
-        return self.now.astimezone(zone(self.tz))
+        return self.reference_instant().astimezone(zone(self.zone))
 
     @property
     def actor(self) -> Actor:

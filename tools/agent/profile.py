@@ -20,7 +20,7 @@ async def set_timezone(ctx: RunContext[HomarDeps], zone: str) -> str:
             "`my timezone is Europe/Berlin` or `my timezone is Tokyo`."
         )
     await UserSettingsStore(ctx.deps.engine.store.db).set_tz(ctx.deps.user_id, name)
-    ctx.deps.tz = name  # the rest of this run reads times in the new zone
+    ctx.deps.state.tz = name  # the rest of this run reads times in the new zone
     return f"🌍 Your time zone is now {name}; I'll read and show times there."
 
 

@@ -44,7 +44,7 @@ async def _dispatch(ctx: RunContext[HomarDeps], name: str, args: dict[str, Any])
 async def _tagged_cron(ctx: RunContext[HomarDeps], cron: str, message: str) -> str:
     deps = ctx.deps
     try:
-        sched = Schedule(Cron(cron), deps.tz)
+        sched = Schedule(Cron(cron), deps.zone)
     except ScheduleError as exc:  # a malformed tag: say so plainly, schedule nothing
         deps.state.clarifier = True
         return sch._record(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -196,7 +196,7 @@ async def _run(
 def _context(deps: HomarDeps) -> dict[str, Any]:
     """What rebuilds a run's deps when its approval is decided (maybe after a restart)."""
     return {
-        "tz": deps.tz,
+        "tz": deps.zone,
         "guild_id": deps.guild_id,
         "parent_channel_id": deps.parent_channel_id,
         "fired": deps.fired,
@@ -205,7 +205,7 @@ def _context(deps: HomarDeps) -> dict[str, Any]:
         "user_name": deps.user_name,
         # The approved calls are re-run against the proposal's time, so the job runs the
         # series its preview showed, however long the click took.
-        "reference_time": deps.now.isoformat() if deps.now is not None else None,
+        "reference_time": deps.reference_instant().isoformat(),
         # The person's words decided the proposal's times; the decision is checked by them too.
         "words": deps.state.words.text if deps.state.words is not None else None,
         "words_at": deps.reference_now().isoformat(),
@@ -265,7 +265,7 @@ async def _answer(
         reply.error = f"{type(exc).__name__}: {exc}"[:300]
     if deps.state.lines or deps.state.tool_calls:
         return "", [], False
-    deps.state = deps.state.retry()
+    deps.state.restart()
     spare = RunUsage()  # the failed run's usage must not starve the fallback
     try:
         output, messages = await _run(
@@ -296,14 +296,15 @@ async def run_agent(
     `runtime.memory` under `deps.channel_id`). If the configured model fails (API error,
     timeout, limits), the built-in offline model answers instead.
     """
-    deps.state = RunState(text_calls=not deps.fired)  # text calls: a person's live message only
+    # A new state for this run; text calls: a person's live message only.
+    deps = replace(deps, state=RunState(text_calls=not deps.fired))
     usage = RunUsage()
     reply = AgentReply(text="")
     try:
         now = deps.reference_now()
         prompt = fired_prompt(text, deps.fired_job_id, deps.fired_kind) if deps.fired else text
         # The person's live message is the authority on when (never a fired job's command).
-        deps.state.words = None if deps.fired else read_words(text, now, deps.tz)
+        deps.state.words = None if deps.fired else read_words(text, now, deps.zone)
         if history is None:
             history = await runtime.memory.load(deps.channel_id) if runtime.memory else []
         # A proposal still waiting for a click leaves calls open; close them for this new turn
@@ -404,18 +405,19 @@ async def resume_approval(
     history is continued if it still ends with the proposal; if people talked since, the
     decision is appended to it as a short turn instead.
     """
-    deps.state = RunState()
+    deps = replace(deps, state=RunState())
     usage = RunUsage()
     reply = AgentReply(text="")
     ids = {c.tool_call_id for c in approval.calls}
     try:
         proposed_at = approval.context.get("reference_time")
         if isinstance(proposed_at, str):
-            deps.now = datetime.fromisoformat(proposed_at)
+            deps = replace(deps, now=datetime.fromisoformat(proposed_at))
         deps.reference_now()
         said, said_at = approval.context.get("words"), approval.context.get("words_at")
         if said and said_at and not deps.fired:
-            deps.state.words = read_words(str(said), datetime.fromisoformat(str(said_at)), deps.tz)
+            said_when = datetime.fromisoformat(str(said_at))
+            deps.state.words = read_words(str(said), said_when, deps.zone)
         current = await runtime.memory.load(deps.channel_id) if runtime.memory else []
         continued = _open_calls(current, ids)
         history = (

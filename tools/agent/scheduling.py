@@ -199,7 +199,7 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         if isinstance(p, UserPromptPart) and isinstance(p.content, str)
     ]
     now = deps.reference_now()
-    if any(not read_words(text, now, deps.tz).timeless for text in said[:-1]):
+    if any(not read_words(text, now, deps.zone).timeless for text in said[:-1]):
         return
     raise AskWhen(
         "I didn't see a time in that, so nothing is scheduled yet. When should it be — "
@@ -214,7 +214,7 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     deps = ctx.deps
     impossible: NoSuchDate | None = None
     try:
-        got: Resolved | None = resolve_time(text, deps.reference_now(), deps.tz)
+        got: Resolved | None = resolve_time(text, deps.reference_now(), deps.zone)
     except NoSuchDate as exc:
         got, impossible = None, exc
     except UserError:
@@ -384,7 +384,7 @@ async def _once(
     if got.rolled is not None or got.at < now - NOW_SLACK:
         return _past_question(ctx, got.at, got.rolled)
     at = max(got.at, now + timedelta(seconds=1))
-    schedule = Schedule(Once(at), ctx.deps.tz)
+    schedule = Schedule(Once(at), ctx.deps.zone)
     return await _create(
         ctx,
         command,
@@ -458,7 +458,7 @@ async def send_delayed_message(
         return _record(ctx, f"The delay must be between 1 second and {limit.days // 365} years.")
     at = now + delay
     extra = f" — in {duration_words(delay)}"
-    schedule = Schedule(Once(at), ctx.deps.tz)
+    schedule = Schedule(Once(at), ctx.deps.zone)
     return await _create(
         ctx,
         message,
@@ -541,7 +541,7 @@ async def schedule_reminder(
         if escalate:
             extra += ", then DM you once if you still haven't answered"
     at = max(at, now + timedelta(seconds=1))
-    schedule = Schedule(Once(at), ctx.deps.tz)
+    schedule = Schedule(Once(at), ctx.deps.zone)
     return await _create(
         ctx,
         message,
@@ -595,7 +595,7 @@ async def schedule_action(
         audience: only if others/a place are named, as written: "<@1> and me", "<#2>", "dm me"
     """
     deps = ctx.deps
-    now, tz = deps.reference_now(), deps.tz
+    now, tz = deps.reference_now(), deps.zone
     if type == "once":
         return await _once(ctx, description, schedule, JobKind.SCHEDULED, on_duplicate, audience)
     _ask_when(ctx)
@@ -700,7 +700,7 @@ async def update_scheduled_action(
     old = schedule_of(job)
     sched: Schedule | None = None
     if new_time:
-        now, tz = deps.reference_now(), deps.tz
+        now, tz = deps.reference_now(), deps.zone
         rec = (
             parse_recurrence(new_time, now, tz)
             if old.is_recurring or _CRON.match(new_time) or "@" in new_time

@@ -160,14 +160,14 @@ async def propose_heartbeat(ctx: RunContext[HomarDeps], every_minutes: int = 30)
     every = timedelta(minutes=every_minutes)
     heartbeat.check_every(every)
     if not ctx.tool_call_approved:
-        schedule = heartbeat.heartbeat_schedule(every, deps.engine.clock(), deps.tz)
+        schedule = heartbeat.heartbeat_schedule(every, deps.engine.clock(), deps.zone)
         await sch._propose(ctx, heartbeat.HEARTBEAT_COMMAND, schedule)  # raises: ask first
     meta: dict[str, Any] = {"via": "agent", "approved": True}
     job = await heartbeat.enable(
         deps.engine,
         deps.target,
         every,
-        deps.tz,
+        deps.zone,
         deps.actor,
         created_by="agent" if deps.fired else "user",
         meta=meta,
