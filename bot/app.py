@@ -235,7 +235,7 @@ class HomarBot(commands.Bot):
     async def _post_answer(self, job: Job, reply: Reply, reply_nonce: str) -> Posting:
         # The audience is checked again at each posting (a re-post after a crash too).
         where, guild_id, addressed = await self._addressed(job, reply)
-        return await self.post_reply(
+        return await self.post(
             where, guild_id, addressed, fallback_user=job.owner_id, nonce=reply_nonce
         )
 
@@ -311,17 +311,6 @@ class HomarBot(commands.Bot):
             await clock.sleep_until(clock.now() + timedelta(minutes=1), asyncio.Event())
 
     async def post(
-        self,
-        channel_id: int,
-        guild_id: int | None,
-        reply: Reply,
-        *,
-        fallback_user: int | None = None,
-    ) -> None:
-        """Post a reply (split to fit), falling back to `fallback_user`'s DM."""
-        await self.post_reply(channel_id, guild_id, reply, fallback_user=fallback_user)
-
-    async def post_reply(
         self,
         channel_id: int,
         guild_id: int | None,

@@ -31,15 +31,16 @@ from bot.commands import Answer, Caller, zone_for
 from bot.commands.cards import next_words, short
 from bot.dispatcher import Delivered, Delivery
 from bot.escalation import escalation_message
+from bot.fired_routes import FiredRoutes
 from bot.heartbeat import Heartbeat
 from bot.runtime import Posting, Reply, Runtime, Speaker, Surface
 from bot.settings import Settings
 from bot.terminal import DIM, RESET, TerminalRenderer
 from bot.typed_commands import run_typed
 from storage.jobs import JobSnapshot
-from storage.models import Job, JobKind, JobStatus
+from storage.models import Job, JobStatus
 from tools.errors import UserError
-from tools.jobs.model import ESCALATE_RUN, Actor, Target
+from tools.jobs.model import Actor, Target
 from tools.schedule import zone
 
 if TYPE_CHECKING:
@@ -76,21 +77,21 @@ class ReminderOffer:
 Offer = ApprovalOffer | ReminderOffer
 
 
-class ConsoleTransport:
-    """Prints the marker line and re-feeds it, as Discord's echo would."""
+class ConsoleTransport(FiredRoutes):
+    """Prints the marker line and re-feeds it, as Discord's echo would (routes: `FiredRoutes`)."""
 
     def __init__(self, console: Console, heartbeat: Heartbeat) -> None:
+        super().__init__(heartbeat)
         self.console = console
-        self.heartbeat = heartbeat
 
-    async def deliver(self, delivery: Delivery) -> Delivered:
-        if delivery.kind == JobKind.HEARTBEAT:  # handled in-process, never printed as a marker
-            return await self.heartbeat.beat(delivery)
-        if delivery.run_kind == ESCALATE_RUN:  # the DM of a Discord surface; never re-fed
-            self.console.say("homar (DM)> " + escalation_message(delivery, "this chat"))
-            runtime = self.console.runtime
-            await runtime.store.mark_executed(delivery.nonce, runtime.clock.now())
-            return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
+    async def escalate(self, delivery: Delivery) -> Delivered:
+        # What Discord sends as a DM is said here, marked done, never re-fed.
+        self.console.say("homar (DM)> " + escalation_message(delivery, "this chat"))
+        runtime = self.console.runtime
+        await runtime.store.mark_executed(delivery.nonce, runtime.clock.now())
+        return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
+
+    async def post_marker(self, delivery: Delivery) -> Delivered:
         self.console.marker(delivery.text)
         await self.console.refeed(delivery.nonce)
         return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")

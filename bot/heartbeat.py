@@ -18,12 +18,11 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from datetime import datetime
-from typing import Protocol
 
 from sqlalchemy import inspect
 
 from bot.dispatcher import Delivered, Delivery
-from bot.runtime import Reply, Runtime
+from bot.runtime import PostReply, Reply, Runtime
 from storage.approvals import ApprovalStatus
 from storage.models import Job, JobRun, JobStatus
 from storage.todos import TodoItem, TodoStatus
@@ -32,19 +31,6 @@ from tools.agent.todo import MAX_ATTEMPTS, TodoList, asks_consent, consent_reque
 from tools.approval import pending_from_row
 
 log = logging.getLogger(__name__)
-
-
-class PostReply(Protocol):
-    """How the chat surface posts an agent reply in a thread (`HomarBot.post`)."""
-
-    async def __call__(
-        self,
-        channel_id: int,
-        guild_id: int | None,
-        reply: Reply,
-        *,
-        fallback_user: int | None = None,
-    ) -> None: ...
 
 
 def task_prompt(item: TodoItem) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic_ai.models import Model
 
@@ -128,6 +128,21 @@ class Posting:
 
 
 PostAnswer = Callable[[Job, Reply, str], Awaitable[Posting]]
+
+
+class PostReply(Protocol):
+    """How a chat surface posts an agent reply in a thread (`HomarBot.post`, `Console.post`),
+    falling back to `fallback_user`'s DM where it has one. What it returns is the surface's
+    own (Discord says how the posting went); callers through this protocol don't read it."""
+
+    async def __call__(
+        self,
+        channel_id: int,
+        guild_id: int | None,
+        reply: Reply,
+        *,
+        fallback_user: int | None = None,
+    ) -> object: ...
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 log = logging.getLogger(__name__)
 
-Work = Callable[[], Awaitable[None]]
+Work = Callable[[], Awaitable[object]]  # what it returns is not read
 
 
 class ThreadQueues:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -11,12 +13,12 @@ import discord
 
 from bot.channels import fetched
 from bot.dispatcher import Delivered, Delivery, DeliveryError
+from bot.fired_routes import FiredRoutes
 from bot.mentions import NO_MENTIONS, owner_only
 from bot.pacing import Pacer, marker_lane
 from storage.jobs import JobSnapshot
-from storage.models import JobKind, JobStatus
+from storage.models import JobStatus
 from tools.audience import Addressing, Audience
-from tools.jobs.model import ESCALATE_RUN
 from tools.message_size import trim, with_note
 
 if TYPE_CHECKING:
@@ -35,8 +37,11 @@ THREAD_ARCHIVED = 50083
 THREAD_LOCKED = 160005
 
 
-class DiscordTransport:
-    """Posts `[DELAYED_COMMAND] …` with the run's nonce; thread → owner's DM → parent channel."""
+class DiscordTransport(FiredRoutes):
+    """Posts `[DELAYED_COMMAND] …` with the run's nonce; thread → owner's DM → parent channel.
+
+    Beats and escalations are routed by `FiredRoutes`; escalations are DMs.
+    """
 
     # Deliveries wait in the pacer, not in the dispatcher: it must see every due marker
     # to order them fairly across threads (a batch of claims is 500).
@@ -51,12 +56,12 @@ class DiscordTransport:
         gate: AudienceGate,
         pacer: Pacer | None = None,
     ) -> None:
+        super().__init__(heartbeat)
         self.client = client
         # Every request the client makes, not just markers, shares Discord's budget.
         self.pacer = pacer or Pacer()
         self.pacer.install(client.http)
-        self.heartbeat = heartbeat  # beats are handled in-process
-        self.escalation = escalation  # escalations are DMs
+        self.escalation = escalation
         self.gate = gate  # checks jobs' audiences again at delivery
         self._notices: set[asyncio.Task[None]] = set()
 
@@ -94,21 +99,13 @@ class DiscordTransport:
         except discord.HTTPException:
             log.warning("job %s: could not tell the owner it keeps failing", job.id, exc_info=True)
 
-    async def deliver(self, delivery: Delivery) -> Delivered:
-        if delivery.kind == JobKind.HEARTBEAT:  # handled in-process, never posted as a marker
-            return await self.heartbeat.beat(delivery)
-        try:
-            with marker_lane(delivery.scheduled_for):
-                if delivery.run_kind == ESCALATE_RUN:
-                    return await self.escalation.deliver(delivery)  # a DM, never a marker
-                return await self._deliver(delivery)
-        except DeliveryError:
-            raise
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-            raise DeliveryError(f"connection error: {exc}", retryable=True) from exc
-        except discord.HTTPException as exc:
-            retryable = exc.status >= 500 or exc.status == 429
-            raise DeliveryError(_describe(exc), retryable=retryable) from exc
+    async def escalate(self, delivery: Delivery) -> Delivered:
+        with _posting(delivery):
+            return await self.escalation.deliver(delivery)
+
+    async def post_marker(self, delivery: Delivery) -> Delivered:
+        with _posting(delivery):
+            return await self._deliver(delivery)
 
     async def _where(self, d: Delivery) -> int:
         """The job's thread, or its audience's channel or DM if the owner may still address
@@ -125,23 +122,21 @@ class DiscordTransport:
         # long for a message (stored before the limit) is shortened, never split.
         text = trim(d.text)
         if channel is not None:
-            try:
-                msg = await self._send(channel, text, d.nonce)
-                return Delivered(msg.id, channel.id)
-            except discord.HTTPException as exc:
-                if retryable(exc):
-                    raise
-                problem = _describe(exc)
-                # An archived thread is reopened; a locked one was closed by a moderator.
-                archived = exc.code == THREAD_ARCHIVED and isinstance(channel, discord.Thread)
-                if archived and not channel.locked and await self._unarchive(channel):
-                    try:
-                        msg = await self._send(channel, text, d.nonce)
-                        return Delivered(msg.id, channel.id)
-                    except discord.HTTPException as again:
-                        if retryable(again):
-                            raise
-                        problem = _describe(again)
+            for reopened in (False, True):
+                try:
+                    msg = await self._send(channel, text, d.nonce)
+                    return Delivered(msg.id, channel.id)
+                except discord.HTTPException as exc:
+                    if retryable(exc):
+                        raise
+                    problem = _describe(exc)
+                    # An archived thread is reopened once; a locked one was closed by a
+                    # moderator.
+                    archived = exc.code == THREAD_ARCHIVED and isinstance(channel, discord.Thread)
+                    if reopened or not archived or channel.locked:
+                        break
+                    if not await self._unarchive(channel):
+                        break
             ids = {"job_id": d.job_id, "run_id": d.run_id, "thread_id": d.channel_id}
             log.warning("job %s: cannot post in its thread: %s", d.job_id, problem, extra=ids)
         return await self._fallback(d, problem)
@@ -155,7 +150,7 @@ class DiscordTransport:
             msg = await self._send(dm, with_note(d.text, note), d.nonce)
             return Delivered(msg.id, dm.id, route="dm")
         except discord.HTTPException as exc:
-            if exc.status >= 500 or exc.status == 429:
+            if retryable(exc):
                 raise
             dm_problem = _describe(exc)
         if d.parent_channel_id:
@@ -167,7 +162,7 @@ class DiscordTransport:
                     msg = await self._send(parent, text, d.nonce, owner_only(d.owner_id))
                     return Delivered(msg.id, parent.id, route="parent")
                 except discord.HTTPException as exc:
-                    if exc.status >= 500 or exc.status == 429:
+                    if retryable(exc):
                         raise
         raise DeliveryError(
             f"could not deliver: {problem}; DM failed: {dm_problem}", retryable=False
@@ -190,6 +185,21 @@ class DiscordTransport:
     ) -> discord.Message:
         msg: discord.Message = await channel.send(text, nonce=nonce, allowed_mentions=mentions)
         return msg
+
+
+@contextlib.contextmanager
+def _posting(delivery: Delivery) -> Iterator[None]:
+    """A delivery's requests: paced in the marker lane by its due time; what Discord or the
+    network answered turned into a `DeliveryError` that says whether to retry."""
+    try:
+        with marker_lane(delivery.scheduled_for):
+            yield
+    except DeliveryError:
+        raise
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        raise DeliveryError(f"connection error: {exc}", retryable=True) from exc
+    except discord.HTTPException as exc:
+        raise DeliveryError(_describe(exc), retryable=retryable(exc)) from exc
 
 
 def retryable(exc: discord.HTTPException) -> bool:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import discord
 
 if TYPE_CHECKING:
-    from bot.runtime import Reply, Runtime
+    from bot.runtime import PostReply, Runtime
 
 
 class Client(Protocol):
@@ -19,14 +19,8 @@ class Client(Protocol):
     @property
     def runtime(self) -> Runtime: ...
 
-    async def post(
-        self,
-        channel_id: int,
-        guild_id: int | None,
-        reply: Reply,
-        *,
-        fallback_user: int | None = None,
-    ) -> None: ...
+    @property
+    def post(self) -> PostReply: ...
 
     def get_channel(self, id: int, /) -> Any: ...
 

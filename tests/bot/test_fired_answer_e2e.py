@@ -99,7 +99,7 @@ async def test_killed_after_the_answer_was_made_it_is_posted_not_made_again(
         async def dies(*args: Any, **kwargs: Any) -> Any:
             raise Killed  # the answer was ready; the process died posting it
 
-        first.post_reply = dies  # type: ignore[method-assign]
+        first.post = dies  # type: ignore[method-assign]
         await world.clock.advance(2)
         await world.bot_says(thread_id, is_marker)
         await settle(first)
