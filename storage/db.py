@@ -183,31 +183,28 @@ class Database:
         (`AsyncSession.run_sync`). `work` must only touch the database.
         """
         if self._inline is not None:
-            try:
-                return _transaction(self._inline, work)
-            except _LOCKED as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
-            assert self._threaded is not None and self._thread is not None
-            threaded = self._threaded
-            return await asyncio.get_running_loop().run_in_executor(
-                self._thread, lambda: _transaction(threaded, work)
-            )
+            return await self._on_sqlite(lambda connected: _transaction(connected, work))
         async with self.sessions() as session, session.begin():
             return await session.run_sync(work)
 
+    async def _on_sqlite(self, transaction: Callable[[_Connected], T]) -> T:
+        """SQLite: `transaction` inline, or in the worker thread when another process holds
+        the database locked (blocking there, not in the event loop)."""
+        assert self._inline is not None
+        try:
+            return transaction(self._inline)
+        except _LOCKED as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+        assert self._threaded is not None and self._thread is not None
+        threaded = self._threaded
+        return await asyncio.get_running_loop().run_in_executor(
+            self._thread, lambda: transaction(threaded)
+        )
+
     async def _run_core(self, work: Callable[[Connection], T]) -> T:
         if self._inline is not None:
-            try:
-                return _core_transaction(self._inline, work)
-            except _LOCKED as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
-            assert self._threaded is not None and self._thread is not None
-            threaded = self._threaded
-            return await asyncio.get_running_loop().run_in_executor(
-                self._thread, lambda: _core_transaction(threaded, work)
-            )
+            return await self._on_sqlite(lambda connected: _core_transaction(connected, work))
         async with self.engine.begin() as conn:
             return await conn.run_sync(work)
 
