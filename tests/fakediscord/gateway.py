@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from .models import DM
+from .models import DM, LOADING, FakeMessage, iso_now
 from .world import World
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,52 @@ class Gateway(World):
             del session.buffer[:-1000]
             await session.send(frame)
         await self._notify()
+
+    # ---- message events (what a posted, edited or deleted message tells the sessions)
+
+    async def _publish(self, message: FakeMessage) -> None:
+        if message.ephemeral:
+            self._message_index[message.id] = message
+            await self._notify()
+            return
+        self._store(message)
+        channel = self.channels.get(message.channel_id)
+        await self.dispatch(
+            "MESSAGE_CREATE", message.payload, channel.guild_id if channel else None
+        )
+
+    async def _edit(self, message: FakeMessage, body: dict[str, Any]) -> None:
+        for key in ("content", "embeds", "components", "flags", "attachments"):
+            if key in body and body[key] is not None:
+                message.payload[key] = body[key]
+        if "content" in body and body["content"] is None:
+            message.payload["content"] = ""
+        if "flags" in body:
+            message.payload["flags"] = int(body.get("flags") or 0) & ~LOADING
+        elif message.flags & LOADING:
+            message.payload["flags"] = message.flags & ~LOADING
+        if "allowed_mentions" in body:
+            message.allowed_mentions = body["allowed_mentions"]
+        message.payload["edited_timestamp"] = iso_now()
+        channel = self.channels.get(message.channel_id)
+        if not message.ephemeral:
+            await self.dispatch(
+                "MESSAGE_UPDATE", message.payload, channel.guild_id if channel else None
+            )
+        else:
+            await self._notify()
+
+    async def _delete(self, message: FakeMessage) -> None:
+        message.deleted = True
+        channel = self.channels.get(message.channel_id)
+        data: dict[str, Any] = {"id": str(message.id), "channel_id": str(message.channel_id)}
+        guild_id = channel.guild_id if channel else None
+        if guild_id:
+            data["guild_id"] = str(guild_id)
+        if not message.ephemeral:
+            await self.dispatch("MESSAGE_DELETE", data, guild_id)
+        else:
+            await self._notify()
 
     async def _gateway_handler(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(autoping=True, max_msg_size=0)

@@ -1,7 +1,7 @@
 """The fake REST API: request recording, injected faults and optional rate limits applied
 before routing, the route table, and one handler per Discord endpoint discord.py uses
-(users, applications and commands, guilds, channels, messages, threads, reactions, and the
-bot's answers to interactions: callbacks, follow-ups and webhook edits)."""
+(users, applications and commands, guilds, channels, messages, threads, reactions); the
+bot's answers to interactions (callbacks, follow-ups, webhook edits) are in `answers.py`."""
 
 from __future__ import annotations
 
@@ -15,13 +15,10 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
+from .answers import Answers
 from .faults import Faults
-from .gateway import Gateway
 from .models import (
     DM,
-    EPHEMERAL,
-    GUILD_TEXT,
-    LOADING,
     MANAGE_MESSAGES,
     PUBLIC_THREAD,
     SEND_MESSAGES,
@@ -29,7 +26,6 @@ from .models import (
     FakeChannel,
     FakeGuild,
     FakeMessage,
-    InteractionHandle,
     RecordedRequest,
     iso_now,
 )
@@ -45,7 +41,7 @@ log = logging.getLogger(__name__)
 Handler = Callable[[web.Request, "re.Match[str]", JSON], Awaitable[web.StreamResponse]]
 
 
-class Routes(Gateway, Faults):
+class Routes(Answers, Faults):
     """Every request is recorded in `requests`; unmatched ones in `unknown_routes`."""
 
     API_PREFIX = "/api/v10"
@@ -557,27 +553,6 @@ class Routes(Gateway, Faults):
         channel = self._channel(int(m.group(1)))
         return json_response(self._message(channel.id, int(m.group(2))).payload)
 
-    async def _edit(self, message: FakeMessage, body: dict[str, Any]) -> None:
-        for key in ("content", "embeds", "components", "flags", "attachments"):
-            if key in body and body[key] is not None:
-                message.payload[key] = body[key]
-        if "content" in body and body["content"] is None:
-            message.payload["content"] = ""
-        if "flags" in body:
-            message.payload["flags"] = int(body.get("flags") or 0) & ~LOADING
-        elif message.flags & LOADING:
-            message.payload["flags"] = message.flags & ~LOADING
-        if "allowed_mentions" in body:
-            message.allowed_mentions = body["allowed_mentions"]
-        message.payload["edited_timestamp"] = iso_now()
-        channel = self.channels.get(message.channel_id)
-        if not message.ephemeral:
-            await self.dispatch(
-                "MESSAGE_UPDATE", message.payload, channel.guild_id if channel else None
-            )
-        else:
-            await self._notify()
-
     async def _r_edit_message(
         self, request: web.Request, m: re.Match[str], body: JSON
     ) -> web.StreamResponse:
@@ -587,18 +562,6 @@ class Routes(Gateway, Faults):
             raise DiscordError(403, 50005, "Cannot edit a message authored by another user")
         await self._edit(message, dict(body or {}))
         return json_response(message.payload)
-
-    async def _delete(self, message: FakeMessage) -> None:
-        message.deleted = True
-        channel = self.channels.get(message.channel_id)
-        data: dict[str, Any] = {"id": str(message.id), "channel_id": str(message.channel_id)}
-        guild_id = channel.guild_id if channel else None
-        if guild_id:
-            data["guild_id"] = str(guild_id)
-        if not message.ephemeral:
-            await self.dispatch("MESSAGE_DELETE", data, guild_id)
-        else:
-            await self._notify()
 
     async def _r_delete_message(
         self, request: web.Request, m: re.Match[str], body: JSON
@@ -677,163 +640,4 @@ class Routes(Gateway, Faults):
     ) -> web.StreamResponse:
         thread = self._channel(int(m.group(1)))
         thread.thread_member_ids.discard(self.bot_user.id)
-        return no_content()
-
-    def _interaction_message(
-        self, handle: InteractionHandle, data: dict[str, Any], *, followup: bool
-    ) -> FakeMessage:
-        channel = self.channels.get(handle.channel_id) or FakeChannel(
-            id=handle.channel_id, type=GUILD_TEXT
-        )
-        payload = self._new_message(channel, self.bot_user, data)
-        payload["webhook_id"] = str(self.application_id)
-        payload["application_id"] = str(self.application_id)
-        payload["type"] = 20 if handle.type == 2 and not followup else payload["type"]
-        payload["interaction_metadata"] = {
-            "id": str(handle.id),
-            "type": handle.type,
-            "user": self.users[handle.user_id].payload(),
-            "authorizing_integration_owners": handle.payload.get(
-                "authorizing_integration_owners", {}
-            ),
-        }
-        ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
-        return FakeMessage(
-            payload=payload,
-            allowed_mentions=data.get("allowed_mentions"),
-            ephemeral=ephemeral,
-            request_body=data,
-            interaction_id=handle.id,
-        )
-
-    async def _publish(self, message: FakeMessage) -> None:
-        if message.ephemeral:
-            self._message_index[message.id] = message
-            await self._notify()
-            return
-        self._store(message)
-        channel = self.channels.get(message.channel_id)
-        await self.dispatch(
-            "MESSAGE_CREATE", message.payload, channel.guild_id if channel else None
-        )
-
-    def _handle_for(self, iid: int | None, token: str) -> InteractionHandle:
-        handle = self._interactions_by_token.get(token)
-        if handle is None or (iid is not None and handle.id != iid):
-            raise DiscordError(404, 10062, "Unknown interaction")
-        return handle
-
-    async def _r_interaction_callback(
-        self, request: web.Request, m: re.Match[str], body: JSON
-    ) -> web.StreamResponse:
-        handle = self._handle_for(int(m.group(1)), m.group(2))
-        if handle.callbacks:
-            raise DiscordError(400, 40060, "Interaction has already been acknowledged.")
-        body = dict(body or {})
-        body.pop("_files", None)
-        ctype = int(body.get("type", 0))
-        data = dict(body.get("data") or {})
-        handle.callbacks.append(body)
-        message: FakeMessage | None = None
-        if ctype == 4:
-            message = self._interaction_message(handle, data, followup=False)
-            handle.original = message
-            await self._publish(message)
-        elif ctype == 5:
-            message = self._interaction_message(
-                handle,
-                {"content": "", "flags": int(data.get("flags") or 0) | LOADING},
-                followup=False,
-            )
-            message.ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
-            handle.original = message
-            await self._publish(message)
-        elif ctype in (6, 7) and handle.component_message_id is not None:
-            message = self._message_index.get(handle.component_message_id)
-            if message is not None:
-                handle.original = message
-                if ctype == 7:
-                    await self._edit(message, data)
-        elif ctype not in (1, 6, 7, 8, 9, 10, 12):
-            handle.callbacks.pop()
-            raise DiscordError(400, 50035, f"Invalid Form Body (callback type {ctype})")
-        await handle._notify()
-        await self._notify()
-        if request.query.get("with_response") in ("1", "true", "True"):
-            resource: dict[str, Any] = {"type": ctype}
-            if message is not None:
-                resource["message"] = message.payload
-            return json_response(
-                {
-                    "interaction": {
-                        "id": str(handle.id),
-                        "type": handle.type,
-                        "activity_instance_id": None,
-                        "response_message_id": str(message.id) if message is not None else None,
-                        "response_message_loading": ctype == 5,
-                        "response_message_ephemeral": bool(message.ephemeral)
-                        if message is not None
-                        else False,
-                    },
-                    "resource": resource,
-                }
-            )
-        return no_content()
-
-    async def _r_followup(
-        self, request: web.Request, m: re.Match[str], body: JSON
-    ) -> web.StreamResponse:
-        handle = self._handle_for(None, m.group(2))
-        body = dict(body or {})
-        files = body.pop("_files", [])
-        if files:
-            body["attachments"] = [
-                {
-                    "id": str(self.snowflake()),
-                    "filename": f["filename"],
-                    "size": f["size"],
-                    "url": "",
-                    "proxy_url": "",
-                }
-                for f in files
-            ]
-        message = self._interaction_message(handle, body, followup=True)
-        handle.followups.append(message)
-        await self._publish(message)
-        await handle._notify()
-        if request.query.get("wait") in ("1", "true", "True"):
-            return json_response(message.payload)
-        return no_content()
-
-    def _webhook_target(self, m: re.Match[str]) -> tuple[InteractionHandle, FakeMessage]:
-        handle = self._handle_for(None, m.group(2))
-        which = m.group(3)
-        message = handle.original if which == "@original" else self._message_index.get(int(which))
-        if message is None or message.deleted:
-            raise DiscordError(404, 10008, "Unknown Message")
-        return handle, message
-
-    async def _r_webhook_get(
-        self, request: web.Request, m: re.Match[str], body: JSON
-    ) -> web.StreamResponse:
-        _, message = self._webhook_target(m)
-        return json_response(message.payload)
-
-    async def _r_webhook_edit(
-        self, request: web.Request, m: re.Match[str], body: JSON
-    ) -> web.StreamResponse:
-        handle, message = self._webhook_target(m)
-        body = dict(body or {})
-        body.pop("_files", None)
-        await self._edit(message, body)
-        handle.edits += 1
-        await handle._notify()
-        return json_response(message.payload)
-
-    async def _r_webhook_delete(
-        self, request: web.Request, m: re.Match[str], body: JSON
-    ) -> web.StreamResponse:
-        handle, message = self._webhook_target(m)
-        await self._delete(message)
-        await handle._notify()
         return no_content()

@@ -19,7 +19,8 @@ class FakeDiscord(Actions, Routes):
     """A fake Discord API + gateway server. See module docstring of the package for usage.
 
     The layers, bottom up: `World` (state, set-up, queries), `Gateway` (websocket protocol,
-    dispatch), `Faults` (injected failures), `Routes` (REST), `Actions` (users and admins).
+    dispatch), `Answers` (REST answers to interactions), `Faults` (injected failures),
+    `Routes` (the route table, the rest of REST), `Actions` (users and admins).
     """
 
     def __init__(
