@@ -34,9 +34,9 @@ dispatched to every live gateway session; shard routing ``(guild_id >> 22) % sha
 ``world.py`` (state, set-up calls, queries, wire payloads), ``gateway.py`` (websocket
 protocol, event dispatch, message events), ``answers.py`` (the REST endpoints that answer
 interactions), ``faults.py`` (injected failures), ``routes.py`` (the route table and the
-other REST endpoints), ``actions.py`` (what tests do as users and admins); ``responses.py`` shapes HTTP
-answers, ``ratelimits.py`` and ``oauth.py`` are Discord's rate limits and OAuth2 pages, and
-``models.py`` holds the data classes.
+other REST endpoints), ``actions.py`` (what tests do as users and admins);
+``responses.py`` shapes HTTP answers, ``ratelimits.py`` and ``oauth.py`` are Discord's
+rate limits and OAuth2 pages, and ``models.py`` holds the data classes.
 """
 
 from __future__ import annotations

@@ -116,16 +116,7 @@ class Answers(Gateway):
         body = dict(body or {})
         files = body.pop("_files", [])
         if files:
-            body["attachments"] = [
-                {
-                    "id": str(self.snowflake()),
-                    "filename": f["filename"],
-                    "size": f["size"],
-                    "url": "",
-                    "proxy_url": "",
-                }
-                for f in files
-            ]
+            body["attachments"] = self._attachments(files, None)
         message = self._interaction_message(handle, body, followup=True)
         handle.followups.append(message)
         await self._publish(message)

@@ -524,16 +524,7 @@ class Routes(Answers, Faults):
             raise DiscordError(400, 50006, "Cannot send an empty message")
         files = body.pop("_files", [])
         if files:
-            body["attachments"] = [
-                {
-                    "id": str(self.snowflake()),
-                    "filename": f["filename"],
-                    "size": f["size"],
-                    "url": f"{self.base_url}/attachments/{f['filename']}",
-                    "proxy_url": f"{self.base_url}/attachments/{f['filename']}",
-                }
-                for f in files
-            ]
+            body["attachments"] = self._attachments(files, self.base_url)
         payload = self._new_message(channel, self.bot_user, body)
         message = FakeMessage(
             payload=payload,

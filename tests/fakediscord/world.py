@@ -341,6 +341,21 @@ class World:
             "approximate_guild_count": len(self.guilds),
         }
 
+    def _attachments(
+        self, files: list[dict[str, Any]], url_base: str | None
+    ) -> list[dict[str, Any]]:
+        """The `attachments` of a message carrying `files` (served under `url_base`, if any)."""
+        return [
+            {
+                "id": str(self.snowflake()),
+                "filename": f["filename"],
+                "size": f["size"],
+                "url": f"{url_base}/attachments/{f['filename']}" if url_base else "",
+                "proxy_url": f"{url_base}/attachments/{f['filename']}" if url_base else "",
+            }
+            for f in files
+        ]
+
     def _new_message(
         self,
         channel: FakeChannel,
