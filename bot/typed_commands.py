@@ -127,7 +127,25 @@ async def _jobs(caller: Caller, t: Typed) -> Answer:
         what = t.options.get("what")
         if what is not None and len(what) > 2000:
             raise UserError("`what` can be at most 2000 characters.")
-        return await jobs.edit(caller, job_id, when=when, what=what, repeat=t.options.get("repeat"))
+        nudges = t.options.get("follow_up")
+        escalate = t.options.get("escalate")
+        follow_up = None
+        if nudges is not None or escalate is not None:
+            current = (await caller.runtime.engine.get(job_id, caller.actor)).follow_up
+            follow_up = jobs.follow_up_change(
+                current,
+                _flag(nudges) if nudges is not None else None,
+                escalate.strip().lower() if escalate else None,
+            )
+        return await jobs.edit(
+            caller,
+            job_id,
+            when=when,
+            what=what,
+            repeat=t.options.get("repeat"),
+            until=t.options.get("until"),
+            follow_up=follow_up,
+        )
     raise UserError(
         "Try `/jobs list`, `/jobs cancel 42`, `/jobs pause 42`, `/jobs resume 42`, "
         "`/jobs edit 42 when: friday 10am`, `/jobs history 42` or `/jobs run-now 42`."

@@ -121,3 +121,15 @@ class AudienceResolver(Protocol):
     async def check(self, audience: Audience, where: Addressing) -> None:
         """Refuse (UserError) unless `where.owner_id` may address `audience` there."""
         ...
+
+
+async def check_change(
+    resolver: AudienceResolver, audience: Audience, where: Addressing, editor_id: int
+) -> None:
+    """Someone changes who the job at `where` pings: its owner must be allowed to address
+    `audience` (the job pings them), and so must the editor when that is someone else (a
+    moderator): nobody pings, through another's job, what they couldn't ping themselves.
+    Raises `UserError` saying why not."""
+    await resolver.check(audience, where)
+    if editor_id != where.owner_id:
+        await resolver.check(audience, Addressing(editor_id, where.guild_id, where.channel_id))

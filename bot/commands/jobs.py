@@ -10,6 +10,7 @@ from typing import Any
 from bot.commands import Answer, Caller, Page
 from bot.commands.cards import history as history_card
 from bot.commands.cards import next_words, page, repeat_words
+from bot.commands.remind import follow_up_config
 from bot.slash.when import Instant, plan, read_until, wants_repeat
 from storage.models import Job, JobKind
 from tools.audience import Audience
@@ -189,6 +190,32 @@ def new_schedule(
         "That job repeats on a pattern; give the new `repeat` as well, e.g. "
         "`every weekday at 9`, or `never` to make it a one-off."
     )
+
+
+def follow_up_change(
+    current: dict[str, Any] | None, follow_up: bool | None, escalate: str | None
+) -> dict[str, Any] | None:
+    """The nagging an edit asks for, for `edit(follow_up=...)`: None leaves it as it is.
+
+    `follow_up` False stops the nudges (`{}`); True turns them on as `/remind` does and
+    keeps nudges already on as they are (their pace, their escalation); `escalate` adds the
+    escalation (and so the nudges it follows).
+    """
+    if follow_up is None and escalate is None:
+        return None
+    if follow_up is False:
+        if escalate is not None:
+            raise UserError(
+                "`escalate` follows the nudges, and turning `follow_up` off stops them; "
+                "leave one of the two out."
+            )
+        return {}
+    usual = follow_up_config(True, escalate)  # a bad `escalate` is refused here
+    assert usual is not None
+    config = {**usual, **(current or {})}
+    if escalate is not None:
+        config["escalate"] = escalate
+    return config
 
 
 def with_end(schedule: Schedule, until: str, *, now: datetime) -> Schedule:

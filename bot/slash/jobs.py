@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -10,7 +11,10 @@ from discord import app_commands
 from bot.commands import jobs
 from bot.commands.cards import choice_label
 from bot.slash.context import answer, caller_of, runtime_of
+from bot.slash.remind import Channel, audience_of
 from bot.slash.transform import WhenOption
+from storage.models import Job
+from tools.audience import Addressing, Audience, check_change
 
 
 async def own_job_choices(
@@ -80,12 +84,20 @@ class JobsGroup(app_commands.Group):
     async def resume(self, interaction: discord.Interaction[Any], id: int) -> None:
         await answer(interaction, await jobs.resume(await caller_of(interaction), id))
 
-    @app_commands.command(name="edit", description="Change a job's time, text or repeat.")
+    @app_commands.command(
+        name="edit", description="Change a job's time, text, repeat, who it reminds or its nudges."
+    )
     @app_commands.describe(
         id="The job's number",
         when="New time: 'tomorrow 9am', 'in 2 hours'",
         what="New text",
         repeat="New repeat: 'daily', 'every weekday at 9', or 'never'",
+        until="New end of a repeating job: 'friday', '2026-12-31', '5 times'",
+        follow_up="True: nudge again if nobody answers; False: stop the nudges",
+        escalate="dm: if every nudge is ignored, DM the owner once (turns the nudges on)",
+        to="Remind someone else or a role instead (who it reminds is replaced)",
+        channel="Post it in this channel of the server (who it reminds is replaced)",
+        deliver="'dm' sends it by DM (who it reminds is replaced)",
     )
     @app_commands.autocomplete(id=open_jobs)
     async def edit(
@@ -95,9 +107,34 @@ class JobsGroup(app_commands.Group):
         when: WhenOption | None = None,
         what: app_commands.Range[str, 1, 2000] | None = None,
         repeat: str | None = None,
+        until: str | None = None,
+        follow_up: bool | None = None,
+        escalate: Literal["dm"] | None = None,
+        to: discord.Member | discord.User | discord.Role | None = None,
+        channel: Channel | None = None,
+        deliver: Literal["here", "dm"] | None = None,
     ) -> None:
         caller = await caller_of(interaction)
-        await answer(interaction, await jobs.edit(caller, id, when=when, what=what, repeat=repeat))
+        audience = follow = check = None
+        if any(o is not None for o in (follow_up, escalate, to, channel, deliver)):
+            # Whether the caller may edit it is checked here first (NotAllowed), as in `edit`.
+            job = await caller.runtime.engine.get(id, caller.actor)
+            follow = jobs.follow_up_change(job.follow_up, follow_up, escalate)
+            if to is not None or channel is not None or deliver is not None:
+                audience = audience_of(job.owner_id, to, channel, deliver)
+                check = _change_check(interaction, job)
+        changed = await jobs.edit(
+            caller,
+            id,
+            when=when,
+            what=what,
+            repeat=repeat,
+            until=until,
+            audience=audience,
+            check_audience=check,
+            follow_up=follow,
+        )
+        await answer(interaction, changed)
 
     @app_commands.command(name="history", description="A job's last 10 runs.")
     @app_commands.describe(id="The job's number")
@@ -110,3 +147,17 @@ class JobsGroup(app_commands.Group):
     @app_commands.autocomplete(id=open_jobs)
     async def run_now(self, interaction: discord.Interaction[Any], id: int) -> None:
         await answer(interaction, await jobs.run_now(await caller_of(interaction), id))
+
+
+def _change_check(
+    interaction: discord.Interaction[Any], job: Job
+) -> Callable[[Audience], Awaitable[None]]:
+    """`/remind to:`'s rules for a job's new audience: its owner may address it where the
+    job lives, and so may whoever changes it (a moderator; see `check_change`)."""
+    gate = interaction.client.audience_gate
+    where = Addressing(job.owner_id, job.guild_id, job.channel_id)
+
+    async def check(audience: Audience) -> None:
+        await check_change(gate, audience, where, interaction.user.id)
+
+    return check

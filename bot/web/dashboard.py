@@ -39,7 +39,7 @@ from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
 from storage.web_sessions import SignedIn, WebSessionStore
 from tools.approval import Outcome, next_runs, pending_from_row
-from tools.audience import Addressing, Audience, AudienceResolver
+from tools.audience import Addressing, Audience, AudienceResolver, check_change
 from tools.errors import JobNotFound, NotAllowed, UserError
 from tools.jobs import reminders as followups
 from tools.jobs.model import Actor, Target, schedule_of
@@ -543,11 +543,8 @@ class Dashboard:
         someone else's job, what they couldn't ping themselves)."""
 
         async def check(audience: Audience) -> None:
-            resolver = self._resolver()
-            await resolver.check(audience, Addressing(job.owner_id, job.guild_id, job.channel_id))
-            if viewer.user_id != job.owner_id:
-                editor = Addressing(viewer.user_id, job.guild_id, job.channel_id)
-                await resolver.check(audience, editor)
+            where = Addressing(job.owner_id, job.guild_id, job.channel_id)
+            await check_change(self._resolver(), audience, where, viewer.user_id)
 
         return check
 

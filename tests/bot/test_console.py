@@ -20,7 +20,7 @@ from bot.settings import load_settings
 from bot.terminal import TerminalRenderer, relative
 from bot.typed_commands import parse
 from bot.wiring import console as console_of
-from tools.jobs.model import Target
+from tools.jobs.model import Target, schedule_of
 from tools.schedule import Once, Schedule
 
 START = datetime(2026, 11, 23, 14, 0, tzinfo=UTC)  # a Monday
@@ -208,3 +208,18 @@ async def test_a_failing_repeating_job_is_reported_in_terminal_words(
     said = "".join(lines)
     assert "paused your job #1" in said and "the server said 500" in said
     assert "/jobs resume 1" in said and "id:" not in said
+
+
+async def test_typed_jobs_edit_sets_nudges_and_an_end(
+    console: tuple[Console, list[str], ManualClock],
+) -> None:
+    """`/jobs edit` typed here changes what Discord's does (but whom it pings: Discord only)."""
+    chat, lines, _ = console
+    await _say(chat, lines, "/remind when: tomorrow 9am what: water the plants repeat: daily")
+    assert "Updated #1" in await _say(chat, lines, "/jobs edit 1 follow_up: yes until: 3 times")
+    job = await chat.runtime.engine.get(1)
+    assert job.follow_up == {"interval_s": 1800, "max": 2} and schedule_of(job).max_runs == 3
+    refused = await _say(chat, lines, "/jobs edit 1 follow_up: no escalate: dm")
+    assert "escalate follows the nudges" in refused and (await chat.runtime.engine.get(1)).follow_up
+    assert "Updated #1" in await _say(chat, lines, "/jobs edit 1 follow_up: no")
+    assert not (await chat.runtime.engine.get(1)).follow_up
