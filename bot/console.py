@@ -182,14 +182,8 @@ class Console:
             lines.append(f"(`/jobs list {answer.page.scope} {nxt}` shows the next page.)")
         self.say("homar> " + await self.render("\n".join(lines)))
 
-    async def post(
-        self,
-        channel_id: int,
-        guild_id: int | None,
-        reply: Reply,
-        *,
-        fallback_user: int | None = None,
-    ) -> None:
+    async def post(self, channel_id: int, guild_id: int | None, reply: Reply, **_: object) -> None:
+        """A heartbeat's reply (`PostReply`): one thread here, so where is not read."""
         await self.show(reply)
 
     def failure_notice(self, job: JobSnapshot, error: str) -> None:
