@@ -108,7 +108,7 @@ class Stages:
         self._run: dict[int, int] = {}  # run id → job token
         self._echo: dict[str, float] = {}  # nonce → when its echo arrived
         refeed, take, fired = bot.refeed, runtime.take_run, runtime.fired
-        post, replied = bot.post_reply, runtime.store.replied
+        post, replied = bot.post, runtime.store.replied
 
         async def timed_refeed(nonce: str) -> bool:
             self._echo[nonce] = time.monotonic()  # the marker's echo reached the bot
@@ -143,7 +143,7 @@ class Stages:
             return done
 
         bot.refeed, runtime.take_run, runtime.fired = timed_refeed, timed_take, timed_fired
-        bot.post_reply, runtime.store.replied = timed_post, timed_replied
+        bot.post, runtime.store.replied = timed_post, timed_replied
 
     def _note(self, name: str, token: int, at: float) -> None:
         self.at[name].setdefault(token, at)
