@@ -506,3 +506,22 @@ async def test_reference_time_in_instructions(runtime: AgentKit, deps: HomarDeps
         for m in await runtime.memory.load(deps.channel_id)
         for p in m.parts
     )
+
+
+async def test_a_zone_set_during_a_run_is_read_by_the_rest_of_it(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """`set_timezone` changes the run's state, not its frozen origin: a later tool of the
+    same run keeps the job in the new zone, and the caller's deps are as they were."""
+    r = await ask(
+        runtime,
+        deps,
+        "my timezone is Tokyo",
+        call("set_timezone", zone="Tokyo"),
+        call("send_delayed_message", message="call Ken", minutes=30),
+        TextPart("Done."),
+    )
+    (job_id,) = r.job_ids
+    job = await deps.engine.get(job_id)
+    assert job.tz == "Asia/Tokyo"
+    assert deps.tz == "Europe/Berlin" and deps.state.tz is None
