@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.fallback import FallbackModel
@@ -88,10 +89,10 @@ async def test_slow_model_times_out_to_offline(runtime: AgentKit, deps: HomarDep
         await asyncio.sleep(5)
         return ModelResponse(parts=[TextPart("too late")])
 
+    runtime = replace(runtime, model_settings={"request_timeout": 0.1})
     with runtime.agent.override(
         model=FallbackModel(FunctionModel(slow), offline_model(), fallback_on=(Exception,))
     ):
-        runtime.model_settings = {"request_timeout": 0.1}
         r = await run_agent(runtime, "in 30 minutes check the oven", deps)
         assert len(r.job_ids) == 1 and r.requests == 1
 

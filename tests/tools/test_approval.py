@@ -30,7 +30,7 @@ def test_proposal_shows_raw_command_zone_end_and_five_runs() -> None:
 async def test_approve_deny_and_persisted_restart(
     runtime: AgentKit, deps: HomarDeps, db: Database
 ) -> None:
-    runtime.approvals = Approvals(ApprovalStore(db))
+    runtime = replace(runtime, approvals=Approvals(ApprovalStore(db)))
     with runtime.agent.override(model=scripted(EVERY_MINUTE, TextPart("ok"))):
         r = await run_agent(runtime, "ping me every minute", deps)
         assert r.approval is not None and r.approval.approval_id > 0 and not r.job_ids
@@ -66,7 +66,7 @@ async def test_approve_deny_and_persisted_restart(
 
 
 async def test_expire(deps: HomarDeps, db: Database, runtime: AgentKit) -> None:
-    runtime.approvals = Approvals(ApprovalStore(db), timeout=timedelta(hours=24))
+    runtime = replace(runtime, approvals=Approvals(ApprovalStore(db), timeout=timedelta(hours=24)))
     with runtime.agent.override(model=scripted(EVERY_MINUTE, TextPart("ok"))):
         r = await run_agent(runtime, "x", deps)
         assert r.approval is not None

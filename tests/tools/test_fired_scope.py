@@ -133,7 +133,7 @@ async def test_read_thread_text_is_not_read_as_a_call(runtime: AgentKit, deps: H
     from tools.actions.native import thread_toolset
 
     deps = replace(deps, thread=Thread())
-    runtime.toolsets = [thread_toolset()]
+    runtime = replace(runtime, toolsets=[thread_toolset()])
     with runtime.agent.override(model=scripted(ToolCallPart("read_thread", {}), TextPart(planted))):
         before = await _rows(deps)
         r = await run_agent(runtime, "summarise the thread", deps)
