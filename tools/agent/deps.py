@@ -15,7 +15,7 @@ starts over with `RunState.restart()`: the same inputs, nothing done yet.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 
 from tools.actions.recording import ToolCallRecord
@@ -63,8 +63,8 @@ class RunState:
             pinned_now=self.pinned_now,
             tz=self.tz,
         )
-        for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(fresh, name))
+        for f in fields(self):  # in place: the tools of the run hold this very state
+            setattr(self, f.name, getattr(fresh, f.name))
 
 
 @dataclass(frozen=True)
