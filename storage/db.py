@@ -161,16 +161,7 @@ class Database:
         if self._inline is None:
             return await self.run_core(work)
         try:
-            try:
-                return self._inline.driver_transaction(work)
-            except _LOCKED as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
-            assert self._threaded is not None and self._thread is not None
-            threaded = self._threaded
-            return await asyncio.get_running_loop().run_in_executor(
-                self._thread, lambda: threaded.driver_transaction(work)
-            )
+            return await self._on_sqlite(lambda connected: connected.driver_transaction(work))
         except (DBAPIError, sqlite3.Error, OSError) as exc:
             raise unavailable(exc) or exc from exc
 
