@@ -411,6 +411,82 @@ def hostile_latency(clock: Any = time.perf_counter) -> dict[str, float]:
     return worst
 
 
+# How people wrap a time phrase in a message to Homar.
+WRAPPINGS = (
+    "{}",
+    "remind me {} to call mum",
+    "{} water the plants",
+    "remind me to pay the rent {}",
+    "ping me {}, the weekly report is due",
+    "hey can you remind me about the dentist {} please",
+)
+MESSAGE_NOW = "2026-11-23T10:00:00+00:00"
+_FOREIGN_FILES = ("ctparse_multilingual.jsonl",)
+
+Message = tuple[str, str, str]  # (text, now, zone)
+
+
+def real_messages(data: Path, *, every_wrapping: bool = True) -> dict[str, list[Message]]:
+    """Messages people write, by kind: "english" (every corpus phrase, English, in the
+    wrappings above; with `every_wrapping` false each phrase in one of them, in turn, plus
+    the understanding cases' messages) and "foreign" (the multilingual phrases, which
+    `split_when` reads through its fallback). Each distinct message once, in a fixed order.
+    """
+    out: dict[str, dict[Message, None]] = {"english": {}, "foreign": {}}
+    folders = [ROOT / "tests" / "data" / "timeparse"]
+    if data.resolve() != folders[0].resolve():
+        folders.append(data)
+    k = 0
+    for folder in folders:
+        for path in sorted(folder.glob("*.jsonl")):
+            kind = "foreign" if path.name in _FOREIGN_FILES else "english"
+            for row in load(path):
+                now, tz = row.get("reference_time") or MESSAGE_NOW, row.get("tz") or "UTC"
+                wraps = WRAPPINGS if every_wrapping else (WRAPPINGS[k % len(WRAPPINGS)],)
+                k += 1
+                for wrap in wraps:
+                    out[kind][wrap.format(row["phrase"]), now, tz] = None
+    for row in load(ROOT / "bench" / "data" / "understanding.jsonl"):
+        for say in row.get("say") or []:
+            out["english"][say, MESSAGE_NOW, "UTC"] = None
+    return {kind: list(msgs) for kind, msgs in out.items()}
+
+
+def hostile_messages() -> list[Message]:
+    """The hostile set as messages: each cut to split_when's limits, and as it is."""
+    out: dict[Message, None] = {}
+    for text in _hostile_set():
+        out[" ".join(text[:299].split()[:40]), MESSAGE_NOW, "UTC"] = None
+        out[text, MESSAGE_NOW, "UTC"] = None
+    return list(out)
+
+
+def split_latency(messages: list[Message]) -> dict[str, float]:
+    """split_when's CPU time per message (best of REPEATS): p50/p99/max, in ms.
+
+    CPU time (`time.thread_time`), not the wall clock: on the shared machine the wall
+    clock also bills the time other processes hold the core.
+    """
+    from tools.timeparse import split_when
+
+    samples: list[float] = []
+    for text, now, tz in messages:
+        at = datetime.fromisoformat(now)
+        best = float("inf")
+        for _ in range(REPEATS):
+            t0 = time.thread_time()
+            split_when(text, now=at, tz=tz)
+            best = min(best, (time.thread_time() - t0) * 1000)
+        samples.append(best)
+    s = sorted(samples)
+    return {
+        "n": len(s),
+        "p50_ms": round(statistics.median(s), 4),
+        "p99_ms": round(s[min(len(s) - 1, int(len(s) * 0.99))], 4),
+        "max_ms": round(s[-1], 4),
+    }
+
+
 def _pct(x: float | None) -> str:
     return "  -  " if x is None else f"{x:6.1%}"
 
@@ -519,6 +595,17 @@ def main() -> int:
     result["hostile_max_ms"] = hostile_latency()
     result["hostile_max_cpu_ms"] = hostile_latency(time.thread_time)
     result["latency_multilingual"] = lat(ml_timer.samples)
+    # split_when on whole messages: the corpora's phrases wrapped as people write them,
+    # and the hostile set (the foreign fallback's first-use load is start-up, not work).
+    from tools.timeparse import split_when
+
+    split_when("mañana a las 9 morgen um 9", now=datetime.fromisoformat(MESSAGE_NOW), tz="UTC")
+    msgs = real_messages(data, every_wrapping=False)
+    result["split_when_cpu"] = {
+        "english": split_latency(msgs["english"]),
+        "foreign": split_latency(msgs["foreign"]),
+        "hostile": split_latency(hostile_messages()),
+    }
     print(f"data: {data} (+ {extra})")
     print(f"{'':28}{'tuning':>8}{'heldout':>9}")
     for key in (
@@ -541,6 +628,11 @@ def main() -> int:
     print(f"latency (English) p50/p99/max: {le['p50_ms']} / {le['p99_ms']} / {le['max_ms']} ms")
     print(f"hostile inputs, worst ms: {result['hostile_max_ms']}")
     print(f"hostile inputs, worst CPU ms: {result['hostile_max_cpu_ms']}")
+    for kind, sl in result["split_when_cpu"].items():
+        print(
+            f"split_when CPU ({kind}, {sl['n']} messages) p50/p99/max: "
+            f"{sl['p50_ms']} / {sl['p99_ms']} / {sl['max_ms']} ms"
+        )
     if result["latency_multilingual"]:
         lm = result["latency_multilingual"]
         print(f"latency (fallback) p50/p99/max: {lm['p50_ms']}/{lm['p99_ms']}/{lm['max_ms']} ms")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from .duration import Duration, match_duration
-from .firstchar import Dispatch
+from .firstchar import Dispatch, Memo
 from .foreign import looks_foreign, parse_foreign
 from .holidays import HOLIDAY_RE, holiday_before, holiday_on_or_after, holiday_rule, ides_day
 from .lexicon import (
@@ -141,6 +141,8 @@ class Ctx:
     budget: Budget = field(default_factory=Budget)
     # Frames already read in this call: ranges read the same ends several ways.
     frames: dict[str, Frame | None] = field(default_factory=dict)
+    # Which pieces match where (`Dispatch.longest_first`), shared like `frames`.
+    matches: Memo = field(default_factory=dict)
 
     @property
     def today(self) -> date:
@@ -1257,7 +1259,8 @@ _AT_WORDS = frozenset(
 )
 _SPACE = re.compile(r"\s+")
 # Every piece is registered by now: which of them can start at a given character.
-_DISPATCH = Dispatch([p.pattern for p, _ in _PIECES])
+_PATTERNS = [p for p, _ in _PIECES]
+_DISPATCH = Dispatch([p.pattern for p in _PATTERNS])
 
 
 def read_frame(s: str, c: Ctx) -> Frame | None:
@@ -1290,16 +1293,10 @@ def _read_frame(s: str, c: Ctx) -> Frame | None:
             return None
         if end is None:
             # Longest piece wins ("last sunday of march" over "last sunday").
-            found = [
-                (m, fn)
-                for pat, fn in map(_PIECES.__getitem__, _DISPATCH.at(s[pos]))
-                if (m := pat.match(s, pos)) is not None and m.end() > pos
-            ]
-            found.sort(key=lambda mf: -mf[0].end())
-            for m, fn in found:
+            for i, m in _DISPATCH.longest_first(_PATTERNS, s, pos, c.matches):
                 snapshot = _copy(f)
                 try:
-                    fn(m, f, c)
+                    _PIECES[i][1](m, f, c)
                 except Conflict:
                     f = snapshot
                     continue

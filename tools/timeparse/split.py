@@ -13,6 +13,7 @@ from datetime import datetime, tzinfo
 from tools.schedule import Schedule
 
 from . import duration, holidays, instant, lexicon, recurrence
+from .firstchar import Memo
 from .foreign import split_foreign
 from .instant import (
     STEP_BUDGET,
@@ -237,10 +238,17 @@ def _bare(word: str) -> str:
     return word.lower().strip(",.;:!?()[]\"'")
 
 
-def _ctx(local_now: datetime, zone: tzinfo, work: Budget, frames: dict[str, Frame | None]) -> Ctx:
+def _ctx(
+    local_now: datetime,
+    zone: tzinfo,
+    work: Budget,
+    frames: dict[str, Frame | None],
+    matches: Memo,
+) -> Ctx:
     """A context for one span: the one-call budget, never more than the message has left;
-    what the span spends is taken from the message's budget."""
-    return Ctx(local_now, zone, _Share(work), frames)
+    what the span spends is taken from the message's budget. The frames and piece
+    matches read so far are the message's, shared by all its spans."""
+    return Ctx(local_now, zone, _Share(work), frames, matches)
 
 
 class _Share(Budget):
@@ -344,32 +352,37 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     local_now = now.astimezone(zone)
     work = Budget(WORK_BUDGET)
     frames: dict[str, Frame | None] = {}  # spans share their pieces ("9", "tomorrow")
+    matches: Memo = {}  # ... and where each piece matches (`Dispatch.longest_first`)
+    # Per word, what the span tests below ask of the words at a span's edges and inside
+    # it, as flags and running counts, so that a span is tested in a few comparisons
+    # (a message has up to MAX_SPAN * MAX_TOKENS spans, most of them never read).
+    no_last = [b in _EDGE_FILLER or b in _NEVER_LAST for b in bare]
+    no_first = [b in _NEVER_FIRST for b in bare]
+    adjectives_before = [0]  # adjectives_before[k]: such adjectives in words[:k]
+    core_before = [0]  # core_before[k]: words in words[:k] that are no edge filler
+    for k in range(n):
+        adjectives_before.append(adjectives_before[-1] + (k in adjectives))
+        core_before.append(core_before[-1] + (bare[k] not in _EDGE_FILLER))
+    weak_alone = [b in _WEAK and n > 1 for b in bare]
+    occasion_last = [b in _OCCASION_WORDS and n > 1 for b in bare]
     # The longest time phrase people write is well under MAX_SPAN words ("every first and
     # third friday of the month at 9am until december 31"); longer runs are never tried.
     for length in range(min(n, MAX_SPAN), 0, -1):
         for i in range(0, n - length + 1):
             j = i + length
-            if (
-                bare[j - 1] in _EDGE_FILLER
-                or bare[j - 1] in _NEVER_LAST
-                or (length > 1 and bare[i] in _NEVER_FIRST)
-            ):
-                continue  # a shorter span without the dangling filler is tried later
-            if adjectives.intersection(range(i, j)):
+            if unknown_before[j] != unknown_before[i] or no_last[j - 1]:
+                continue  # a word no time has, or dangling filler (a shorter span is tried)
+            if length > 1 and no_first[i]:
                 continue
-            if unknown_before[j] != unknown_before[i]:
+            if adjectives_before[j] != adjectives_before[i]:
                 continue
-            span = " ".join(words[i:j]).strip(",;:!?")
-            core = [w for w in bare[i:j] if w not in _EDGE_FILLER]
-            if len(core) == 1 and core[0] in _WEAK and n > 1:
+            # The span's last word is no filler (no_last), so it is the last core word.
+            cores = core_before[j] - core_before[i]
+            if cores == 1 and weak_alone[j - 1]:
                 continue
-            if (
-                n > 1
-                and core
-                and core[-1] in _OCCASION_WORDS
-                and not (bare[i] in _TIME_PREPOSITIONS or len(core) > 2)
-            ):
+            if occasion_last[j - 1] and not (bare[i] in _TIME_PREPOSITIONS or cores > 2):
                 continue  # "buy the christmas tree": a holiday named as a thing, not a time
+            span = " ".join(words[i:j]).strip(",;:!?")
             if span in seen:
                 sched = seen[span]
             else:
@@ -377,9 +390,9 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
                     return None  # adversarial input: "no time found" beats a slow answer
                 sched = None
                 if has_keyword and _KEYWORD.search(span.lower()):
-                    sched = read_recurrence(span, _ctx(local_now, zone, work, frames), tz)
+                    sched = read_recurrence(span, _ctx(local_now, zone, work, frames, matches), tz)
                 if sched is None:
-                    sched = read_instant(span, _ctx(local_now, zone, work, frames))
+                    sched = read_instant(span, _ctx(local_now, zone, work, frames, matches))
                 seen[span] = sched
             if sched is not None:
                 if _another_time(bare, i, j, now, tz) or _offset_before(bare, i):
