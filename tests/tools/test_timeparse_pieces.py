@@ -118,3 +118,48 @@ def test_split_when_answers_the_same_without_the_memory(monkeypatch: pytest.Monk
     fresh = [split_when(m, now=NOW, tz="Europe/Warsaw") for m in _messages()]
     assert remembered == fresh
     assert sum(w is not None for w in fresh) >= 15  # the messages do read as times
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "every 4th and 10th of the month up to 7x",
+        "mondays and thursdays from jan 1 to march 25th",
+        "mondays and thursdays starting jan 1 for 6 times",
+        "Every 5 minutes, between 03:00 PM and 03:59 PM, Monday through Friday",
+    ],
+)
+def test_a_wordy_request_finds_the_time_a_short_one_does(phrase: str) -> None:
+    # The words around the time ("dentist") are no time words: trying spans through them
+    # once used up the message's work budget, and a long time phrase was not found.
+    now = datetime.fromisoformat("2010-01-01T00:00:00+00:00")
+    short = split_when(f"remind me {phrase} to call mum", now=now, tz="UTC")
+    wordy = split_when(
+        f"hey can you remind me about the dentist {phrase} please", now=now, tz="UTC"
+    )
+    assert short is not None and wordy is not None
+    assert wordy.schedule == short.schedule
+    assert wordy.rest == "the dentist"
+
+
+@pytest.mark.parametrize(
+    ("word", "timely"),
+    [
+        ("dentist", False),  # has "ist" inside, but no time word is "dent" + "ist"
+        ("running", False),
+        ("hey", False),
+        ("mondays", True),
+        ("tuesdays", True),
+        ("o'clock", True),
+        ("9am", True),
+        ("4th", True),
+        ("tomorrow", True),
+        ("thanksgiving", True),
+        ("11:00", True),
+        ("remind", True),  # "remind me" is read (and dropped) by the grammar itself
+    ],
+)
+def test_time_words_are_grammar_words_and_a_little_glue(word: str, timely: bool) -> None:
+    from tools.timeparse.split import _time_token
+
+    assert _time_token(word) is timely

@@ -154,13 +154,13 @@ def _strings(value: object) -> list[str]:
     return []
 
 
-def _grammar_fragments() -> re.Pattern[str]:
+def _grammar_fragments() -> frozenset[str]:
     """Every word (3+ letters) the English grammar's patterns and word tables mention.
 
     A phrase the grammar reads is made of such words, digits and short glue ("a", "pm");
     a word it never mentions ("call", "mom") cannot be inside one. Derived from the
     grammar itself so that a rule added later is covered without a second list to keep
-    in step; matching by substring errs on the side of trying a span.
+    in step.
     """
     sources = [p.pattern for p, _ in instant._PIECES]
     for module in (instant, recurrence, duration, holidays, lexicon):
@@ -169,10 +169,15 @@ def _grammar_fragments() -> re.Pattern[str]:
     for src in sources:
         # Drop escapes first (r"\bday" must give "day", not "bday").
         words.update(re.findall(r"[a-z]{3,}", re.sub(r"\\.", " ", src.lower())))
-    return re.compile("|".join(sorted(words, key=len, reverse=True)))
+    return frozenset(words)
 
 
-_TIME_FRAGMENT = _grammar_fragments()
+_FRAGMENTS = _grammar_fragments()
+_LONGEST_FRAGMENT = max(map(len, _FRAGMENTS))
+# A time word is grammar words glued with at most this many other letters ("mondays" =
+# "monday" + "s", "o'clock" = "o" + "clock", "9am"); "dentist" (no "dent") is none,
+# although it contains "ist".
+_GLUE = 2
 # "Ana's birthday is on March 3rd": up to three words of any kind before the occasion
 # word belong to the phrase (recurrence._OCCASION's "who").
 _OCCASION_HEAD = re.compile(r"^(?:birthday|bday|anniversary)s?$")
@@ -183,11 +188,19 @@ _OCCASION_WHO = 3
 def _time_token(word: str) -> bool:
     """Can this (bare, lower-case) word be part of a time phrase the grammar reads?"""
     letters = re.sub(r"[^a-z]", "", word)
-    return (
-        len(letters) <= 2  # digits, "9am", "a", "pm", "p.m", "h"
-        or word in _EDGE_FILLER
-        or _TIME_FRAGMENT.search(word) is not None
-    )
+    if len(letters) <= _GLUE or word in _EDGE_FILLER:
+        return True  # digits, "9am", "a", "pm", "p.m", "h"
+    # glue[k]: the fewest glue letters that, with grammar words, make up letters[:k].
+    n = len(letters)
+    glue = [0] + [_GLUE + 1] * n
+    for k in range(n):
+        if glue[k] > _GLUE:
+            continue
+        glue[k + 1] = min(glue[k + 1], glue[k] + 1)
+        for end in range(k + 3, min(n, k + _LONGEST_FRAGMENT) + 1):
+            if letters[k:end] in _FRAGMENTS:
+                glue[end] = min(glue[end], glue[k])
+    return glue[n] <= _GLUE
 
 
 @dataclass(frozen=True)
