@@ -2,6 +2,8 @@
 
 Run: .venv/bin/python bench/split_answers.py --out before.jsonl   (on the old code)
      .venv/bin/python bench/split_answers.py --out after.jsonl --against before.jsonl
+(add `--data /path/to/shared/data/timeparse` from a worktree; `--work-budget N` shows
+how many answers another `split.WORK_BUDGET` would change).
 
 Messages: every phrase of the time corpora (`tests/data/timeparse`, the shared corpora
 directory) alone and in the wrappings people write ("remind me <p> to call mum", "<p>
@@ -50,7 +52,12 @@ def answer(text: str, now: str, tz: str) -> tuple[dict[str, Any], float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "timeparse")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=ROOT.parent / "shared" / "data" / "timeparse",
+        help="the shared corpora directory (besides tests/data/timeparse); skipped if absent",
+    )
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--against", type=Path, default=None, help="answers to compare with")
     ap.add_argument(
