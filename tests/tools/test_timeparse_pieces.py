@@ -163,3 +163,20 @@ def test_time_words_are_grammar_words_and_a_little_glue(word: str, timely: bool)
     from tools.timeparse.split import _time_token
 
     assert _time_token(word) is timely
+
+
+@pytest.mark.parametrize(
+    ("message", "at", "rest"),
+    [
+        ("remind me at 9am America/New_York to call mum", "2026-11-23T14:00:00+00:00", "call mum"),
+        ("at 9am Europe/Warsaw call mum", "2026-11-24T08:00:00+00:00", "call mum"),
+        ("tomorrow 9am asia/kolkata stretch", "2026-11-24T03:30:00+00:00", "stretch"),
+        ("at 3pm (Europe/Berlin) pay the bill", "2026-11-23T14:00:00+00:00", "pay the bill"),
+    ],
+)
+def test_a_zone_named_by_its_iana_name_goes_with_the_time(message: str, at: str, rest: str) -> None:
+    # A zone name is no grammar word ("warsaw"): the zone piece reads it by its shape.
+    got = split_when(message, now=NOW, tz="UTC")
+    assert got is not None
+    assert got.schedule == datetime.fromisoformat(at)
+    assert got.rest == rest

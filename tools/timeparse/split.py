@@ -190,6 +190,8 @@ def _time_token(word: str) -> bool:
     letters = re.sub(r"[^a-z]", "", word)
     if len(letters) <= _GLUE or word in _EDGE_FILLER:
         return True  # digits, "9am", "a", "pm", "p.m", "h"
+    if any(p.fullmatch(word) for p in instant._PATTERNS):
+        return True  # a piece read by its shape, not its words: "america/new_york"
     # glue[k]: the fewest glue letters that, with grammar words, make up letters[:k].
     n = len(letters)
     glue = [0] + [_GLUE + 1] * n
