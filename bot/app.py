@@ -33,7 +33,8 @@ from bot.settings import Settings
 from bot.slash import setup as slash
 from bot.transport import DiscordTransport, retryable
 from bot.web.dashboard import Dashboard
-from storage.models import Job, JobKind
+from storage.jobs import Job
+from storage.models import JobKind
 from tools.audience import Addressing, Audience
 from tools.jobs.marker import MARKER
 from tools.message_size import MAX_MESSAGE

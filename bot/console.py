@@ -37,8 +37,8 @@ from bot.runtime import Posting, Reply, Runtime, Speaker, Surface
 from bot.settings import Settings
 from bot.terminal import DIM, RESET, TerminalRenderer
 from bot.typed_commands import run_typed
-from storage.jobs import JobSnapshot
-from storage.models import Job, JobStatus
+from storage.jobs import Job
+from storage.models import JobStatus
 from tools.errors import UserError
 from tools.jobs.model import Actor, Target
 from tools.schedule import zone
@@ -186,7 +186,7 @@ class Console:
         """A heartbeat's reply (`PostReply`): one thread here, so where is not read."""
         await self.show(reply)
 
-    def failure_notice(self, job: JobSnapshot, error: str) -> None:
+    def failure_notice(self, job: Job, error: str) -> None:
         """Engine hook: a repeating job keeps failing (or was paused for it); say so here."""
         what = f"job #{job.id} (“{short(job.command, 80)}”)"
         if job.status == JobStatus.PAUSED:

@@ -19,12 +19,11 @@ import logging
 from dataclasses import replace
 from datetime import datetime
 
-from sqlalchemy import inspect
-
 from bot.dispatcher import Delivered, Delivery
 from bot.runtime import PostReply, Reply, Runtime
 from storage.approvals import ApprovalStatus
-from storage.models import Job, JobRun, JobStatus
+from storage.jobs import Job, Run
+from storage.models import JobStatus
 from storage.todos import TodoItem, TodoStatus
 from tools import heartbeat
 from tools.agent.todo import MAX_ATTEMPTS, TodoList, asks_consent, consent_request, gave_up_note
@@ -38,12 +37,9 @@ def task_prompt(item: TodoItem) -> str:
 
 
 def _as_worker(job: Job, item: TodoItem) -> Job:
-    """A detached copy of the heartbeat job whose command is this to-do's prompt and whose
-    owner is the person the run acts as: whoever added the to-do."""
-    values = {attr.key: getattr(job, attr.key) for attr in inspect(Job).column_attrs}
-    values["command"] = task_prompt(item)
-    values["owner_id"] = _worker(item, job)
-    return Job(**values)
+    """The heartbeat job as this to-do's run sees it: its command is the to-do's prompt and
+    its owner is the person the run acts as, whoever added the to-do."""
+    return replace(job, command=task_prompt(item), owner_id=_worker(item, job))
 
 
 def _worker(item: TodoItem, job: Job) -> int:
@@ -51,12 +47,10 @@ def _worker(item: TodoItem, job: Job) -> int:
     return item.created_by if item.created_by is not None else job.owner_id
 
 
-def _started_at(run: JobRun, now: datetime) -> JobRun:
-    """A detached copy of the beat's run for a to-do started later in the same beat: the
-    model's time budget (and any lateness) counts from now, not from the beat's slot."""
-    values = {attr.key: getattr(run, attr.key) for attr in inspect(JobRun).column_attrs}
-    values.update(scheduled_for=now, lateness_ms=0)
-    return JobRun(**values)
+def _started_at(run: Run, now: datetime) -> Run:
+    """The beat's run as a to-do started later in the same beat sees it: the model's time
+    budget (and any lateness) counts from now, not from the beat's slot."""
+    return replace(run, scheduled_for=now, lateness_ms=0)
 
 
 class Heartbeat:
@@ -135,7 +129,7 @@ class Heartbeat:
             return None
         return await self.todos.store.start_attempt(job.channel_id, item.id)
 
-    async def _work(self, run: JobRun, job: Job) -> None:
+    async def _work(self, run: Run, job: Job) -> None:
         await self._ask_consent(job)
         # Read again: the to-do may have been finished while this run waited in the queue.
         item = await self._start(job, await self._workable(job))
@@ -192,7 +186,7 @@ class Heartbeat:
             return None
         return await self._start(job, item)
 
-    async def _record(self, run: JobRun, finished: list[TodoItem], left: list[TodoItem]) -> None:
+    async def _record(self, run: Run, finished: list[TodoItem], left: list[TodoItem]) -> None:
         """What the beat worked on goes on its run, for `/jobs history`."""
         try:
             latest = await self.runtime.store.run_by_nonce(run.nonce)

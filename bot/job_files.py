@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from storage.models import Job, JobKind, JobStatus
+from storage.jobs import Job
+from storage.models import JobKind, JobStatus
 from tools.audience import Audience
 from tools.errors import UserError
 from tools.jobs.engine import Engine

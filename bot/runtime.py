@@ -23,8 +23,8 @@ from bot.wakeups import POLL_SECONDS, Wakeups
 from storage.approvals import ApprovalStore
 from storage.conversations import ConversationStore
 from storage.db import Database, StorageUnavailable
-from storage.jobs import JobSnapshot, JobStore
-from storage.models import Job, JobKind, JobRun
+from storage.jobs import Job, JobStore, Run
+from storage.models import JobKind
 from storage.user_settings import UserSettingsStore
 from tools.actions.kit import Actions
 from tools.actions.mcp import McpConfigError
@@ -150,7 +150,7 @@ class Surface:
     """What a chat surface (Discord, the console) lends the runtime; made by `bot.wiring`."""
 
     transport: Transport  # delivers fired runs (markers; beats and escalations in-process)
-    failure_notice: Callable[[JobSnapshot, str], None]  # a repeating job keeps failing
+    failure_notice: Callable[[Job, str], None]  # a repeating job keeps failing
     on_delivered: Sequence[DeliveredHook] = ()  # told of each recorded delivery
     # The thread a run may post into, read, poll (Discord only).
     thread_actions: Callable[[int, int | None], ThreadActions] | None = None
@@ -409,7 +409,7 @@ class Runtime:
         self.queues.submit(job.channel_id, work)
         return True
 
-    async def take_run(self, nonce: str) -> tuple[JobRun, Job] | None:
+    async def take_run(self, nonce: str) -> tuple[Run, Job] | None:
         """Take a delivered run to answer (compare-and-set in the database), or None when it
         is not a run of ours, is answered already, or another taker holds it."""
         now = self.clock.now()
@@ -425,7 +425,7 @@ class Runtime:
             return None
         return run, job
 
-    async def answer(self, run: JobRun, job: Job, post: PostAnswer) -> bool:
+    async def answer(self, run: Run, job: Job, post: PostAnswer) -> bool:
         """Finish a taken run exactly once: prepare its answer (or reuse the one kept before
         a crash), keep it, post it with the run's own nonce, then record the run done.
 
@@ -469,7 +469,7 @@ class Runtime:
             due=datetime.fromisoformat(due) if due else None,
         )
 
-    async def fired(self, run: JobRun, job: Job) -> Reply:
+    async def fired(self, run: Run, job: Job) -> Reply:
         """A delivered marker → the agent acts on the command as the job's owner (never raises).
 
         If the agent cannot answer (model down, error), a reminder still reaches its
@@ -535,7 +535,7 @@ class Runtime:
         return Reply(text, mention_user=job.owner_id, reminder=buttons, due=due)
 
     async def _answer_in_time(
-        self, agent: AgentKit, prompt: str, deps: HomarDeps, run: JobRun
+        self, agent: AgentKit, prompt: str, deps: HomarDeps, run: Run
     ) -> AgentReply:
         """The agent's answer to a fired job, or none if the model would make it late.
 
@@ -554,7 +554,7 @@ class Runtime:
             outcome("offline" if result.offline else "error" if result.error else "ok")
             return result
 
-    async def _keep_tool_calls(self, run: JobRun, result: AgentReply) -> None:
+    async def _keep_tool_calls(self, run: Run, result: AgentReply) -> None:
         """The fired command's action calls go on its run, for `/jobs history`."""
         if not result.tool_calls:
             return

@@ -16,7 +16,7 @@ from bot.dispatcher import Delivered, Delivery, DeliveryError
 from bot.fired_routes import FiredRoutes
 from bot.mentions import NO_MENTIONS, owner_only
 from bot.pacing import Pacer, marker_lane
-from storage.jobs import JobSnapshot
+from storage.jobs import Job
 from storage.models import JobStatus
 from tools.audience import Addressing, Audience
 from tools.message_size import trim, with_note
@@ -65,13 +65,13 @@ class DiscordTransport(FiredRoutes):
         self.gate = gate  # checks jobs' audiences again at delivery
         self._notices: set[asyncio.Task[None]] = set()
 
-    def failure_notice(self, job: JobSnapshot, error: str) -> None:
+    def failure_notice(self, job: Job, error: str) -> None:
         """Engine hook: a recurring job keeps failing (or was paused for it); tell its owner."""
         task = asyncio.get_running_loop().create_task(self._tell_owner(job, error))
         self._notices.add(task)
         task.add_done_callback(self._notices.discard)
 
-    async def _tell_owner(self, job: JobSnapshot, error: str) -> None:
+    async def _tell_owner(self, job: Job, error: str) -> None:
         what = f"job #{job.id} (“{trim(job.command, 80)}”)"
         if job.status == JobStatus.PAUSED:
             text = (

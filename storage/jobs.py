@@ -9,10 +9,10 @@ from __future__ import annotations
 import builtins
 import functools
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
     ColumnElement,
@@ -32,8 +32,10 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from storage.db import Database
-from storage.models import Job, JobRun, JobStatus, RunOutcome
+from storage.models import JobRow, JobRunRow, JobStatus, RunOutcome
 from storage.prepared import Prepared
+
+T = TypeVar("T")
 
 
 def run_nonce(job_id: int, slot: datetime, kind: str = "run") -> str:
@@ -43,8 +45,9 @@ def run_nonce(job_id: int, slot: datetime, kind: str = "run") -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class JobSnapshot:
-    """A job row as read by the dispatcher: plain values, cheap to build in bulk."""
+class Job:
+    """A job as storage hands it out: plain values (cheap to build in bulk), never a live
+    row. Change a job through `JobStore`'s writes, never by editing one of these."""
 
     id: int
     owner_id: int
@@ -71,10 +74,6 @@ class JobSnapshot:
     audience: dict[str, Any] | None = None
 
 
-# A job as code outside storage reads it: a loaded row or a snapshot of its values.
-JobView = Job | JobSnapshot
-
-
 @dataclass(frozen=True, slots=True)
 class JobHealth:
     """What an operator's status report says about jobs and their recent runs."""
@@ -89,14 +88,26 @@ class JobHealth:
 
 
 @dataclass(frozen=True, slots=True)
-class RunSnapshot:
-    """The run a claim is delivering (new, or resumed after a crash or a failed attempt)."""
+class Run:
+    """One run of a job (one slot's delivery and its answer) as storage hands it out."""
 
     id: int
-    nonce: str
+    job_id: int
+    scheduled_for: datetime
     kind: str
     attempt: int
+    nonce: str
     claimed_at: datetime | None
+    lease_until: datetime | None
+    delivered_at: datetime | None
+    executed_at: datetime | None  # first taken for re-feeding
+    reply_lease_until: datetime | None  # the answering process holds it until then
+    reply: dict[str, Any] | None  # the answer, kept before it is posted
+    replied_at: datetime | None  # done: answered, or its failure recorded
+    message_id: int | None
+    outcome: str
+    lateness_ms: int | None
+    error: str | None
     details: dict[str, Any] | None
 
 
@@ -104,16 +115,16 @@ class RunSnapshot:
 class Claim:
     """A due job this process now owns until `lease_until`, and the run it is delivering."""
 
-    job: JobSnapshot
-    run: RunSnapshot
+    job: Job
+    run: Run
     slot: datetime
     lease_until: datetime
 
 
-_jobs = cast(Table, Job.__table__)
-_runs = cast(Table, JobRun.__table__)
-_JOB_COLUMNS = [_jobs.c[f] for f in JobSnapshot.__slots__]
-_RUN_COLUMNS = [_runs.c[f] for f in RunSnapshot.__slots__]
+_jobs = cast(Table, JobRow.__table__)
+_runs = cast(Table, JobRunRow.__table__)
+_JOB_COLUMNS = [_jobs.c[f] for f in Job.__slots__]
+_RUN_COLUMNS = [_runs.c[f] for f in Run.__slots__]
 
 _OPEN = or_(*(_jobs.c.status == status for status in JobStatus.OPEN))
 _INSERTABLE = [c.key for c in _jobs.c if c.key != "id"]
@@ -157,7 +168,7 @@ _CLAIM = Prepared(
 )
 # The pending runs of the jobs one claim just took (their next_run_at is its lease expiry).
 _CLAIMED_RUNS = Prepared(
-    select(*_RUN_COLUMNS, _runs.c.job_id)
+    select(*_RUN_COLUMNS)
     .select_from(_runs.join(_jobs, _jobs.c.id == _runs.c.job_id))
     .where(
         _jobs.c.status == JobStatus.ACTIVE,
@@ -165,7 +176,7 @@ _CLAIMED_RUNS = Prepared(
         _runs.c.scheduled_for == _jobs.c.claimed_slot,
         _runs.c.outcome == RunOutcome.PENDING,
     ),
-    result=[*_RUN_COLUMNS, _runs.c.job_id],
+    result=_RUN_COLUMNS,
 )
 _INSERT_RUN = Prepared(
     insert(_runs).values(
@@ -201,9 +212,7 @@ _JOBS_BY_IDS = Prepared(
     result=_JOB_COLUMNS,
 )
 # The re-feed path, one round trip each (every fired run takes, keeps and finishes its
-# answer): whole rows, handed out as detached `JobRun` / `Job` objects.
-_RUN_ROW = list(_runs.c)
-_JOB_ROW = list(_jobs.c)
+# answer): whole rows, handed out as `Run` / `Job` values.
 _CLAIM_REPLY = Prepared(
     update(_runs)
     .where(
@@ -217,10 +226,12 @@ _CLAIM_REPLY = Prepared(
         ),
         reply_lease_until=bindparam("until"),
     )
-    .returning(*_RUN_ROW),
-    result=_RUN_ROW,
+    .returning(*_RUN_COLUMNS),
+    result=_RUN_COLUMNS,
 )
-_JOB_BY_ID = Prepared(select(*_JOB_ROW).where(_jobs.c.id == bindparam("job_id")), result=_JOB_ROW)
+_JOB_BY_ID = Prepared(
+    select(*_JOB_COLUMNS).where(_jobs.c.id == bindparam("job_id")), result=_JOB_COLUMNS
+)
 _KEEP_REPLY = Prepared(
     update(_runs)
     .where(
@@ -269,7 +280,7 @@ class Finished:
 
     claim: Claim
     run_values: dict[str, Any]
-    seen: JobSnapshot | None  # None: the job is gone
+    seen: Job | None  # None: the job is gone
     changes: dict[str, Any] | None
 
 
@@ -388,7 +399,7 @@ class JobStore:
     # ------------------------------------------------------------ reads
 
     async def get(self, job_id: int) -> Job | None:
-        return await self.db.run(lambda s: s.get(Job, job_id))
+        return await self.db.run_core(lambda conn: _job_by_id(conn, job_id))
 
     async def find(
         self,
@@ -401,35 +412,39 @@ class JobStore:
         limit: int = 100,
         offset: int = 0,
     ) -> builtins.list[Job]:
-        q = select(Job)
+        q = select(*_JOB_COLUMNS)
         if tz is not None:
-            q = q.where(Job.tz == tz)
+            q = q.where(JobRow.tz == tz)
         if owner_id is not None:
-            q = q.where(Job.owner_id == owner_id)
+            q = q.where(JobRow.owner_id == owner_id)
         if channel_id is not None:
-            q = q.where(Job.channel_id == channel_id)
+            q = q.where(JobRow.channel_id == channel_id)
         if guild_id is not None:
-            q = q.where(Job.guild_id == guild_id)
+            q = q.where(JobRow.guild_id == guild_id)
         if statuses is not None:
-            q = q.where(Job.status.in_(list(statuses)))
+            q = q.where(JobRow.status.in_(list(statuses)))
         q = (
-            q.order_by(Job.next_run_at.is_(None), Job.next_run_at, Job.id)
+            q.order_by(JobRow.next_run_at.is_(None), JobRow.next_run_at, JobRow.id)
             .limit(limit)
             .offset(offset)
         )
-        return await self.db.run(lambda s: list(s.scalars(q).all()))
+        return await self.db.run(lambda s: [Job(*row) for row in s.execute(q)])
 
     async def count(self, *, owner_id: int, statuses: Sequence[str] = JobStatus.OPEN) -> int:
-        q = select(func.count(Job.id)).where(Job.owner_id == owner_id, Job.status.in_(statuses))
+        q = select(func.count(JobRow.id)).where(
+            JobRow.owner_id == owner_id, JobRow.status.in_(statuses)
+        )
         return await self.db.run(lambda s: int(s.scalar(q) or 0))
 
     async def count_by_status(self) -> dict[str, int]:
-        q = select(Job.status, func.count(Job.id)).group_by(Job.status)
+        q = select(JobRow.status, func.count(JobRow.id)).group_by(JobRow.status)
         return await self.db.run(lambda s: {str(k): int(v) for k, v in s.execute(q).all()})
 
     async def count_due(self, now: datetime) -> int:
         """How many active jobs are due by `now` (claimed ones count until their lease ends)."""
-        q = select(func.count(Job.id)).where(Job.status == JobStatus.ACTIVE, Job.next_run_at <= now)
+        q = select(func.count(JobRow.id)).where(
+            JobRow.status == JobStatus.ACTIVE, JobRow.next_run_at <= now
+        )
         return await self.db.run(lambda s: int(s.scalar(q) or 0))
 
     async def health(
@@ -440,47 +455,48 @@ class JobStore:
         window: timedelta = timedelta(days=1),
     ) -> JobHealth:
         """Job counts by state, and the runs of the last `window` that failed or were late."""
-        active = Job.status == JobStatus.ACTIVE
-        since = JobRun.scheduled_for >= now - window
+        active = JobRow.status == JobStatus.ACTIVE
+        since = JobRunRow.scheduled_for >= now - window
 
         def jobs(*where: ColumnElement[bool]) -> Select[int]:
-            return select(func.count(Job.id)).where(*where)
+            return select(func.count(JobRow.id)).where(*where)
 
         def runs(*where: ColumnElement[bool]) -> Select[int]:
-            return select(func.count(JobRun.id)).where(*where)
+            return select(func.count(JobRunRow.id)).where(*where)
 
         queries = (
             jobs(active),
-            jobs(active, Job.next_run_at <= now),
-            jobs(active, Job.next_run_at <= now - late_after),
-            jobs(Job.status == JobStatus.FAILED),
-            jobs(Job.status == JobStatus.PAUSED),
-            runs(JobRun.outcome == RunOutcome.FAILED, since),
-            runs(JobRun.lateness_ms > int(late_after.total_seconds() * 1000), since),
+            jobs(active, JobRow.next_run_at <= now),
+            jobs(active, JobRow.next_run_at <= now - late_after),
+            jobs(JobRow.status == JobStatus.FAILED),
+            jobs(JobRow.status == JobStatus.PAUSED),
+            runs(JobRunRow.outcome == RunOutcome.FAILED, since),
+            runs(JobRunRow.lateness_ms > int(late_after.total_seconds() * 1000), since),
         )
         counts = await self.db.run(lambda s: [int(s.scalar(q) or 0) for q in queries])
         return JobHealth(*counts)
 
     async def newest_id(self) -> int:
         """The highest job id ever given (0 for none): jobs above it are newer."""
-        return await self.db.run(lambda s: int(s.scalar(select(func.max(Job.id))) or 0))
+        return await self.db.run(lambda s: int(s.scalar(select(func.max(JobRow.id))) or 0))
 
-    async def runs(self, job_id: int, *, limit: int = 10) -> builtins.list[JobRun]:
+    async def runs(self, job_id: int, *, limit: int = 10) -> builtins.list[Run]:
+        """The job's latest runs, newest first."""
         q = (
-            select(JobRun)
-            .where(JobRun.job_id == job_id)
-            .order_by(JobRun.scheduled_for.desc(), JobRun.id.desc())
+            select(*_RUN_COLUMNS)
+            .where(JobRunRow.job_id == job_id)
+            .order_by(JobRunRow.scheduled_for.desc(), JobRunRow.id.desc())
             .limit(limit)
         )
-        return await self.db.run(lambda s: list(s.scalars(q).all()))
+        return await self.db.run(lambda s: [Run(*row) for row in s.execute(q)])
 
-    async def run_by_nonce(self, nonce: str) -> JobRun | None:
-        q = select(JobRun).where(JobRun.nonce == nonce)
-        return await self.db.run(lambda s: s.scalar(q))
+    async def run_by_nonce(self, nonce: str) -> Run | None:
+        q = select(*_RUN_COLUMNS).where(JobRunRow.nonce == nonce)
+        return await self.db.run(lambda s: _first(Run, s.execute(q)))
 
     async def earliest_due(self) -> datetime | None:
         """When the next active job (or an expired claim) comes due; an indexed MIN."""
-        q = select(func.min(Job.next_run_at)).where(Job.status == JobStatus.ACTIVE)
+        q = select(func.min(JobRow.next_run_at)).where(JobRow.status == JobStatus.ACTIVE)
         return await self.db.run(lambda s: s.scalar(q))
 
     async def unreplied_nonces(
@@ -492,14 +508,14 @@ class JobStore:
         """Nonces of runs delivered (between `within` and `settled` ago) and never answered,
         that nobody is answering now (never taken, or their taker's lease ran out)."""
         q = (
-            select(JobRun.nonce)
+            select(JobRunRow.nonce)
             .where(
-                JobRun.replied_at.is_(None),
-                JobRun.delivered_at >= now - within,
-                JobRun.delivered_at <= now - settled,
-                or_(JobRun.reply_lease_until.is_(None), JobRun.reply_lease_until <= now),
+                JobRunRow.replied_at.is_(None),
+                JobRunRow.delivered_at >= now - within,
+                JobRunRow.delivered_at <= now - settled,
+                or_(JobRunRow.reply_lease_until.is_(None), JobRunRow.reply_lease_until <= now),
             )
-            .order_by(JobRun.delivered_at)
+            .order_by(JobRunRow.delivered_at)
         )
         return await self.db.run(lambda s: [str(n) for n in s.scalars(q).all()])
 
@@ -544,15 +560,17 @@ class JobStore:
         return await self.db.run_prepared(work)
 
     async def update(self, job_id: int, **values: Any) -> Job | None:
-        def work(s: Session) -> Job | None:
-            job = s.get(Job, job_id, with_for_update=self.db.is_postgres)
-            if job is None:
-                return None
-            for key, value in values.items():
-                setattr(job, key, value)
-            return job
-
-        return await self.db.run(work)
+        """Set a job's columns; the job as it is after (None if there is no such job)."""
+        if not values:
+            return await self.get(job_id)
+        stmt = (
+            update(JobRow)
+            .where(JobRow.id == job_id)
+            .values(**values)
+            .returning(*_JOB_COLUMNS)
+            .execution_options(synchronize_session=False)
+        )
+        return await self.db.run(lambda s: _first(Job, s.execute(stmt)))
 
     async def claim_due(
         self,
@@ -593,7 +611,7 @@ class JobStore:
 
         def work(conn: Connection) -> tuple[builtins.list[Claim], datetime | None]:
             values = {"due_by": now + ahead, "limit": limit, "expiry": expiry}
-            taken = [JobSnapshot(*row) for row in _CLAIM.rows(conn, values)]
+            taken = [Job(*row) for row in _CLAIM.rows(conn, values)]
             claims = _with_runs(conn, taken, now, expiry)
             return claims, _EARLIEST_DUE.rows(conn)[0][0]
 
@@ -625,11 +643,11 @@ class JobStore:
             )
             .returning(*_JOB_COLUMNS)
         )
-        return _with_runs(s, [JobSnapshot(*row) for row in rows], now, expiry)
+        return _with_runs(s, [Job(*row) for row in rows], now, expiry)
 
     async def finish(
         self, finished: Sequence[Finished]
-    ) -> tuple[dict[int, JobSnapshot | None], builtins.list[Finished]]:
+    ) -> tuple[dict[int, Job | None], builtins.list[Finished]]:
         """Record finished runs and apply their jobs' changes, all in one transaction.
 
         Returns the jobs as they are after it, and the runs left unrecorded because their
@@ -637,9 +655,9 @@ class JobStore:
         from it and call `finish` again with just those).
         """
 
-        def work(s: Connection) -> tuple[dict[int, JobSnapshot | None], builtins.list[Finished]]:
+        def work(s: Connection) -> tuple[dict[int, Job | None], builtins.list[Finished]]:
             run_updates: dict[tuple[str, ...], builtins.list[dict[str, Any]]] = {}
-            result: dict[int, JobSnapshot | None] = {}
+            result: dict[int, Job | None] = {}
             stale: builtins.list[Finished] = []
             for f in finished:
                 job = f.seen
@@ -663,7 +681,7 @@ class JobStore:
                     rows: Sequence[Any] = list(s.execute(query))
                 else:
                     rows = _JOBS_BY_IDS.rows(s, {"ids": json.dumps(ids)})
-                now = {row[0]: JobSnapshot(*row) for row in rows}
+                now = {row[0]: Job(*row) for row in rows}
                 for job_id in ids:
                     result[job_id] = now.get(job_id)
             for keys, params_list in run_updates.items():
@@ -676,15 +694,15 @@ class JobStore:
         """Make every in-flight claim due now (single-process start-up after a crash)."""
         # Find claims through ix_jobs_claimed_slot: filtering on status in the same query
         # makes SQLite walk the (status, next_run_at) index over every active job.
-        claimed = select(Job.id).where(Job.claimed_slot.is_not(None)).scalar_subquery()
+        claimed = select(JobRow.id).where(JobRow.claimed_slot.is_not(None)).scalar_subquery()
 
         def work(s: Session) -> int:
-            rows = s.execute(select(Job.id, Job.status).where(Job.id.in_(claimed))).all()
+            rows = s.execute(select(JobRow.id, JobRow.status).where(JobRow.id.in_(claimed))).all()
             ids = [job_id for job_id, status in rows if status == JobStatus.ACTIVE]
             if ids:
                 s.execute(
-                    update(Job)
-                    .where(Job.id.in_(ids))
+                    update(JobRow)
+                    .where(JobRow.id.in_(ids))
                     .values(next_run_at=now)
                     .execution_options(synchronize_session=False)
                 )
@@ -704,21 +722,21 @@ class JobStore:
 
         def work(s: Session) -> int:
             result = s.execute(
-                update(Job)
+                update(JobRow)
                 .where(
-                    Job.id.in_(ids),
-                    Job.claimed_slot.is_not(None),
-                    Job.status == JobStatus.ACTIVE,
+                    JobRow.id.in_(ids),
+                    JobRow.claimed_slot.is_not(None),
+                    JobRow.status == JobStatus.ACTIVE,
                 )
-                .values(next_run_at=Job.claimed_slot)
+                .values(next_run_at=JobRow.claimed_slot)
                 .execution_options(synchronize_session=False)
             )
             s.execute(
-                update(JobRun)
+                update(JobRunRow)
                 .where(
-                    JobRun.job_id.in_(ids),
-                    JobRun.outcome == RunOutcome.PENDING,
-                    JobRun.delivered_at.is_(None),
+                    JobRunRow.job_id.in_(ids),
+                    JobRunRow.outcome == RunOutcome.PENDING,
+                    JobRunRow.delivered_at.is_(None),
                 )
                 .values(lease_until=None)
                 .execution_options(synchronize_session=False)
@@ -727,21 +745,21 @@ class JobStore:
 
         return await self.db.run(work)
 
-    async def mark_executed(self, nonce: str, now: datetime) -> JobRun | None:
+    async def mark_executed(self, nonce: str, now: datetime) -> Run | None:
         """Take a run that is answered on the spot (a beat, an escalation DM): taken and done.
 
         None if the nonce is unknown or the run was already taken.
         """
         stmt = (
-            update(JobRun)
-            .where(JobRun.nonce == nonce, JobRun.executed_at.is_(None))
+            update(JobRunRow)
+            .where(JobRunRow.nonce == nonce, JobRunRow.executed_at.is_(None))
             .values(executed_at=now, replied_at=now)
-            .returning(JobRun)
+            .returning(*_RUN_COLUMNS)
             .execution_options(synchronize_session=False)
         )
-        return await self.db.run(lambda s: s.scalars(stmt).first())
+        return await self.db.run(lambda s: _first(Run, s.execute(stmt)))
 
-    async def claim_reply(self, nonce: str, now: datetime, lease: timedelta) -> JobRun | None:
+    async def claim_reply(self, nonce: str, now: datetime, lease: timedelta) -> Run | None:
         """Take a delivered run to answer it; one taker at a time (compare-and-set).
 
         A run is free while unanswered and not held, or when its taker's lease has run
@@ -752,15 +770,14 @@ class JobStore:
 
     async def take_reply(
         self, nonce: str, now: datetime, lease: timedelta
-    ) -> tuple[JobRun, Job | None] | None:
+    ) -> tuple[Run, Job | None] | None:
         """`claim_reply`, and the run's job (None if deleted), in one transaction."""
 
-        def work(conn: Connection) -> tuple[JobRun, Job | None] | None:
+        def work(conn: Connection) -> tuple[Run, Job | None] | None:
             run = _claim_reply(conn, nonce, now, lease)
             if run is None:
                 return None
-            rows = _JOB_BY_ID.rows(conn, {"job_id": run.job_id})
-            return run, (Job(**dict(zip(_JOB_KEYS, rows[0], strict=True))) if rows else None)
+            return run, _job_by_id(conn, run.job_id)
 
         return await self.db.run_core(work)
 
@@ -784,8 +801,8 @@ class JobStore:
     async def release_reply_leases(self) -> int:
         """Free every held, unanswered run (single-process start-up after a crash)."""
         stmt = (
-            update(JobRun)
-            .where(JobRun.replied_at.is_(None), JobRun.reply_lease_until.is_not(None))
+            update(JobRunRow)
+            .where(JobRunRow.replied_at.is_(None), JobRunRow.reply_lease_until.is_not(None))
             .values(reply_lease_until=None)
             .execution_options(synchronize_session=False)
         )
@@ -806,20 +823,20 @@ class JobStore:
         changes across processes, not a lock in memory. `note` is recorded on the run it
         answers in the same transaction, if the change is made.
         """
-        conditions = [Job.id == job_id]
+        conditions = [JobRow.id == job_id]
         for key, value in expected.items():
-            col = getattr(Job, key)
+            col = getattr(JobRow, key)
             conditions.append(col.is_(None) if value is None else col == value)
         stmt = (
-            update(Job)
+            update(JobRow)
             .where(*conditions)
             .values(**values)
-            .returning(Job)
+            .returning(*_JOB_COLUMNS)
             .execution_options(synchronize_session=False)
         )
 
         def work(s: Session) -> Job | None:
-            job = s.scalars(stmt).first()
+            job = _first(Job, s.execute(stmt))
             if job is not None and note is not None:
                 _note_on_run(s, job_id, note)
             return job
@@ -832,8 +849,8 @@ class JobStore:
 
     async def update_run(self, run_id: int, **values: Any) -> None:
         stmt = (
-            update(JobRun)
-            .where(JobRun.id == run_id)
+            update(JobRunRow)
+            .where(JobRunRow.id == run_id)
             .values(**values)
             .execution_options(synchronize_session=False)
         )
@@ -841,16 +858,16 @@ class JobStore:
 
 
 def _note_on_run(s: Session, job_id: int, note: RunNote) -> None:
-    run: JobRun | None = None
+    run: JobRunRow | None = None
     if note.run_id is not None:
-        run = s.get(JobRun, note.run_id)
+        run = s.get(JobRunRow, note.run_id)
         if run is not None and run.job_id != job_id:
             run = None
     if run is None:
         run = s.scalar(
-            select(JobRun)
-            .where(JobRun.job_id == job_id, JobRun.delivered_at.is_not(None))
-            .order_by(JobRun.delivered_at.desc())
+            select(JobRunRow)
+            .where(JobRunRow.job_id == job_id, JobRunRow.delivered_at.is_not(None))
+            .order_by(JobRunRow.delivered_at.desc())
             .limit(1)
         )
     if run is not None:
@@ -864,12 +881,12 @@ def _rows_changed(result: object) -> int:
 
 
 def _with_runs(
-    s: Session | Connection, taken: builtins.list[JobSnapshot], now: datetime, expiry: datetime
+    s: Session | Connection, taken: builtins.list[Job], now: datetime, expiry: datetime
 ) -> builtins.list[Claim]:
     """Pair each just-claimed job with its run: resume a pending one, or start a new one."""
     if not taken:
         return []
-    pending = {row[-1]: RunSnapshot(*row[:-1]) for row in _CLAIMED_RUNS.rows(s, {"expiry": expiry})}
+    pending = {run.job_id: run for run in _claimed_runs(s, expiry)}
     fresh = []
     for job in taken:
         if job.id not in pending:
@@ -898,7 +915,7 @@ def _with_runs(
         )
     if fresh:
         _INSERT_RUN.many(s, fresh)
-    runs = {row[-1]: RunSnapshot(*row[:-1]) for row in _CLAIMED_RUNS.rows(s, {"expiry": expiry})}
+    runs = {run.job_id: run for run in _claimed_runs(s, expiry)}
     return [
         Claim(job=job, run=runs[job.id], slot=job.claimed_slot, lease_until=expiry)
         for job in taken
@@ -906,11 +923,23 @@ def _with_runs(
     ]
 
 
-_RUN_KEYS = [c.key for c in _RUN_ROW]
-_JOB_KEYS = [c.key for c in _JOB_ROW]
+def _claimed_runs(s: Session | Connection, expiry: datetime) -> builtins.list[Run]:
+    return [Run(*row) for row in _CLAIMED_RUNS.rows(s, {"expiry": expiry})]
 
 
-def _claim_reply(conn: Connection, nonce: str, now: datetime, lease: timedelta) -> JobRun | None:
+def _claim_reply(conn: Connection, nonce: str, now: datetime, lease: timedelta) -> Run | None:
     values = {"taken_nonce": nonce, "now": now, "executed": now, "until": now + lease}
     rows = _CLAIM_REPLY.rows(conn, values)
-    return JobRun(**dict(zip(_RUN_KEYS, rows[0], strict=True))) if rows else None
+    return Run(*rows[0]) if rows else None
+
+
+def _job_by_id(conn: Session | Connection, job_id: int) -> Job | None:
+    rows = _JOB_BY_ID.rows(conn, {"job_id": job_id})
+    return Job(*rows[0]) if rows else None
+
+
+def _first(make: Callable[..., T], rows: Iterable[Sequence[Any]]) -> T | None:
+    """The first of `rows` as a `make` value (None for none)."""
+    for row in rows:
+        return make(*row)
+    return None

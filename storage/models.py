@@ -123,7 +123,10 @@ class RunOutcome(StrEnum):
     EXECUTED = "executed"
 
 
-class Job(Base):
+class JobRow(Base):
+    """A job as the `jobs` table holds it; code outside `storage/` reads the frozen
+    `storage.jobs.Job` instead."""
+
     __tablename__ = "jobs"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -172,7 +175,9 @@ class Job(Base):
     )
 
 
-class JobRun(Base):
+class JobRunRow(Base):
+    """One run of a job as the `job_runs` table holds it (read as `storage.jobs.Run`)."""
+
     __tablename__ = "job_runs"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)

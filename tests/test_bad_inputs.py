@@ -25,7 +25,7 @@ from sqlalchemy import func, select
 from storage.conversations import ConversationStore
 from storage.db import Database
 from storage.jobs import JobStore
-from storage.models import Job, JobRun
+from storage.models import JobRow, JobRunRow
 from tests.tools.conftest import FIXED_NOW
 from tools.agent import AgentKit, build_agent, run_agent
 from tools.agent.offline import offline_model
@@ -74,8 +74,10 @@ async def make_world(tmp_path: Path) -> tuple[AgentKit, Engine, int, Database]:
 
 async def snapshot(engine: Engine) -> tuple[Any, ...]:
     async with engine.store.db.session() as s:
-        jobs = (await s.execute(select(Job.id, Job.status, Job.command, Job.next_run_at))).all()
-        runs = await s.scalar(select(func.count()).select_from(JobRun))
+        jobs = (
+            await s.execute(select(JobRow.id, JobRow.status, JobRow.command, JobRow.next_run_at))
+        ).all()
+        runs = await s.scalar(select(func.count()).select_from(JobRunRow))
     return tuple(jobs), runs
 
 

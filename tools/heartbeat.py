@@ -10,8 +10,8 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from storage.jobs import JobSnapshot
-from storage.models import Job, JobKind, JobStatus
+from storage.jobs import Job
+from storage.models import JobKind, JobStatus
 from storage.todos import TodoItem
 from tools import timeparse
 from tools.errors import UserError, quoted
@@ -60,7 +60,7 @@ def every_words(every: timedelta) -> str:
     return f"every {minutes} minutes"
 
 
-def interval_of(job: Job | JobSnapshot) -> timedelta:
+def interval_of(job: Job) -> timedelta:
     return timedelta(seconds=int(job.schedule.get("seconds", 0)))
 
 
@@ -79,7 +79,7 @@ async def enable(
     *,
     created_by: str = "user",
     meta: dict[str, Any] | None = None,
-) -> Job | JobSnapshot:
+) -> Job:
     """Start the thread's heartbeat, or change its interval (and resume it) if it has one."""
     check_every(every)
     schedule = heartbeat_schedule(every, engine.clock(), tz)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic_ai import ApprovalRequired, RunContext
 
-from storage.jobs import JobView
+from storage.jobs import Job
 from tools.errors import NotAllowed
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class Change(StrEnum):
     EDIT = "edit"
 
 
-def same_place(deps: HomarDeps, job: JobView) -> bool:
+def same_place(deps: HomarDeps, job: Job) -> bool:
     """Whether the run may act on `job` at all: same server (DM jobs only from a DM)."""
     if deps.guild_id is not None:
         return job.guild_id == deps.guild_id
@@ -49,14 +49,14 @@ def same_place(deps: HomarDeps, job: JobView) -> bool:
     return True  # a person in their DM (or the console) manages all of their own jobs
 
 
-def visible(deps: HomarDeps, job: JobView) -> bool:
+def visible(deps: HomarDeps, job: Job) -> bool:
     """Whether the run may show `job`'s text where it is talking."""
     if deps.fired:
         return job.channel_id == deps.channel_id
     return same_place(deps, job)
 
 
-def shown(deps: HomarDeps, job: JobView) -> str:
+def shown(deps: HomarDeps, job: Job) -> str:
     """The job's text for a confirmation, or a placeholder where it must not be shown."""
     return f"“{job.command}”" if visible(deps, job) else "(its text stays in its own thread)"
 
@@ -70,7 +70,7 @@ def list_filter(deps: HomarDeps) -> dict[str, Any]:
     return {"owner_id": deps.user_id}
 
 
-def refuse_elsewhere(deps: HomarDeps, job: JobView) -> None:
+def refuse_elsewhere(deps: HomarDeps, job: Job) -> None:
     """Raise `NotAllowed` (without the job's text) if `job` is out of this run's reach."""
     if same_place(deps, job):
         return
@@ -85,7 +85,7 @@ def refuse_elsewhere(deps: HomarDeps, job: JobView) -> None:
 
 def check_change(
     ctx: RunContext[HomarDeps],
-    job: JobView,
+    job: Job,
     change: Change,
     *,
     makes_repeating: bool = False,
@@ -106,7 +106,7 @@ def check_change(
     raise ApprovalRequired(metadata={"proposal": f"{proposal}\n{preview}".strip()})
 
 
-def account(deps: HomarDeps, job: JobView, change: Change, makes_repeating: bool) -> str:
+def account(deps: HomarDeps, job: Job, change: Change, makes_repeating: bool) -> str:
     """What the owner sees before approving: the change, the job, and who asked for it."""
     shown = f" — “{_short(job.command)}”" if visible(deps, job) else " (in another thread)"
     what = f"{change} job #{job.id}{shown}"

@@ -28,7 +28,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from storage.jobs import JobView
+from storage.jobs import Job
 from storage.models import JobKind
 from tools.jobs.engine import Engine
 from tools.jobs.limits import normalize_command
@@ -49,11 +49,11 @@ DuplicateChoice = Literal["ask", "replace", "keep_both"]
 class Neighbour:
     """Another job of the owner's running in the same minute as the new one, first at `at`."""
 
-    job: JobView
+    job: Job
     at: datetime
 
 
-async def thread_jobs(engine: Engine, owner_id: int, channel_id: int) -> list[JobView]:
+async def thread_jobs(engine: Engine, owner_id: int, channel_id: int) -> list[Job]:
     """The owner's open jobs in this thread (heartbeats aside: they only wake the thread)."""
     jobs = await engine.list_jobs(owner_id=owner_id, channel_id=channel_id, limit=SAMPLE)
     return [j for j in jobs if j.kind != JobKind.HEARTBEAT]
@@ -76,7 +76,7 @@ def run_minutes(
 
 
 def _job_minutes(
-    job: JobView, now: datetime, limit: int = SAMPLE, end: datetime | None = None
+    job: Job, now: datetime, limit: int = SAMPLE, end: datetime | None = None
 ) -> set[datetime]:
     try:
         return run_minutes(schedule_of(job), now, runs_done=job.run_count, limit=limit, end=end)
@@ -90,9 +90,7 @@ def _same_period(a: Schedule, b: Schedule) -> bool:
     )
 
 
-def duplicates(
-    jobs: Iterable[JobView], command: str, schedule: Schedule, now: datetime
-) -> list[JobView]:
+def duplicates(jobs: Iterable[Job], command: str, schedule: Schedule, now: datetime) -> list[Job]:
     """Open jobs with the same command whose schedule overlaps `schedule`."""
     wanted = normalize_command(command)
     mine = run_minutes(schedule, now)
@@ -106,7 +104,7 @@ def duplicates(
 
 
 def neighbours(
-    jobs: Iterable[JobView], schedule: Schedule, now: datetime, *, skip: Sequence[int] = ()
+    jobs: Iterable[Job], schedule: Schedule, now: datetime, *, skip: Sequence[int] = ()
 ) -> list[Neighbour]:
     """Jobs (other than `skip`) with a run in the same minute as one of `schedule`'s next
     NEIGHBOUR_SAMPLE runs."""
@@ -150,7 +148,7 @@ def _first_shared(
     return next((m for m in minutes if m in theirs), None)
 
 
-def describe(job: JobView) -> str:
+def describe(job: Job) -> str:
     """`#12 “post standup” every weekday at 09:00 (Europe/Berlin)` for a question or a note."""
     schedule = schedule_of(job)
     if schedule.is_recurring:
@@ -163,7 +161,7 @@ def describe(job: JobView) -> str:
     return f"#{job.id} “{command}” {when}"
 
 
-def question(found: Sequence[JobView]) -> str:
+def question(found: Sequence[Job]) -> str:
     """What the user is asked when the new job duplicates `found`."""
     first = found[0]
     more = f" (and {len(found) - 1} more like it)" if len(found) > 1 else ""

@@ -9,14 +9,13 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.commands import Card
-from storage.jobs import JobView
-from storage.models import Job, JobRun
+from storage.jobs import Job, Run
 from tools.audience import Audience
 from tools.jobs.model import schedule_of
 from tools.schedule import stamp, timestamp
 
 
-def repeat_words(job: JobView) -> str:
+def repeat_words(job: Job) -> str:
     schedule = schedule_of(job)
     return schedule.describe() if schedule.is_recurring else "does not repeat"
 
@@ -30,7 +29,7 @@ def next_words(job_next: datetime | None) -> str:
     return f"next {stamp(job_next)}" if job_next else "no next run"
 
 
-def confirmation(job: JobView, *, zone: str, assumed: bool, follow_up: bool = False) -> Card:
+def confirmation(job: Job, *, zone: str, assumed: bool, follow_up: bool = False) -> Card:
     """The /remind answer: what, when, repeat, job id."""
     fields = [("What", short(job.command, 1000))]
     if job.next_run_at is not None:
@@ -44,7 +43,7 @@ def confirmation(job: JobView, *, zone: str, assumed: bool, follow_up: bool = Fa
     return Card(f"⏰ Job #{job.id} scheduled", fields=tuple(fields), footer=footer)
 
 
-def job_line(job: JobView) -> str:
+def job_line(job: Job) -> str:
     nxt = timestamp(job.next_run_at, "R") if job.next_run_at else "no next run"
     audience = Audience.from_json(job.audience)
     who = "" if audience.is_default else f" · for {audience.describe()}"
@@ -54,7 +53,7 @@ def job_line(job: JobView) -> str:
     )
 
 
-def choice_label(job: JobView) -> str:
+def choice_label(job: Job) -> str:
     """An autocomplete entry (<= 100 chars): "#43 every weekday at 09:00 — post standup…"."""
     schedule = schedule_of(job)
     when = schedule.describe() if schedule.is_recurring else _once_words(job)
@@ -62,7 +61,7 @@ def choice_label(job: JobView) -> str:
     return head + short(job.command, max(10, 100 - len(head)))
 
 
-def _once_words(job: JobView) -> str:
+def _once_words(job: Job) -> str:
     if job.next_run_at is None:
         return job.status
     local = job.next_run_at.astimezone(schedule_of(job).zone)
@@ -84,7 +83,7 @@ def page(jobs: Sequence[Job], *, scope: str, page_no: int) -> Card:
     )
 
 
-def history(job: JobView, runs: Sequence[JobRun]) -> Card:
+def history(job: Job, runs: Sequence[Run]) -> Card:
     lines = []
     for run in runs:
         delivered = timestamp(run.delivered_at, "f") if run.delivered_at else "—"

@@ -12,7 +12,8 @@ from bot.commands.cards import history as history_card
 from bot.commands.cards import next_words, page, repeat_words
 from bot.commands.remind import follow_up_config
 from bot.slash.when import Instant, plan, read_until, wants_repeat
-from storage.models import Job, JobKind
+from storage.jobs import Job
+from storage.models import JobKind
 from tools.audience import Audience
 from tools.errors import NotAllowed, UserError
 from tools.jobs.model import schedule_of

@@ -31,7 +31,7 @@ from bot.slash.context import defer_private, reply_private
 from bot.slash.errors import answer_failure, described
 
 if TYPE_CHECKING:
-    from storage.models import Job
+    from storage.jobs import Job
 
 log = logging.getLogger(__name__)
 

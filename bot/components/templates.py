@@ -21,7 +21,7 @@ from bot.slash.context import reply_private
 from storage.templates import SavedTemplate, TemplateExists, TemplateStore, TooManyTemplates
 
 if TYPE_CHECKING:
-    from storage.models import Job
+    from storage.jobs import Job
 
 log = logging.getLogger(__name__)
 

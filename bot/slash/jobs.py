@@ -13,7 +13,7 @@ from bot.commands.cards import choice_label
 from bot.slash.context import answer, caller_of, runtime_of
 from bot.slash.remind import Channel, audience_of
 from bot.slash.transform import WhenOption
-from storage.models import Job
+from storage.jobs import Job
 from tools.audience import Addressing, Audience, check_change
 
 

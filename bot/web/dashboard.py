@@ -34,7 +34,8 @@ from bot.web.guard import SESSION_COOKIE, STATE_COOKIE, Guard, security_headers
 from bot.web.present import plain_mentions
 from bot.web.signin import SignInError, authorize_url, exchange_code, read_login_link
 from storage.approvals import ApprovalStore
-from storage.models import Job, JobKind, JobStatus
+from storage.jobs import Job
+from storage.models import JobKind, JobStatus
 from storage.todos import TodoStore
 from storage.user_settings import UserSettingsStore
 from storage.web_sessions import SignedIn, WebSessionStore

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.web.access import GuildView
-from storage.models import Job, JobRun
+from storage.jobs import Job, Run
 from tools.approval import PendingApproval, next_runs
 from tools.audience import Audience
 from tools.jobs import reminders as followups
@@ -258,7 +258,7 @@ class RunEntry:
     notes: list[str]
 
 
-def timeline(runs: Sequence[JobRun], tz: str) -> list[RunEntry]:
+def timeline(runs: Sequence[Run], tz: str) -> list[RunEntry]:
     out: list[RunEntry] = []
     for run in runs:
         details: dict[str, Any] = run.details or {}

@@ -14,7 +14,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import HomarBot
-from storage.models import Job
+from storage.jobs import Job
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import (
     MENTION_EVERYONE,

@@ -14,7 +14,8 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.app import HomarBot
-from storage.models import Job, JobKind, JobRun, UserSettings
+from storage.jobs import Job
+from storage.models import JobKind, JobRow, JobRunRow, UserSettings
 from tests.bot.harness import World, make_world, running_bot
 from tests.fakediscord import SEND_MESSAGES, InteractionHandle, running_fake
 from tools.jobs.model import Target
@@ -65,8 +66,8 @@ async def add_job(bot: HomarBot, world: World, owner: int, text: str) -> Job:
 async def snapshot(bot: HomarBot) -> tuple[Any, ...]:
     """Every column that a bad command could touch, in a comparable form."""
     async with bot.runtime.db.session() as s:
-        jobs = (await s.execute(select(Job).order_by(Job.id))).scalars().all()
-        runs = (await s.execute(select(JobRun.id, JobRun.job_id, JobRun.outcome))).all()
+        jobs = (await s.execute(select(JobRow).order_by(JobRow.id))).scalars().all()
+        runs = (await s.execute(select(JobRunRow.id, JobRunRow.job_id, JobRunRow.outcome))).all()
         zones = (await s.execute(select(UserSettings.user_id, UserSettings.tz))).all()
         rows = tuple(tuple(getattr(j, column) for column in JOB_COLUMNS) for j in jobs)
     return rows, tuple(runs), tuple(zones)

@@ -8,7 +8,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import split_message
-from storage.models import JobRun
+from storage.models import JobRunRow
 from tests.bot.harness import Relay, World, running_bot, settle
 
 
@@ -94,7 +94,7 @@ async def test_user_typed_marker_is_ordinary_chat(world: World) -> None:
             )
         await settle(bot)
         async with bot.runtime.db.session() as s:
-            executed = [r for r in (await s.scalars(JobRun.__table__.select())).all()]
+            executed = [r for r in (await s.scalars(JobRunRow.__table__.select())).all()]
     assert executed == []  # no run was even claimed, let alone executed
     assert world.markers(thread_id) == []
     for answer in answers:  # ordinary chat: no reminder, nobody pinged

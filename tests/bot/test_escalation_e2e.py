@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.app import HomarBot
-from storage.models import Job
+from storage.jobs import Job
 from tests.bot.harness import World, running_bot, settle
 from tests.bot.test_followups_e2e import button, fires, job_of, quiet, runs_of
 from tests.bot.test_slash import answer, slash, text_of

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import select
 
 import bot.app
-from storage.models import JobRun
+from storage.models import JobRunRow
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import FakeMessage
 from tools.jobs.model import Target
@@ -55,9 +55,9 @@ async def remind_in_2s(world: World, what: str) -> int:
     return msg.id
 
 
-async def all_runs(bot: Any) -> list[JobRun]:
+async def all_runs(bot: Any) -> list[JobRunRow]:
     async with bot.runtime.db.session() as s:
-        return list((await s.scalars(select(JobRun))).all())
+        return list((await s.scalars(select(JobRunRow))).all())
 
 
 async def test_killed_between_marker_and_answer_the_reminder_still_arrives_once(

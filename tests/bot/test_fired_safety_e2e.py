@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.app import HomarBot
-from storage.models import Job
+from storage.models import JobRow
 from tests.bot.harness import World, running_bot, settle
 from tools.jobs.model import Target
 from tools.schedule import Once, Schedule
@@ -19,7 +19,7 @@ from tools.schedule import Once, Schedule
 
 async def jobs(bot: HomarBot) -> list[tuple[Any, ...]]:
     async with bot.runtime.db.session() as s:
-        rows = await s.execute(select(Job.id, Job.status, Job.command, Job.schedule))
+        rows = await s.execute(select(JobRow.id, JobRow.status, JobRow.command, JobRow.schedule))
         return sorted(tuple(r) for r in rows.all())
 
 

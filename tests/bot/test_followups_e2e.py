@@ -15,7 +15,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from bot.app import HomarBot
-from storage.models import Job, JobRun
+from storage.jobs import Job, Run
 from tests.bot.harness import Relay, World, running_bot, settle
 from tests.fakediscord import FakeMessage
 from tools.jobs import reminders as followups
@@ -78,7 +78,7 @@ async def job_of(bot: HomarBot, job_id: int) -> Job:
     return await bot.runtime.engine.get(job_id)
 
 
-async def runs_of(bot: HomarBot, job_id: int) -> list[JobRun]:
+async def runs_of(bot: HomarBot, job_id: int) -> list[Run]:
     return list(reversed(await bot.runtime.store.runs(job_id, limit=50)))
 
 

@@ -136,10 +136,10 @@ def test_a_chained_todo_gets_its_own_time_budget() -> None:
     from datetime import UTC, datetime, timedelta
 
     from bot.heartbeat import _started_at
-    from storage.models import JobRun
+    from tests.values import run as a_run
 
     slot = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
-    run = JobRun(id=7, job_id=3, nonce="r3.1", kind="run", scheduled_for=slot, lateness_ms=90_000)
+    run = a_run(id=7, job_id=3, nonce="r3.1", kind="run", scheduled_for=slot, lateness_ms=90_000)
     later = slot + timedelta(seconds=40)
     copy = _started_at(run, later)
     assert (copy.id, copy.nonce, copy.scheduled_for, copy.lateness_ms) == (7, "r3.1", later, 0)
@@ -150,10 +150,11 @@ def test_history_shows_the_beats_todos_and_an_escalation() -> None:
     from datetime import UTC, datetime
 
     from bot.commands.cards import history
-    from storage.models import Job, JobRun
+    from tests.values import job as a_job
+    from tests.values import run as a_run
 
     at = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
-    job = Job(
+    job = a_job(
         id=3,
         command="heartbeat",
         schedule={"type": "every", "seconds": 300, "anchor": at.isoformat()},
@@ -161,13 +162,13 @@ def test_history_shows_the_beats_todos_and_an_escalation() -> None:
         kind="heartbeat",
     )
     runs = [
-        JobRun(
+        a_run(
             id=1,
             scheduled_for=at,
             outcome="delivered",
             details={"todos": {"finished": [4, 5], "open": [6]}},
         ),
-        JobRun(id=2, scheduled_for=at, outcome="delivered", details={"escalation": "dm"}),
+        a_run(id=2, scheduled_for=at, outcome="delivered", details={"escalation": "dm"}),
     ]
     text = history(job, runs).description or ""
     assert "to-dos finished: #4, #5; started, not done: #6" in text

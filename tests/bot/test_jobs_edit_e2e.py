@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.app import HomarBot
-from storage.models import Job
+from storage.jobs import Job
 from tests.bot.harness import World, running_bot
 from tests.bot.test_audience_e2e import Place, fire, jobs, remind, role_pings, text_of
 from tests.fakediscord import MENTION_EVERYONE, Pings

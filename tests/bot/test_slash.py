@@ -6,7 +6,8 @@ from datetime import timedelta
 from typing import Any
 
 from bot.app import HomarBot
-from storage.models import Job, JobKind
+from storage.jobs import Job
+from storage.models import JobKind
 from storage.user_settings import UserSettingsStore
 from tests.bot.harness import World, running_bot
 from tests.fakediscord import EPHEMERAL, InteractionHandle

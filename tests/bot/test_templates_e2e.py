@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.app import HomarBot
-from storage.models import Job
+from storage.jobs import Job
 from tests.bot.harness import World, running_bot
 from tests.fakediscord import InteractionHandle
 from tools.audience import Audience

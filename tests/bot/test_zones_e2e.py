@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.app import HomarBot
-from storage.models import Job
+from storage.jobs import Job
 from storage.user_settings import UserSettingsStore
 from tests.bot.harness import World, running_bot
 from tests.fakediscord import InteractionHandle

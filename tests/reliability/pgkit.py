@@ -21,7 +21,7 @@ from sqlalchemy import insert
 
 from bot.wakeups import Wakeups
 from storage.db import Database
-from storage.models import Job, JobStatus
+from storage.models import JobRow, JobStatus
 from tools.schedule import Once, spec_to_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +76,7 @@ async def seed(url: str, jobs: int, first: float, spread: float) -> None:
     ]
     async with db.engine.begin() as conn:
         for start in range(0, len(rows), 1000):
-            await conn.execute(insert(Job), rows[start : start + 1000])
+            await conn.execute(insert(JobRow), rows[start : start + 1000])
     # Tell the dispatchers, as the engine does for each job it creates.
     wakeups = Wakeups(db, _Nobody())
     wakeups.wake(rows[0]["next_run_at"])
@@ -95,7 +95,9 @@ class _Nobody:
 async def open_jobs(url: str) -> int:
     db = Database(url)
     try:
-        counts = await db.run(lambda s: s.query(Job).filter(Job.status == JobStatus.ACTIVE).count())
+        counts = await db.run(
+            lambda s: s.query(JobRow).filter(JobRow.status == JobStatus.ACTIVE).count()
+        )
     finally:
         await db.close()
     return int(counts)

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from storage.db import Database
-from storage.jobs import Changed, Finished, JobHealth, JobSnapshot, JobStore, RunNote
-from storage.models import JobRun, JobStatus, RunOutcome
+from storage.jobs import Changed, Finished, Job, JobHealth, JobStore, Run, RunNote
+from storage.models import JobStatus, RunOutcome
 
 NOW = datetime(2026, 11, 23, 8, tzinfo=UTC)
 LEASE = timedelta(seconds=90)
@@ -39,7 +39,7 @@ def store(db: Database) -> JobStore:
     return JobStore(db)
 
 
-async def delivered(store: JobStore, job_id: int, at: datetime = NOW) -> JobRun:
+async def delivered(store: JobStore, job_id: int, at: datetime = NOW) -> Run:
     """Claim the job's due run and mark it delivered; the run as stored."""
     [claim] = await store.claim_due(at, limit=10, lease=LEASE)
     assert claim.job.id == job_id
@@ -263,7 +263,7 @@ async def test_finish_hands_back_a_job_that_changed_since_it_was_read(store: Job
     jobs, stale = await store.finish([planned])
     assert stale == [planned]
     now = jobs[job_id]
-    assert isinstance(now, JobSnapshot) and now.status == JobStatus.PAUSED
+    assert isinstance(now, Job) and now.status == JobStatus.PAUSED
     [run] = await store.runs(job_id)
     assert run.outcome == RunOutcome.PENDING  # nothing of it was written
     # Planned again from the job as it is now: written.

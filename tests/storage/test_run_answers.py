@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from storage.db import Database
 from storage.jobs import JobStore
-from storage.models import Job
+from storage.models import JobRow
 from tests.storage.test_jobs import LEASE, NOW, job
 
 REPLY_LEASE = timedelta(seconds=120)
@@ -78,8 +78,8 @@ async def test_take_reply_takes_the_run_with_its_job_at_once(db: Database) -> No
     run, job = taken
     stored = await store.get(run.job_id)
     assert job is not None and stored is not None
-    assert {c.key: getattr(job, c.key) for c in Job.__table__.columns} == {
-        c.key: getattr(stored, c.key) for c in Job.__table__.columns
+    assert {c.key: getattr(job, c.key) for c in JobRow.__table__.columns} == {
+        c.key: getattr(stored, c.key) for c in JobRow.__table__.columns
     }
     assert run.nonce == nonce and run.reply_lease_until == NOW + REPLY_LEASE
     assert run.executed_at == NOW and run.scheduled_for == NOW

@@ -17,7 +17,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy import select
 
-from storage.models import Job
+from storage.models import JobRow
 from tests.tools.conftest import FIXED_NOW, scripted
 from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
@@ -48,7 +48,9 @@ async def _job(
 async def _rows(deps: HomarDeps) -> list[tuple[Any, ...]]:
     async with deps.engine.store.db.session() as s:
         rows = await s.execute(
-            select(Job.id, Job.status, Job.command, Job.next_run_at, Job.schedule).order_by(Job.id)
+            select(
+                JobRow.id, JobRow.status, JobRow.command, JobRow.next_run_at, JobRow.schedule
+            ).order_by(JobRow.id)
         )
         return [tuple(r) for r in rows.all()]
 

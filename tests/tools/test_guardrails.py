@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from storage.models import Job
 from tests.tools.conftest import FIXED_NOW
+from tests.values import job as a_job
 from tools.errors import LimitReached, UserError
 from tools.jobs.engine import Engine
 from tools.jobs.limits import Limits
@@ -67,7 +67,7 @@ async def test_rate_limit(engine: Engine) -> None:
     ],
 )
 def test_permission_matrix(actor: Actor, job_guild: int | None, allowed: bool) -> None:
-    job = Job(owner_id=1, guild_id=job_guild, channel_id=5)
+    job = a_job(owner_id=1, guild_id=job_guild, channel_id=5)
     assert actor.may_manage(job) is allowed
 
 

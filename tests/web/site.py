@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 
 from bot.app import HomarBot
-from storage.jobs import JobSnapshot
+from storage.jobs import Job
 from tests.bot.harness import World, running_bot
 from tools.jobs.model import Target
 from tools.schedule import Every, Once, Schedule
@@ -54,7 +54,7 @@ class Site:
         guild: int | None = None,
         channel: int | None = None,
         every: bool = False,
-    ) -> JobSnapshot:
+    ) -> Job:
         """A job as chat or /remind would make it (through the engine)."""
         now = self.world.clock.now()
         spec = Every(3600, now + timedelta(hours=1)) if every else Once(now + timedelta(hours=2))

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 
-from storage.models import Job
+from storage.jobs import Job
 from tests.bot.harness import World, settle
 from tests.fakediscord import MENTION_EVERYONE
 from tests.web.site import Site, running_site

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from bot.web.present import follow_up_words
-from storage.models import Job
+from storage.jobs import Job
+from tests.values import job
 from tools.jobs.model import AWAITING, SNOOZED
 
 
 def reminder(meta: dict[str, Any] | None) -> Job:
-    return Job(kind="reminder", follow_up={"interval_s": 1800, "max": 2}, meta=meta)
+    return job(kind="reminder", follow_up={"interval_s": 1800, "max": 2}, meta=meta)
 
 
 def test_waiting_counts_the_reminder_and_follow_ups_sent() -> None:

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 from pydantic_ai.messages import UserPromptPart
 
-from storage.jobs import JobView
+from storage.jobs import Job
 from storage.models import JobKind
 from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
@@ -91,7 +91,7 @@ def parse_recurrence(text: str, now: datetime, tz: str) -> Schedule | None:
 # ---------------------------------------------------------------- formatting
 
 
-def _model_line(job: JobView, sched: Schedule, deps: HomarDeps | None = None) -> str:
+def _model_line(job: Job, sched: Schedule, deps: HomarDeps | None = None) -> str:
     """A job for the model and the list: id, kind, next run (ISO and Discord), schedule, text."""
     nxt = "no next run"
     if job.next_run_at is not None:
@@ -100,7 +100,7 @@ def _model_line(job: JobView, sched: Schedule, deps: HomarDeps | None = None) ->
     return f"#{job.id} {job.kind} · {nxt} · {sched.describe()} · {text} · {job.status}"
 
 
-def job_line(job: JobView) -> str:
+def job_line(job: Job) -> str:
     sched = schedule_of(job)
     when = stamp(job.next_run_at) if job.next_run_at else "no next run"
     repeat = f" — {sched.describe()}" if sched.is_recurring else ""
@@ -115,7 +115,7 @@ def _record(ctx: RunContext[HomarDeps], text: str, model_text: str | None = None
     return text
 
 
-def _confirm(ctx: RunContext[HomarDeps], job: JobView, extra: str = "") -> str:
+def _confirm(ctx: RunContext[HomarDeps], job: Job, extra: str = "") -> str:
     sched = schedule_of(job)
     ctx.deps.state.job_ids.append(job.id)
     when = stamp(job.next_run_at) if job.next_run_at else ""
@@ -281,7 +281,7 @@ async def _propose(
     raise ApprovalRequired(metadata={"proposal": proposal, "command": text})
 
 
-def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[JobView]) -> str:
+def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[Job]) -> str:
     text = overlap.question(found)
     tool = ctx.tool_name or "the same tool"
     for_model = (
@@ -646,7 +646,7 @@ async def schedule_future_callback(
 
 async def _job_to_change(
     ctx: RunContext[HomarDeps], task_id: int, change: Change, **how: Any
-) -> JobView:
+) -> Job:
     """The job, read as the run's actor, once `job_scope` allows this run to change it."""
     job = await ctx.deps.engine.get(task_id, ctx.deps.actor)
     job_scope.check_change(ctx, job, change, **how)
@@ -742,7 +742,7 @@ LIST_LIMIT = 25
 _SCOPE_SCAN = 1000  # open jobs looked at to count what a scoped list leaves out
 
 
-async def visible_jobs(deps: HomarDeps, limit: int = LIST_LIMIT) -> list[JobView]:
+async def visible_jobs(deps: HomarDeps, limit: int = LIST_LIMIT) -> list[Job]:
     """The run's user's open jobs that this run may show where it is talking."""
     found = await deps.engine.list_jobs(**job_scope.list_filter(deps), limit=limit)
     return [j for j in found if job_scope.visible(deps, j)]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from storage.jobs import GUARDED, Changed, JobKey, JobSnapshot, JobStore
-from storage.models import Job, JobKind, JobRun, JobStatus
+from storage.jobs import GUARDED, Changed, Job, JobKey, JobStore, Run
+from storage.models import JobKind, JobStatus
 from tools.audience import MAX_JOINED, Audience
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
 from tools.jobs.limits import Guardrails, Limits, check_kind, normalize_command
@@ -159,7 +159,7 @@ class JobCommands:
         check_limits: bool = True,
         allow_duplicate: bool = False,
         audience: Audience | None = None,
-    ) -> JobSnapshot:
+    ) -> Job:
         """Validate and store a new active job, then wake the dispatcher.
 
         `allow_duplicate`: the owner chose to keep an identical job alongside this one.
@@ -173,7 +173,7 @@ class JobCommands:
         if check_limits:
             self.guard.count_creation(target.owner_id, now)
         self._wake(checked.row["next_run_at"])
-        return JobSnapshot(id=job_id, **checked.row)
+        return Job(id=job_id, **checked.row)
 
     async def restore(
         self,
@@ -190,7 +190,7 @@ class JobCommands:
         meta: dict[str, Any] | None = None,
         created_at: datetime | None = None,
         audience: Audience | None = None,
-    ) -> JobSnapshot:
+    ) -> Job:
         """Store an exported job as it was (next run, runs done, paused or not).
 
         Validated like `create` (command, schedule, quota, duplicates) except the per-minute
@@ -217,7 +217,7 @@ class JobCommands:
         job_id = await self._insert([checked], limits=True, duplicates=True)
         if status == JobStatus.ACTIVE:
             self._wake(checked.row["next_run_at"])
-        return JobSnapshot(id=job_id, **checked.row)
+        return Job(id=job_id, **checked.row)
 
     async def create_many(self, jobs: Sequence[NewJob], *, check_limits: bool = True) -> int:
         """Validate and store many jobs in one transaction (an import); all or none.
@@ -368,9 +368,7 @@ class JobCommands:
             offset=offset,
         )
 
-    async def history(
-        self, job_id: int, actor: Actor | None = None, limit: int = 10
-    ) -> list[JobRun]:
+    async def history(self, job_id: int, actor: Actor | None = None, limit: int = 10) -> list[Run]:
         await self.get(job_id, actor)
         return await self.store.runs(job_id, limit=limit)
 

@@ -1,7 +1,7 @@
 """The job lifecycle's values: who asks, where a job lives, and its typed follow-up state.
 
 The statuses, kinds and outcomes (`JobStatus`, `JobKind`, `RunOutcome`, StrEnums holding
-the strings stored in the database) and the frozen `JobSnapshot`/`RunSnapshot` values
+the strings stored in the database) and the frozen `Job`/`Run` values
 that come out of storage live in `storage/`, the layer below, because its queries use
 them; this module holds what only the lifecycle reads.
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from storage.jobs import JobView
+from storage.jobs import Job
 from tools.schedule import Schedule, spec_from_json
 
 Clock = Callable[[], datetime]
@@ -50,7 +50,7 @@ class Actor:
     guild_id: int | None = None
     manage_messages: bool = False
 
-    def may_manage(self, job: JobView) -> bool:
+    def may_manage(self, job: Job) -> bool:
         if job.owner_id == self.user_id:
             return True
         return self.manage_messages and job.guild_id is not None and job.guild_id == self.guild_id
@@ -66,7 +66,7 @@ class Target:
     parent_channel_id: int | None = None
 
 
-def schedule_of(job: JobView) -> Schedule:
+def schedule_of(job: Job) -> Schedule:
     return Schedule(spec_from_json(job.schedule), job.tz, job.until, job.max_runs)
 
 
@@ -143,7 +143,7 @@ class FollowUpState:
     rest: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, job_or_meta: JobView | Mapping[str, Any] | None) -> FollowUpState:
+    def of(cls, job_or_meta: Job | Mapping[str, Any] | None) -> FollowUpState:
         meta: Mapping[str, Any] | None
         if job_or_meta is None or isinstance(job_or_meta, Mapping):
             meta = job_or_meta

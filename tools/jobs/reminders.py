@@ -23,10 +23,10 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
-from storage.jobs import GUARDED, Claim, JobStore, JobView, RunNote
-from storage.models import Job, JobStatus
+from storage.jobs import GUARDED, Claim, Job, JobStore, Run, RunNote
+from storage.models import JobStatus
 from tools.errors import JobNotFound, NotAllowed, UserError
 from tools.jobs.limits import Guardrails, Limits
 from tools.jobs.marker import WakeUp
@@ -58,7 +58,7 @@ class FollowUp:
     escalate: str | None = None  # "dm": one DM to the owner after the last follow-up
 
 
-def config_of(job: JobView) -> FollowUp | None:
+def config_of(job: Job) -> FollowUp | None:
     """The job's follow-up settings, or None when it does not nag."""
     raw = job.follow_up
     if not isinstance(raw, dict):
@@ -75,14 +75,14 @@ def config_of(job: JobView) -> FollowUp | None:
     )
 
 
-def awaiting(job: JobView) -> dict[str, Any] | None:
+def awaiting(job: Job) -> dict[str, Any] | None:
     """The follow-up cycle waiting for the owner's acknowledgement, as stored (for display;
     the lifecycle reads `FollowUpState.of(job).awaiting`)."""
     state = (job.meta or {}).get(AWAITING)
     return state if isinstance(state, dict) else None
 
 
-def pending(job: JobView) -> bool:
+def pending(job: Job) -> bool:
     """A cycle is running or a snoozed re-fire is waiting."""
     return FollowUpState.of(job).pending
 
@@ -119,7 +119,7 @@ def run_details(claim: Claim) -> dict[str, Any]:
 
 def next_follow_up(
     claim: Claim,
-    job: JobView,
+    job: Job,
     now: datetime,
     regular_next: datetime | None,
     window: timedelta,
@@ -156,7 +156,7 @@ def next_follow_up(
     return at, Awaiting(occurrence, first_sent, now, attempt, of), run_kind
 
 
-def stale(job: JobView, now: datetime, window: timedelta) -> bool:
+def stale(job: Job, now: datetime, window: timedelta) -> bool:
     """A follow-up that comes due past the window (the bot was down) is not sent."""
     state = FollowUpState.of(job).awaiting
     if state is None or state.first_sent_at is None:
@@ -167,13 +167,7 @@ def stale(job: JobView, now: datetime, window: timedelta) -> bool:
 # ---------------------------------------------------------------- waking the agent
 
 
-class RunRow(Protocol):
-    kind: str
-    scheduled_for: datetime
-    delivered_at: datetime | None
-
-
-def wake_up(job: JobView, run: RunRow, runs: Sequence[RunRow]) -> WakeUp:
+def wake_up(job: Job, run: Run, runs: Sequence[Run]) -> WakeUp:
     """Read the attempt from the run history (the job row may already be advanced).
 
     `runs`: the job's runs, any order. Follow-ups are only scheduled after a delivered
@@ -312,11 +306,11 @@ class JobReminders:
 _ATTEMPTS = 5
 
 
-def _seen(job: JobView) -> dict[str, Any]:
+def _seen(job: Job) -> dict[str, Any]:
     return {key: getattr(job, key) for key in GUARDED}
 
 
-def acknowledged(job: JobView, state: FollowUpState, now: datetime) -> dict[str, Any]:
+def acknowledged(job: Job, state: FollowUpState, now: datetime) -> dict[str, Any]:
     """A reminder's new values once its owner acknowledged it (its cycle ends)."""
     rest = state.without_cycle()
     values: dict[str, Any] = {"updated_at": now}
@@ -333,7 +327,7 @@ def acknowledged(job: JobView, state: FollowUpState, now: datetime) -> dict[str,
     return values
 
 
-def snoozed(job: JobView, user_id: int, until: datetime, now: datetime) -> dict[str, Any]:
+def snoozed(job: Job, user_id: int, until: datetime, now: datetime) -> dict[str, Any]:
     """A reminder's new values when its owner snoozed it to `until`."""
     if job.status in (JobStatus.CANCELLED, JobStatus.FAILED):
         raise UserError(

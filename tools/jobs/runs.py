@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
-from storage.jobs import Claim, Finished, JobSnapshot, JobStore
+from storage.jobs import Claim, Finished, Job, JobStore
 from storage.models import JobStatus, RunOutcome
 from tools.jobs import reminders
 from tools.jobs.limits import Limits
@@ -31,7 +31,7 @@ _ZERO = timedelta(0)
 # often means something is badly wrong, and the run stays claimed (its lease resumes it).
 _RECORD_ATTEMPTS = 10
 
-FailureNotice = Callable[[JobSnapshot, str], None]
+FailureNotice = Callable[[Job, str], None]
 
 
 @dataclass(frozen=True)
@@ -57,11 +57,11 @@ class Outcome:
 
     claim: Claim
     run_values: dict[str, Any]
-    advance: Callable[[JobSnapshot], dict[str, Any]]
+    advance: Callable[[Job], dict[str, Any]]
     # False for a retry: the job stays claimed for this slot, to resume the same run.
     release: bool = True
 
-    def changes(self, job: JobSnapshot | None) -> dict[str, Any] | None:
+    def changes(self, job: Job | None) -> dict[str, Any] | None:
         """The job's new values, or None when the run no longer owns it."""
         if job is None or job.claimed_slot != self.claim.slot:
             return None
@@ -70,7 +70,7 @@ class Outcome:
             changes["claimed_slot"] = None
         return changes
 
-    def finished(self, job: JobSnapshot | None) -> Finished:
+    def finished(self, job: Job | None) -> Finished:
         return Finished(self.claim, self.run_values, job, self.changes(job))
 
 
@@ -78,7 +78,7 @@ class Outcome:
 
 
 def advance_values(
-    job: JobSnapshot, nxt: datetime | None, now: datetime, *, counted: bool
+    job: Job, nxt: datetime | None, now: datetime, *, counted: bool
 ) -> dict[str, Any]:
     """A job moved on to `nxt` (None: no runs left), whatever it is now."""
     # Any advance ends a follow-up cycle; `after_delivery` starts the next one explicitly.
@@ -103,7 +103,7 @@ def advance_values(
 
 
 def next_after_run(
-    job: JobSnapshot, slot: datetime, now: datetime, limits: Limits, *, counted: bool = True
+    job: Job, slot: datetime, now: datetime, limits: Limits, *, counted: bool = True
 ) -> datetime | None:
     """The job's next regular run after the run of `slot`."""
     resume_at = FollowUpState.of(job).resume_at
@@ -115,7 +115,7 @@ def next_after_run(
 
 
 def after_delivery(
-    job: JobSnapshot, claim: Claim, slot: datetime, now: datetime, limits: Limits
+    job: Job, claim: Claim, slot: datetime, now: datetime, limits: Limits
 ) -> dict[str, Any]:
     """A run was delivered: count it, move on, and start or continue a follow-up cycle."""
     counted = reminders.counts_as_occurrence(claim)
@@ -136,20 +136,18 @@ def after_delivery(
     return values
 
 
-def after_skip(job: JobSnapshot, now: datetime) -> dict[str, Any]:
+def after_skip(job: Job, now: datetime) -> dict[str, Any]:
     """Missed slots of a recurring job were skipped: move to its next slot."""
     nxt = schedule_of(job).next_after(now, runs_done=job.run_count)
     return advance_values(job, nxt, now, counted=False)
 
 
-def retry_later(job: JobSnapshot, at: datetime) -> dict[str, Any]:
+def retry_later(job: Job, at: datetime) -> dict[str, Any]:
     """A failed attempt will be tried again at `at` (the job stays claimed)."""
     return {"next_run_at": at}
 
 
-def after_failure(
-    job: JobSnapshot, error: str, now: datetime, policy: RetryPolicy
-) -> dict[str, Any]:
+def after_failure(job: Job, error: str, now: datetime, policy: RetryPolicy) -> dict[str, Any]:
     """A run failed for good: a one-off fails; a recurring job moves on (and pauses when
     it keeps failing)."""
     streak = job.failure_streak + 1
@@ -312,7 +310,7 @@ class JobRuns:
         advance = partial(after_failure, error=error, now=now, policy=policy)
         return Outcome(claim, run_values, advance), None
 
-    async def record(self, outcomes: Sequence[Outcome]) -> dict[int, JobSnapshot | None]:
+    async def record(self, outcomes: Sequence[Outcome]) -> dict[int, Job | None]:
         """Write finished runs and advance their jobs in one transaction; wake for what's next.
 
         Each job's change is planned from the job as it was claimed; one that changed
@@ -320,7 +318,7 @@ class JobRuns:
         """
         if not outcomes:
             return {}
-        jobs: dict[int, JobSnapshot | None] = {}
+        jobs: dict[int, Job | None] = {}
         todo = [(o, o.finished(o.claim.job)) for o in outcomes]
         for _ in range(_RECORD_ATTEMPTS):
             result, stale = await self.store.finish([f for _, f in todo])
@@ -343,7 +341,7 @@ class JobRuns:
             self._wake(min(upcoming))
         return jobs
 
-    def _notice(self, job: JobSnapshot | None, error: str) -> None:
+    def _notice(self, job: Job | None, error: str) -> None:
         if job is None or not schedule_of(job).is_recurring:
             return
         paused = job.status == JobStatus.PAUSED
