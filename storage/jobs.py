@@ -111,6 +111,17 @@ class Run:
     details: dict[str, Any] | None
 
 
+# What kind of run (`job_runs.kind`, which names its nonce) a job claimed for a new slot
+# starts. The lifecycle above knows what a job is waiting for (a follow-up, an escalation);
+# storage only asks it, with the plain values it just claimed.
+RunKindOf = Callable[[Job], str]
+
+
+def regular_run(job: Job) -> str:
+    """Every new run is a regular one (what a store used without the lifecycle starts)."""
+    return "run"
+
+
 @dataclass(frozen=True)
 class Claim:
     """A due job this process now owns until `lease_until`, and the run it is delivering."""
@@ -579,14 +590,18 @@ class JobStore:
         limit: int,
         lease: timedelta,
         ahead: timedelta = timedelta(0),
+        run_kind: RunKindOf = regular_run,
     ) -> builtins.list[Claim]:
         """Atomically take up to `limit` jobs due by `now + ahead`, each with its run row.
 
         While claimed, a job's `next_run_at` is the lease expiry: if this process
         dies, the job comes due again then and is resumed with the same run and
-        nonce, so the transport can de-duplicate the re-delivery.
+        nonce, so the transport can de-duplicate the re-delivery. A job claimed for a new
+        slot gets a new run of the kind `run_kind` names for it.
         """
-        claims, _ = await self.claim_due_next(now, limit=limit, lease=lease, ahead=ahead)
+        claims, _ = await self.claim_due_next(
+            now, limit=limit, lease=lease, ahead=ahead, run_kind=run_kind
+        )
         return claims
 
     async def claim_due_next(
@@ -596,6 +611,7 @@ class JobStore:
         limit: int,
         lease: timedelta,
         ahead: timedelta = timedelta(0),
+        run_kind: RunKindOf = regular_run,
     ) -> tuple[builtins.list[Claim], datetime | None]:
         """`claim_due`, and then when the next active job comes due (`earliest_due`, the
         claims' lease expiries included), in the same transaction: a dispatcher's one
@@ -604,7 +620,7 @@ class JobStore:
         if self.db.is_postgres:
 
             def locked(s: Session) -> tuple[builtins.list[Claim], datetime | None]:
-                claims = self._claim_locked(s, now, now + ahead, expiry, limit)
+                claims = self._claim_locked(s, now, now + ahead, expiry, limit, run_kind)
                 return claims, s.scalar(_EARLIEST_DUE.statement)
 
             return await self.db.run(locked)
@@ -612,13 +628,19 @@ class JobStore:
         def work(conn: Connection) -> tuple[builtins.list[Claim], datetime | None]:
             values = {"due_by": now + ahead, "limit": limit, "expiry": expiry}
             taken = [Job(*row) for row in _CLAIM.rows(conn, values)]
-            claims = _with_runs(conn, taken, now, expiry)
+            claims = _with_runs(conn, taken, now, expiry, run_kind)
             return claims, _EARLIEST_DUE.rows(conn)[0][0]
 
         return await self.db.run_prepared(work)
 
     def _claim_locked(
-        self, s: Session, now: datetime, due_by: datetime, expiry: datetime, limit: int
+        self,
+        s: Session,
+        now: datetime,
+        due_by: datetime,
+        expiry: datetime,
+        limit: int,
+        run_kind: RunKindOf,
     ) -> builtins.list[Claim]:
         # PostgreSQL: lock the due rows, skipping those another process is claiming.
         due = (
@@ -643,7 +665,7 @@ class JobStore:
             )
             .returning(*_JOB_COLUMNS)
         )
-        return _with_runs(s, [Job(*row) for row in rows], now, expiry)
+        return _with_runs(s, [Job(*row) for row in rows], now, expiry, run_kind)
 
     async def finish(
         self, finished: Sequence[Finished]
@@ -881,7 +903,11 @@ def _rows_changed(result: object) -> int:
 
 
 def _with_runs(
-    s: Session | Connection, taken: builtins.list[Job], now: datetime, expiry: datetime
+    s: Session | Connection,
+    taken: builtins.list[Job],
+    now: datetime,
+    expiry: datetime,
+    run_kind: RunKindOf,
 ) -> builtins.list[Claim]:
     """Pair each just-claimed job with its run: resume a pending one, or start a new one."""
     if not taken:
@@ -891,7 +917,7 @@ def _with_runs(
     for job in taken:
         if job.id not in pending:
             assert job.claimed_slot is not None
-            kind = str((job.meta or {}).get("run_kind", "run"))
+            kind = run_kind(job)
             fresh.append(
                 {
                     "job_id": job.id,

@@ -18,8 +18,7 @@ from bot.app import HomarBot
 from storage.jobs import Job, Run
 from tests.bot.harness import Relay, World, running_bot, settle
 from tests.fakediscord import FakeMessage
-from tools.jobs import reminders as followups
-from tools.jobs.model import Target
+from tools.jobs.model import FollowUpState, Target
 from tools.schedule import Cron, Schedule
 
 NAG = "don't let me forget to submit the report in 10 minutes"
@@ -343,7 +342,7 @@ async def test_smart_acknowledgement_asks_the_model(world: World) -> None:
         await fires(world, bot, thread_id, 10 * 60)
         relay.hand_to(FunctionModel(model))
         await says(world, bot, thread_id, world.alice.id, "what's the weather like?")
-        assert followups.awaiting(await job_of(bot, job.id)) is not None
+        assert FollowUpState.of(await job_of(bot, job.id)).awaiting is not None
         await says(world, bot, thread_id, world.alice.id, "I sent it")
         assert (await job_of(bot, job.id)).status == "completed"
 

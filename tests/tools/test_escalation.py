@@ -14,6 +14,7 @@ from tests.tools.test_followups import ALICE, LEASE, fire
 from tools.jobs import reminders
 from tools.jobs.engine import Engine
 from tools.jobs.limits import Limits
+from tools.jobs.model import FollowUpState
 from tools.schedule import Cron, Once, Schedule
 
 ESCALATING = {"interval_s": 1800, "max": 2, "escalate": "dm"}
@@ -137,7 +138,7 @@ async def test_recurring_reminder_escalates_per_occurrence(
     assert await fire(engine) == ["escalate"]
     after = await engine.get(job.id)
     assert after.status == JobStatus.ACTIVE and after.next_run_at is not None
-    assert reminders.awaiting(after) is None
+    assert FollowUpState.of(after).awaiting is None
     await clock.advance((after.next_run_at - clock.now()).total_seconds())
     assert await fire(engine) == ["run"]
     await clock.advance(1800)

@@ -17,7 +17,7 @@ from tools.jobs import reminders
 from tools.jobs.engine import Engine
 from tools.jobs.limits import Limits
 from tools.jobs.marker import wake_text
-from tools.jobs.model import Target
+from tools.jobs.model import FollowUpState, Target
 from tools.schedule import Cron, Once, Schedule
 
 LEASE = timedelta(seconds=90)
@@ -59,13 +59,13 @@ async def test_cycle_state_then_completed_after_max(engine: Engine, clock: Manua
     sent = clock.now()
     assert await fire(engine) == ["run"]
     job = await engine.get(job_id)
-    state = reminders.awaiting(job)
+    state = FollowUpState.of(job).awaiting
     assert job.status == JobStatus.ACTIVE and job.next_run_at == sent + timedelta(minutes=30)
-    assert state is not None and state["attempt"] == 2 and state["of"] == 3
+    assert state is not None and state.attempt == 2 and state.of == 3
     assert (job.meta or {})["run_kind"] == "follow_up" and job.run_count == 1
     await clock.advance(1800)
     assert await fire(engine) == ["follow_up"]
-    assert reminders.awaiting(await engine.get(job_id))["attempt"] == 3  # type: ignore[index]
+    assert FollowUpState.of(await engine.get(job_id)).awaiting.attempt == 3  # type: ignore[union-attr]
     await clock.advance(1800)
     assert await fire(engine) == ["follow_up"]
     job = await engine.get(job_id)
@@ -122,7 +122,7 @@ async def test_acknowledge_while_follow_up_in_flight(engine: Engine, clock: Manu
     assert ended
     await engine.record([engine.delivered(claim, engine.decide(claim), message_id=2)])
     job = await engine.get(job_id)
-    assert job.status == JobStatus.COMPLETED and reminders.awaiting(job) is None
+    assert job.status == JobStatus.COMPLETED and FollowUpState.of(job).awaiting is None
 
 
 async def test_no_follow_up_without_config(engine: Engine, clock: ManualClock) -> None:
@@ -144,7 +144,7 @@ async def test_failed_delivery_has_no_follow_up(engine: Engine, clock: ManualClo
     outcome, _ = engine.failed(claim, "thread gone", retryable=False)
     await engine.record([outcome])
     job = await engine.get(job_id)
-    assert job.status == JobStatus.FAILED and reminders.awaiting(job) is None
+    assert job.status == JobStatus.FAILED and FollowUpState.of(job).awaiting is None
 
 
 async def test_snooze_completed_one_off_refires(engine: Engine, clock: ManualClock) -> None:
@@ -186,7 +186,7 @@ async def test_recurring_snooze_and_cycle_resume(engine: Engine, clock: ManualCl
     current = await engine.get(job.id)
     assert current.next_run_at == start + timedelta(days=1, hours=3)
     assert current.meta["resume_at"] == (nine_tomorrow + timedelta(days=1)).isoformat()  # type: ignore[index]
-    assert reminders.awaiting(current) is None
+    assert FollowUpState.of(current).awaiting is None
 
 
 def test_wake_up_text_and_offline_reply() -> None:

@@ -16,7 +16,7 @@ from tests.fakediscord import MENTION_EVERYONE
 from tests.web.site import Site, running_site
 from tools.audience import Audience
 from tools.jobs import reminders as followups
-from tools.jobs.model import Target
+from tools.jobs.model import FollowUpState, Target
 from tools.schedule import Once, Schedule
 
 
@@ -197,7 +197,7 @@ async def test_done_and_snooze_end_or_move_the_follow_ups(world: World) -> None:
         await world.clock.advance(10 * 60 + 1)
         await settle(bot)
         fired = await job_of(site, job.id)
-        assert followups.awaiting(fired) is not None  # waiting for Alice's answer
+        assert FollowUpState.of(fired).awaiting is not None  # waiting for Alice's answer
         # Bob can't answer Alice's reminder (as with its Discord buttons)
         status, _ = await web.post(f"/jobs/{job.id}/done")
         assert status == 403

@@ -1,17 +1,17 @@
 """The job lifecycle's values: who asks, where a job lives, and its typed follow-up state.
 
 The statuses, kinds and outcomes (`JobStatus`, `JobKind`, `RunOutcome`, StrEnums holding
-the strings stored in the database) and the frozen `Job`/`Run` values
-that come out of storage live in `storage/`, the layer below, because its queries use
-them; this module holds what only the lifecycle reads.
+the strings stored in the database) and the frozen `Job`/`Run` values that come out of
+storage live in `storage/`, the layer below, because its queries use them; this module
+holds what only the lifecycle reads.
 
 A job's lifecycle state beyond its columns sits in the `meta` JSON bag under a few
 keys. `FollowUpState` is the one place that reads and writes them:
 
     meta["awaiting_ack"] = {"occurrence": <slot iso>, "first_sent_at": iso,
                             "last_sent_at": iso, "attempt": <next attempt>, "of": n + 1}
-    meta["run_kind"]   = "follow_up" | "escalate"  # what the next claim's run is (storage
-                                                   # reads it to name the run and its nonce)
+    meta["run_kind"]   = "follow_up" | "escalate"  # what the next claim's run is
+                                                   # (`run_kind_of`, asked by the claim)
     meta["resume_at"]  = iso   # recurring: the regular occurrence after a follow-up/run-now
     meta["snoozed"]    = {"by": user, "at": iso}   # a snoozed re-fire is waiting
     meta["escalated"]  = <occurrence iso>          # that occurrence's escalation was sent
@@ -159,7 +159,7 @@ class FollowUpState:
             snoozed=dict(snoozed)
             if isinstance(snoozed, Mapping)
             else ({} if SNOOZED in meta else None),
-            run_kind=str(meta.get(RUN_KIND, REGULAR_RUN)),
+            run_kind=_run_kind(meta),
             resume_at=_instant(meta.get(RESUME_AT)),
             escalated=str(escalated) if escalated is not None else None,
             run_now_at=_instant(meta.get(RUN_NOW_AT)),
@@ -199,6 +199,16 @@ class FollowUpState:
         if self.run_now_at is not None:
             meta[RUN_NOW_AT] = self.run_now_at.isoformat()
         return meta or None
+
+
+def run_kind_of(job: Job) -> str:
+    """The kind of run a job claimed for a new slot starts (what `FollowUpState.run_kind`
+    says; read directly, since the claim asks it for every job of a burst)."""
+    return _run_kind(job.meta or {})
+
+
+def _run_kind(meta: Mapping[str, Any]) -> str:
+    return str(meta.get(RUN_KIND, REGULAR_RUN))
 
 
 _LIFECYCLE_KEYS = frozenset((AWAITING, SNOOZED, RUN_KIND, RESUME_AT, ESCALATED, RUN_NOW_AT))

@@ -75,13 +75,6 @@ def config_of(job: Job) -> FollowUp | None:
     )
 
 
-def awaiting(job: Job) -> dict[str, Any] | None:
-    """The follow-up cycle waiting for the owner's acknowledgement, as stored (for display;
-    the lifecycle reads `FollowUpState.of(job).awaiting`)."""
-    state = (job.meta or {}).get(AWAITING)
-    return state if isinstance(state, dict) else None
-
-
 def pending(job: Job) -> bool:
     """A cycle is running or a snoozed re-fire is waiting."""
     return FollowUpState.of(job).pending

@@ -20,7 +20,7 @@ from storage.jobs import Claim, Finished, Job, JobStore
 from storage.models import JobStatus, RunOutcome
 from tools.jobs import reminders
 from tools.jobs.limits import Limits
-from tools.jobs.model import Clock, FollowUpState, Waker, schedule_of
+from tools.jobs.model import Clock, FollowUpState, Waker, run_kind_of, schedule_of
 from tools.jobs.retry import RetryPolicy
 from tools.schedule import Every, Schedule
 
@@ -236,13 +236,17 @@ class JobRuns:
         self, *, limit: int, lease: timedelta, ahead: timedelta = _ZERO
     ) -> list[Claim]:
         """Claim jobs due now, or within `ahead` (to be fired exactly on time)."""
-        return await self.store.claim_due(self.clock(), limit=limit, lease=lease, ahead=ahead)
+        return await self.store.claim_due(
+            self.clock(), limit=limit, lease=lease, ahead=ahead, run_kind=run_kind_of
+        )
 
     async def claim_due_next(
         self, *, limit: int, lease: timedelta, ahead: timedelta = _ZERO
     ) -> tuple[list[Claim], datetime | None]:
         """`claim_due`, and when the next job comes due after it, in one transaction."""
-        return await self.store.claim_due_next(self.clock(), limit=limit, lease=lease, ahead=ahead)
+        return await self.store.claim_due_next(
+            self.clock(), limit=limit, lease=lease, ahead=ahead, run_kind=run_kind_of
+        )
 
     async def next_due(self) -> datetime | None:
         return await self.store.earliest_due()
