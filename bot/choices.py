@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 from typing import TYPE_CHECKING
 
-from storage.models import Approval
+from storage.approvals import Approval
 from tools import timeparse
 from tools.errors import UserError
 from tools.schedule import timestamp, zone

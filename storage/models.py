@@ -231,8 +231,9 @@ class UserSettings(Base):
     usage_requests: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class Approval(Base):
-    """A job the agent proposed, waiting for its requester's Approve or Deny."""
+class ApprovalRow(Base):
+    """A job the agent proposed, waiting for its requester's Approve or Deny (read as
+    `storage.approvals.Approval`)."""
 
     __tablename__ = "approvals"
 

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from storage.approvals import ApprovalStatus, ApprovalStore
-from storage.models import Approval
+from storage.approvals import Approval, ApprovalStatus, ApprovalStore
 from tools.schedule import Schedule, spec_from_json, spec_to_json, timestamp
 
 DEFAULT_TIMEOUT = timedelta(hours=24)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.app import HomarBot
-from storage.models import Approval
+from storage.approvals import Approval
 from tests.bot.harness import World, running_bot, settle
 from tests.fakediscord import FakeMessage
 

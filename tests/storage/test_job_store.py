@@ -312,3 +312,46 @@ async def test_mark_executed_takes_a_run_once(store: JobStore) -> None:
     assert await store.mark_executed(claim.run.nonce, NOW) is None
     assert await store.mark_executed("unknown", NOW) is None
     assert (await store.runs(job_id))[0].executed_at == NOW
+
+
+# ---------------------------------------------------------------- values, not rows
+
+
+async def test_every_read_hands_out_frozen_values(store: JobStore) -> None:
+    """What a store method returns is a value: changing a job goes through the store."""
+    job_id = await store.create(job())
+    run = await delivered(store, job_id)
+    assert run.outcome == RunOutcome.DELIVERED
+    jobs = [
+        await store.get(job_id),
+        *(await store.find(owner_id=1, statuses=None)),
+        await store.update(job_id, command="y"),
+        await store.update_if(job_id, {"command": "y"}, {"command": "z"}),
+    ]
+    runs = [*(await store.runs(job_id)), await store.run_by_nonce(run.nonce)]
+    taken = await store.take_reply(run.nonce, NOW, LEASE)
+    assert taken is not None and taken[1] is not None
+    jobs.append(taken[1])
+    runs.append(taken[0])
+    assert all(isinstance(j, Job) for j in jobs) and all(isinstance(r, Run) for r in runs)
+    for value in (*jobs, *runs):
+        with pytest.raises(AttributeError):  # FrozenInstanceError: a value, not a live row
+            value.id = 0  # type: ignore[misc, union-attr]
+    assert [j.command for j in jobs if j is not None][-2:] == ["z", "z"]
+
+
+async def test_a_claim_names_new_runs_as_the_caller_says(store: JobStore) -> None:
+    follow_up = await store.create(job(meta={"cycle": "follow_up"}))
+    regular = await store.create(job())
+    claims = await store.claim_due(
+        NOW,
+        limit=10,
+        lease=LEASE,
+        run_kind=lambda j: str((j.meta or {}).get("cycle", "run")),
+    )
+    kinds = {c.job.id: (c.run.kind, c.run.nonce[0]) for c in claims}
+    assert kinds == {follow_up: ("follow_up", "f"), regular: ("run", "r")}
+    # Without a caller's say, a new run is a regular one.
+    later = await store.create(job(meta={"cycle": "follow_up"}))
+    [claim] = await store.claim_due(NOW, limit=10, lease=LEASE)
+    assert (claim.job.id, claim.run.kind) == (later, "run")
