@@ -300,3 +300,179 @@ async def test_a_time_said_earlier_in_the_thread_counts(runtime: AgentKit, deps:
     )
     r = await ask(runtime, deps, "to check the oven", answer)
     assert await next_run(deps, r) == (FIXED_NOW + timedelta(minutes=10)).astimezone(BERLIN)
+
+
+# ---------------------------------------------------------------- the words win on repetition
+
+
+def _repeating(description: str, schedule: str) -> ToolCallPart:
+    args = {"description": description, "type": "recurring", "schedule": schedule}
+    return ToolCallPart("schedule_action", args)
+
+
+async def _only_job(deps: HomarDeps, reply: Any) -> Any:
+    assert reply.approval is None, reply.text  # a one-off never waits for approval
+    assert len(reply.job_ids) == 1, reply.text
+    return await deps.engine.get(reply.job_ids[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "made", "kind", "expected"),
+    [
+        # seen with Qwen2.5-Coder 1.5B: a one-off request became a job repeating every weekday
+        (
+            "remind me thursday 7:30am to put the bins out",
+            _repeating("put the bins out", "every weekday at 7:30"),
+            "reminder",
+            local(26, 7, 30),
+        ),
+        (
+            "in 30 minutes remind me to stretch",
+            _repeating("stretch", "every weekday at 9:30"),
+            "reminder",
+            local(23, 16, 30),
+        ),
+        # the time of an event: a one-off reminder, with the meeting's lead time
+        (
+            "my meeting with the bank is on wednesday at 11",
+            _repeating("meeting with the bank", "0 11 * * *"),
+            "reminder",
+            local(25, 10, 55),
+        ),
+        # a command, not a reminder: a one-off command at the time said
+        (
+            "tomorrow at 8 post the weekly report",
+            _repeating("post the weekly report", "weekly@MON@08:00"),
+            "scheduled",
+            local(24, 8),
+        ),
+        # "daily" naming a meeting is not a repetition
+        (
+            "remind me tomorrow at 9 about the daily standup",
+            _repeating("the daily standup", "daily@09:00"),
+            "reminder",
+            local(24, 9),
+        ),
+        # an interval for a one-off delay
+        (
+            "check the oven in 20 minutes",
+            ToolCallPart(
+                "schedule_action",
+                {"description": "check the oven", "type": "interval", "schedule": "20 minutes"},
+            ),
+            "delayed",
+            local(23, 16, 20),
+        ),
+    ],
+)
+async def test_a_one_off_request_never_becomes_a_repeating_job(
+    runtime: AgentKit, deps: HomarDeps, text: str, made: ToolCallPart, kind: str, expected: datetime
+) -> None:
+    r = await ask(runtime, deps, text, made, TextPart("Done."))
+    job = await _only_job(deps, r)
+    assert job.kind == kind and await next_run(deps, r) == expected, r.text
+    from tools.jobs.model import schedule_of
+
+    assert not schedule_of(job).is_recurring
+
+
+async def test_a_one_off_as_text_call_is_read_as_a_one_off(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    reply = (
+        '```json\n{"name": "schedule_action", "arguments": {"description": "stretch", '
+        '"type": "recurring", "schedule": "every weekday at 9:30"}}\n```'
+    )
+    r = await ask(runtime, deps, "in 30 minutes remind me to stretch", TextPart(reply))
+    job = await _only_job(deps, r)
+    assert job.kind == "reminder" and await next_run(deps, r) == local(23, 16, 30)
+    assert r.requests == 1
+
+
+async def test_a_one_off_at_a_time_already_past_asks(runtime: AgentKit, deps: HomarDeps) -> None:
+    """The words say one time but not which day (15:00 has passed): the person is asked."""
+    made = _repeating("stretch", "daily@15:00")
+    r = await ask(runtime, deps, "remind me at 3pm to stretch", made)
+    assert not r.job_ids and r.approval is None and r.clarifier, r.text
+    assert "tomorrow" in r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "made", "runs"),
+    [
+        (
+            "every monday at 9 remind me to post the report",
+            ToolCallPart(
+                "schedule_reminder", {"reminder_time": "monday 9:00", "message": "post the report"}
+            ),
+            [local(30, 9), datetime(2026, 12, 7, 9, tzinfo=BERLIN)],
+        ),
+        (
+            "water the plants every day at 8am",
+            ToolCallPart(
+                "send_scheduled_message",
+                {"message": "water the plants", "scheduled_datetime": "2026-11-24T08:00"},
+            ),
+            [local(24, 8), local(25, 8)],
+        ),
+        (
+            "every 2 hours check the build",
+            ToolCallPart("send_delayed_message", {"message": "check the build", "hours": 2}),
+            [local(23, 18), local(23, 20)],
+        ),
+    ],
+)
+async def test_a_repeating_request_never_becomes_a_one_off(
+    runtime: AgentKit, deps: HomarDeps, text: str, made: ToolCallPart, runs: list[datetime]
+) -> None:
+    r = await ask(runtime, deps, text, made, TextPart("Done."))
+    assert r.approval is not None and not r.job_ids, r.text  # repeating: approval first
+    done = await resume_approval(runtime, r.approval, True, deps)
+    assert len(done.job_ids) == 1, done.text
+    job = await deps.engine.get(done.job_ids[0])
+    from tools.jobs.model import schedule_of
+
+    got = schedule_of(job).next_runs(FIXED_NOW, len(runs))
+    assert [t.astimezone(BERLIN) for t in got] == runs
+
+
+async def test_a_repetition_said_earlier_in_the_dialogue_counts(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    r = await ask(
+        runtime, deps, "remind me every day to stretch", TextPart("What time should it be?")
+    )
+    assert not r.job_ids and r.approval is None
+    r = await ask(runtime, deps, "at 8am", _repeating("stretch", "daily@08:00"))
+    assert r.approval is not None, r.text  # still the repeating job, waiting for approval
+
+
+async def test_a_fired_run_is_not_read_for_repetition(runtime: AgentKit, deps: HomarDeps) -> None:
+    """A job's command is data: its words decide nothing about the kind of a new job."""
+    deps.fired, deps.fired_job_id, deps.fired_kind = True, 7, "delayed"
+    made = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "tomorrow at 9", "message": "water the plants"}
+    )
+    r = await ask(runtime, deps, "every day at 9 water the plants", made, TextPart("ok"))
+    # a fired run's job waits for the owner's approval, as the one-off the model made
+    assert r.approval is not None and r.approval.calls[0].tool_name == "schedule_reminder"
+
+
+@pytest.mark.parametrize(
+    ("text", "repeats"),
+    [
+        ("remind me about the daily standup", False),
+        ("post the weekly report tomorrow", False),
+        ("mom's birthday is on Dec 5", False),
+        ("remind me to check every file tomorrow", True),  # unsure: nothing is corrected
+        ("stretch daily at 9", True),
+        ("post the report weekly", True),
+        ("call mom on sundays", True),
+        ("take the pills twice a day", True),
+        ("at 9 each morning", True),
+    ],
+)
+def test_what_names_a_repetition(text: str, repeats: bool) -> None:
+    from tools.agent.words import names_repeat
+
+    assert names_repeat(text) is repeats

@@ -31,7 +31,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
-from tools.agent.words import read_words
+from tools.agent.words import MEETING_LEAD, REMIND, read_words
 from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
@@ -45,11 +45,6 @@ HELP = (
 )
 OFFLINE_NAME = "homar-offline"
 ASK_WHEN = "When should I remind you?"
-_MEETING = re.compile(
-    r"\b(meeting|standup|stand-up|appointment|interview|sync|1:1|zoom|webinar)\b"
-    r"|\b(my|the|a|our|conference|video|phone|team)\s+call\b|\bcall with\b",
-    re.I,
-)
 _ID_ACTIONS = {
     "delete_scheduled_action": r"cancel|delete|remove|drop|forget",
     "stop_interval_action": r"pause|stop|suspend|hold",
@@ -123,11 +118,6 @@ def _what(text: str) -> str:
     return t
 
 
-_REMINDISH = re.compile(
-    r"\b(?:remind|reminder|remnd|alarm|wake me|ping me|nudge me|nag me|bug me|don'?t let me forget|"
-    r"do not let me forget|make sure i|keep reminding)\b",
-    re.I,
-)
 _OCCASION = re.compile(r"\b(?:birthday|anniversary|bday|b-day)\b", re.I)
 # A statement about oneself or the world, not a request: "I'll be home at 6".
 _STATEMENT = re.compile(
@@ -323,7 +313,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     managed = _manage(low, t)
     if managed is not None:
         return managed
-    remind = bool(_REMINDISH.search(t))
+    remind = bool(REMIND.search(t))
     if remind and re.search(
         r"(?:^|\s)(?:right\s+)?now[\s.!]*$|^(?:\S+\s+){0,3}(?:right\s+)?now\b", t, re.I
     ):
@@ -359,8 +349,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         args: dict[str, Any] = {"reminder_time": at.isoformat(), "message": what}
         if words.lead is not None:
             args["minutes_before"] = int(words.lead.total_seconds() // 60)
-        elif words.event and _MEETING.search(t):
-            args["minutes_before"] = 5
+        elif words.event and words.meeting:
+            args["minutes_before"] = MEETING_LEAD
         if words.nag:
             args["follow_up"] = True
         return "schedule_reminder", args

@@ -9,6 +9,8 @@ live message — a text reply holding tool calls becomes those calls, so they ru
 like native ones (a repeating job still waits for approval). A repeating seed-000 tag
 (`[CRON: '0 9 * * 1-5' / MSG: '…']`) becomes a `schedule_action` call the same way.
 Repairs happen here, in code: the model is never asked again for what is clearly meant.
+On a person's live message the person's words then decide whether the job repeats
+(`tools.agent.words.Words.settle_kind`): the call becomes the one the words say.
 
 On the way in, the per-run reference line (the time now, who asks) leaves the system
 instructions for the end of the person's message: the
@@ -42,6 +44,7 @@ from tools.agent import provenance
 from tools.agent.prompt import REFERENCE_HEAD
 from tools.agent.scheduling import PLAIN_TOOLS
 from tools.agent.textcalls import parse_calls, parse_tags
+from tools.agent.words import Words, dialogue
 from tools.schedule import Cron, ScheduleError
 
 __all__ = ["ReadingModel", "read_response", "repair_args", "repair_time"]
@@ -203,14 +206,34 @@ def _fits(call: ToolCallPart, tools: dict[str, ToolDefinition]) -> bool:
     return True
 
 
+def _as_said(
+    part: ToolCallPart,
+    tools: dict[str, ToolDefinition],
+    words: Words,
+    messages: list[ModelMessage],
+) -> ToolCallPart:
+    """The call as the person's words say it (one-off or repeating), same call id."""
+    try:
+        args = part.args_as_dict()
+    except Exception:
+        return part
+    name, said = words.settle_kind(part.tool_name, args, earlier=dialogue(messages))
+    if (name == part.tool_name and said == args) or name not in tools:
+        return part
+    fixed = repair_args(said, full_schema(tools[name]))
+    return ToolCallPart(name, fixed, part.tool_call_id)
+
+
 def read_response(
     response: ModelResponse,
     params: ModelRequestParameters,
     *,
     read_text: bool,
     messages: list[ModelMessage] | None = None,
+    words: Words | None = None,
 ) -> ModelResponse:
-    """The response with repaired arguments and (if `read_text`) text calls made real."""
+    """The response with repaired arguments and (if `read_text`) text calls made real;
+    with the person's `words`, each call is the kind of job they say (`_as_said`)."""
     tools = _tools(params)
     parts: list[ModelResponsePart] = []
     changed = False
@@ -240,6 +263,15 @@ def read_response(
                 for c in calls
             ]
             changed = True
+    if words is not None:
+        said = [
+            _as_said(p, tools, words, list(messages or []))
+            if isinstance(p, ToolCallPart) and p.tool_name in tools
+            else p
+            for p in parts
+        ]
+        changed = changed or said != parts
+        parts = said
     if not changed:
         return response
     return replace(response, parts=parts)
@@ -279,13 +311,16 @@ class ReadingModel(WrapperModel):
 
     `read_text`: whether text may become tool calls — only when answering a person's
     live message, never on a fired run or an approval decision (a job's command is data).
+    `words`: the person's live message as read (`tools.agent.words`); None on fired runs.
     """
 
     read_text: bool
+    words: Words | None
 
-    def __init__(self, wrapped: Any, *, read_text: bool) -> None:
+    def __init__(self, wrapped: Any, *, read_text: bool, words: Words | None = None) -> None:
         super().__init__(wrapped)
         self.read_text = read_text
+        self.words = words
 
     async def request(
         self,
@@ -298,5 +333,9 @@ class ReadingModel(WrapperModel):
             sent, params = reference_last(messages, model_request_parameters)
         response = await super().request(sent, model_settings, params)
         return read_response(
-            response, model_request_parameters, read_text=self.read_text, messages=messages
+            response,
+            model_request_parameters,
+            read_text=self.read_text,
+            messages=messages,
+            words=self.words,
         )

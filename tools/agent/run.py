@@ -173,7 +173,8 @@ async def _run(
     if toolsets:
         extra["toolsets"] = toolsets
     if not is_offline(model):  # repair arguments; text calls only when a person asked
-        model = ReadingModel(model, read_text=deps.state.text_calls)
+        words = None if deps.fired else deps.state.words  # a job's text decides nothing
+        model = ReadingModel(model, read_text=deps.state.text_calls, words=words)
     # An override beats `run(model=...)`, so the model chosen here (the fallback's offline
     # one, the reading wrapper) runs under an inner override of its own, which wins.
     with rt.agent.override(model=model):

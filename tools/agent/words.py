@@ -8,20 +8,38 @@ message says something unambiguous and the tool disagrees. The scheduling tools 
 these at the single place each kind of time is resolved, so every tool with a time
 argument is corrected the same way, whatever model (or none) wrote the call.
 
+Whether the job repeats is part of *when*: `Words.settle_kind` turns a repeating call for
+a one-off request ("remind me thursday 7:30am to put the bins out" as every weekday) into
+the one-off the words say, and a one-off call for a repetition the words name ("every
+monday at 9") into that repetition. It rewrites the call itself, before any tool runs
+(`tools.agent.reading`), so the right tool decides everything else (a repeating job
+still waits for approval, a past time of day is still asked about).
+
 The same reading serves the offline model: what it finds here is what it schedules.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from tools import timeparse
-from tools.schedule import Schedule, ScheduleError, zone
+from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
 from tools.schedule.zones import zone_time_in
 
-__all__ = ["Words", "read_words"]
+__all__ = ["MEETING_LEAD", "REMIND", "Words", "dialogue", "names_repeat", "read_words"]
 
 _MENTION = re.compile(r"<@!?\d+>")
 # "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
@@ -105,6 +123,34 @@ _REMIND_AT = re.compile(
     r"(?:at|in|on|tomorrow|today|tonight|to|every|this|next)\b",
     re.I,
 )
+# The person asks to be reminded (not for a command to be run).
+REMIND = re.compile(
+    r"\b(?:remind|reminder|remnd|alarm|wake me|ping me|nudge me|nag me|bug me|don'?t let me forget|"
+    r"do not let me forget|make sure i|keep reminding)\b",
+    re.I,
+)
+# A meeting or call: its reminder customarily comes a few minutes early.
+_MEETING = re.compile(
+    r"\b(meeting|standup|stand-up|appointment|interview|sync|1:1|zoom|webinar)\b"
+    r"|\b(my|the|a|our|conference|video|phone|team)\s+call\b|\bcall with\b",
+    re.I,
+)
+MEETING_LEAD = 5  # minutes: what the prompt teaches a model for meetings and calls
+# A repetition named in words: "every", "each morning", "daily at 9", "on mondays",
+# "twice a day". "daily"/"weekly" naming a thing ("the daily standup", "weekly report") is
+# not one: those words count only where nothing but a time or the end can follow them.
+_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_REPEAT = re.compile(
+    rf"\b(?:every|each\s+(?:day|morning|afternoon|evening|night|week|month|year|hour|"
+    rf"minute|weekday|weekend|{_DAYS})|"
+    r"(?:daily|weekly|fortnightly|monthly|yearly|annually|hourly|nightly)"
+    r"(?=\s*(?:$|[,.;!?)]|(?:at|on|from|until|till|til|for|in|and|except|starting|between|"
+    r"before|after|around|by|@)\b|\d))|"
+    rf"weekdays|weekends|{_DAYS}s|repeat\w*|recurring|"
+    r"(?:once|twice|\d+\s*(?:x|times))\s+(?:a|an|per|each|every)\s+\w+|"
+    r"per\s+(?:day|week|month|hour))\b",
+    re.I,
+)
 _NAG = re.compile(
     r"\b(?:don'?t let me forget|do not let me forget|nag me|keep (?:reminding|bugging|nagging)"
     r"|make sure i|until i (?:do|answer|confirm|reply)|bug me)\b",
@@ -126,6 +172,21 @@ class Words:
     nag: bool = False  # "don't let me forget", "nag me"
     ambiguous: bool = False  # two times, or a zone that couldn't be read: don't correct
     rolled: bool = False  # a bare time already past today; `instant` is tomorrow's
+    remind: bool = False  # the person asks to be reminded ("remind me", "nag me")
+    meeting: bool = False  # the event is a meeting or call (a lead time is customary)
+    now: datetime | None = None  # the reference the words were read against
+
+    @property
+    def repeats(self) -> bool:
+        """The words clearly name a repetition ("every monday at 9", "daily at 8"); a yearly
+        occasion the time language infers ("Ana's birthday is on March 3rd") is not named."""
+        return self.recurrence is not None and not self.ambiguous and names_repeat(self.text)
+
+    @property
+    def once(self) -> bool:
+        """The words name one time (maybe not yet its day: `rolled`) and no repetition."""
+        clear = not self.ambiguous or self.rolled
+        return self.instant is not None and clear and not names_repeat(self.text)
 
     @property
     def timeless(self) -> bool:
@@ -184,6 +245,102 @@ class Words:
 
     def settle_follow_up(self, follow_up: bool) -> bool:
         return follow_up or self.nag
+
+    def settle_kind(
+        self, tool: str, args: dict[str, Any], *, earlier: Sequence[str] = ()
+    ) -> tuple[str, dict[str, Any]]:
+        """The call the words say, as (tool, arguments): a repeating call for a one-off
+        request becomes the one-off; a one-off call for a named repetition, the repetition.
+
+        `earlier`: the person's earlier messages in this dialogue (`dialogue`): a repetition
+        said there ("remind me every day to stretch" → "what time?" → "at 8am") still counts.
+        """
+        kind = _CALL_KINDS.get(tool)
+        if kind == "action":
+            kind = "once" if args.get("type") == "once" else "repeat"
+        if kind == "repeat" and self.once and not any(map(names_repeat, earlier)):
+            return self._one_off(args)
+        if kind not in (None, "repeat") and self.repeats:
+            return self._repeat(tool, args)
+        return tool, args
+
+    def _one_off(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        at = self.instant
+        assert at is not None
+        kept = {k: args[k] for k in _KEPT if k in args}
+        text = str(args.get("description") or "")
+        # A time of day already past: as a bare time, so the tool asks "tomorrow?".
+        when = f"{at:%H:%M}" if self.rolled else at.isoformat()
+        if self.remind or self.event:
+            call: dict[str, Any] = {"reminder_time": when, "message": text}
+            if self.meeting and self.lead is None:
+                call["minutes_before"] = MEETING_LEAD
+            return "schedule_reminder", call | kept
+        if self.now is not None and not self.rolled and _RELATIVE.search(self.text):
+            secs = max(1, round((at - self.now).total_seconds()))
+            span = {"hours": secs // 3600, "minutes": secs % 3600 // 60, "seconds": secs % 60}
+            return "send_delayed_message", {"message": text, **span} | kept
+        return "send_scheduled_message", {"message": text, "scheduled_datetime": when} | kept
+
+    def _repeat(self, tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        rec = self.recurrence
+        assert rec is not None
+        kept = {k: args[k] for k in _KEPT if k in args and k != "on_duplicate"}
+        text = str(args.get("message") or args.get("context") or args.get("description") or "")
+        call: dict[str, Any] = {"description": text}
+        if isinstance(rec.spec, Every):
+            call |= {"type": "interval", "schedule": f"{rec.spec.seconds} seconds"}
+        else:
+            expr = rec.spec.expr if isinstance(rec.spec, Cron) else rec.describe()
+            call |= {"type": "recurring", "schedule": expr}
+        if rec.until is not None:
+            call["until"] = rec.until.isoformat()
+        if rec.max_runs is not None:
+            call["max_runs"] = rec.max_runs
+        return "schedule_action", call | kept
+
+
+# The scheduling tools by the kind of job they make ("action": `type` says which).
+_CALL_KINDS = {
+    "schedule_reminder": "once",
+    "send_scheduled_message": "once",
+    "send_delayed_message": "once",
+    "schedule_future_callback": "once",
+    "schedule_action": "action",
+}
+_KEPT = ("audience", "on_duplicate")  # arguments that mean the same on every tool
+_RELATIVE = re.compile(r"\b(?:in|after)\s+(?:\d|an?\b|half|a\s+few)", re.I)
+
+
+def names_repeat(text: str) -> bool:
+    """Whether `text` names a repetition ("every", "each morning", "daily at 9", "mondays")."""
+    return bool(_REPEAT.search(normalize(text)))
+
+
+def dialogue(messages: Sequence[ModelMessage], turns: int = 3) -> list[str]:
+    """The person's earlier messages in the dialogue the latest one continues: going back
+    while Homar's answer to each was a question ("What time?"), at most `turns`."""
+    said: list[str] = []
+    answer = ""
+    seen_latest = False
+    for m in reversed(messages):
+        if isinstance(m, ModelResponse):
+            answer = answer or " ".join(p.content for p in m.parts if isinstance(p, TextPart))
+            continue
+        if not isinstance(m, ModelRequest):
+            continue
+        for p in reversed(m.parts):
+            if isinstance(p, ToolReturnPart) and not answer:
+                answer = str(p.content)
+            if not isinstance(p, UserPromptPart) or not isinstance(p.content, str):
+                continue
+            if seen_latest:
+                if not answer.rstrip(" *_)").endswith("?") or len(said) >= turns:
+                    return said
+                said.append(p.content)
+            seen_latest = True
+            answer = ""
+    return said
 
 
 def _lead(text: str) -> tuple[timedelta | None, str]:
@@ -269,6 +426,12 @@ def normalize(text: str) -> str:
 
 
 def _read(raw: str, now: datetime, tz: str) -> Words:
+    found = _read_time(raw, now, tz)
+    remind, meeting = bool(REMIND.search(raw)), bool(_MEETING.search(raw))
+    return replace(found, remind=remind, meeting=meeting, now=now)
+
+
+def _read_time(raw: str, now: datetime, tz: str) -> Words:
     nag = bool(_NAG.search(raw))
     if _SHIFT.search(raw):  # "snooze 42 by 10 minutes" moves a job by a span, from its time
         return Words(raw, nag=nag, ambiguous=True)
