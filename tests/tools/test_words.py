@@ -476,3 +476,112 @@ def test_what_names_a_repetition(text: str, repeats: bool) -> None:
     from tools.agent.words import names_repeat
 
     assert names_repeat(text) is repeats
+
+
+# ---------------------------------------------------------------- reminder or command, as asked
+
+
+@pytest.mark.parametrize(
+    ("text", "made", "kind", "expected"),
+    [
+        # seen with Qwen2.5-Coder 1.5B: "remind me" became a callback, commands reminders
+        (
+            "remind me in 2 weeks to cancel the trial",
+            ToolCallPart(
+                "schedule_future_callback",
+                {"callback_time": "2026-12-09 09:30:20 UTC", "context": "cancel the trial"},
+            ),
+            "reminder",
+            local(23, 16) + timedelta(days=14),
+        ),
+        (
+            "in 1 hour run the backup",
+            ToolCallPart("schedule_reminder", {"reminder_time": "in 1 hour", "message": "backup"}),
+            "delayed",
+            local(23, 17),
+        ),
+        (
+            "water the garden at 7pm",
+            ToolCallPart(
+                "schedule_reminder",
+                {"reminder_time": "Mon 2026-11-23 19:00:00 Europe/Berlin", "message": "garden"},
+            ),
+            "scheduled",
+            local(23, 19),
+        ),
+        (
+            "remind me in 1 hour to run the backup",
+            ToolCallPart("send_delayed_message", {"message": "run the backup", "hours": 1}),
+            "reminder",
+            local(23, 17),
+        ),
+        # a statement is not a command: the model's reminder stays
+        (
+            "I'll be home at 6pm",
+            ToolCallPart("schedule_reminder", {"reminder_time": "18:00", "message": "home"}),
+            "reminder",
+            local(23, 18),
+        ),
+    ],
+)
+async def test_a_reminder_or_a_command_as_the_person_asked(
+    runtime: AgentKit, deps: HomarDeps, text: str, made: ToolCallPart, kind: str, expected: datetime
+) -> None:
+    r = await ask(runtime, deps, text, made)
+    job = await _only_job(deps, r)
+    assert job.kind == kind and await next_run(deps, r) == expected, r.text
+
+
+async def test_a_reminder_asked_for_earlier_in_the_dialogue_stays_one(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    r = await ask(runtime, deps, "set a reminder", TextPart("When, and what about?"))
+    assert not r.job_ids
+    made = ToolCallPart("schedule_reminder", {"reminder_time": "in 20 minutes", "message": "x"})
+    r = await ask(runtime, deps, "in 20 minutes to stretch", made)
+    job = await _only_job(deps, r)
+    assert job.kind == "reminder" and await next_run(deps, r) == local(23, 16, 20)
+
+
+async def test_an_audience_nobody_named_is_dropped(runtime: AgentKit, deps: HomarDeps) -> None:
+    made = ToolCallPart(
+        "send_delayed_message", {"message": "hello", "minutes": 10, "audience": "<@13>"}
+    )
+    r = await ask(runtime, deps, "in 10 minutes say hello to the team", made)
+    job = await _only_job(deps, r)
+    assert job.kind == "delayed" and await next_run(deps, r) == local(23, 16, 10)
+
+
+def test_settle_audience() -> None:
+    words = read_words("remind <@42> and me at 5 in #ops", FIXED_NOW, "Europe/Berlin")
+    assert words.settle_audience("<@!42> and me") == "<@!42> and me"
+    assert words.settle_audience("<@42> and <@13>") == "<@42>"
+    assert words.settle_audience("<@13>") is None
+    assert words.settle_audience("#ops") == "#ops"
+    assert words.settle_audience("dm me") == "dm me"
+
+
+async def test_an_audience_made_of_the_person_is_dropped(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """Seen with a 1.5B model: the reference line's "alice (1)" passed as the audience."""
+    made = ToolCallPart(
+        "schedule_reminder",
+        {"reminder_time": "17:00", "message": "call", "minutes_before": 5, "audience": "alice (1)"},
+    )
+    r = await ask(runtime, deps, "team call at 5pm today, remind me", made)
+    job = await _only_job(deps, r)
+    assert job.kind == "reminder" and await next_run(deps, r) == local(23, 16, 55)
+
+
+async def test_a_one_off_action_is_one_request(runtime: AgentKit, deps: HomarDeps) -> None:
+    """`schedule_action` type once is a function tool (a second request to finish); the same
+    job through `send_scheduled_message` ends the run with the first."""
+    made = ToolCallPart(
+        "schedule_action",
+        {"description": "turn on the heating", "type": "once", "schedule": "every weekday at 18"},
+    )
+    r = await ask(runtime, deps, "turn on the heating at 6pm", made, TextPart("Done."))
+    job = await _only_job(deps, r)
+    assert job.kind == "scheduled" and await next_run(deps, r) == local(23, 18)
+    assert r.requests == 1

@@ -133,10 +133,6 @@ _ARG_CUES: dict[str, re.Pattern[str]] = {
     "follow_up_interval": _NAGGY,
     "max_follow_ups": _NAGGY,
     "escalate": re.compile(r"\b(?:dm|direct message|privately|escalat\w*|ignore)\b", re.I),
-    "audience": re.compile(
-        r"<[@#]|@\w|\b(?:dm|direct message|privately|everyone|channel|us|them|team|and me)\b",
-        re.I,
-    ),
     "until": re.compile(
         r"\b(?:until|till|til|through|thru|times|twice|for the next|for \d+|ends?|ending|"
         r"stop(?:ping)?|last|through)\b",
@@ -154,6 +150,8 @@ def _offered(ctx: RunContext[HomarDeps], name: str) -> bool:
     if name == "minutes_before":  # a lead time belongs to an event's time (`tools.agent.words`)
         nothing_read = words.instant is None and words.recurrence is None
         return words.event or words.lead is not None or nothing_read
+    if name == "audience":  # only someone the bot can reach: a mention, #channel, "dm me"
+        return words.addresses_someone
     if name == "on_duplicate":  # only once a duplicate was asked about in this thread
         return any("on_duplicate" in str(getattr(p, "content", "")) for p in _recent(ctx))
     cue = _ARG_CUES.get(name)

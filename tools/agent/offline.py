@@ -31,7 +31,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
-from tools.agent.words import MEETING_LEAD, REMIND, read_words
+from tools.agent.words import MEETING_LEAD, OCCASION, REMIND, STATEMENT, read_words
 from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
@@ -118,13 +118,6 @@ def _what(text: str) -> str:
     return t
 
 
-_OCCASION = re.compile(r"\b(?:birthday|anniversary|bday|b-day)\b", re.I)
-# A statement about oneself or the world, not a request: "I'll be home at 6".
-_STATEMENT = re.compile(
-    r"^(?:i|i'?ll|i'?m|i'?ve|i'?d|we|we'?ll|we'?re|it|it'?s|he|she|they|there|this|that|the|"
-    r"my|our|his|her|their|you|your)\b",
-    re.I,
-)
 _PAST = re.compile(r"\b(?:was|were|did|had|finished|got|went|moved|done)\b", re.I)
 _ZONE_SET = re.compile(
     r"^(?:my\s+)?(?:time\s*zone|tz)\s+(?:is|=|:)\s*(?P<a>.+)$"
@@ -322,7 +315,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     words = read_words(t, now, tz)
     what = _what(words.rest)
     when = words.recurrence or words.instant
-    occasion = bool(_OCCASION.search(t))
+    occasion = bool(OCCASION.search(t))
     event = words.event or occasion
     if when is None:
         if words.ambiguous:
@@ -336,7 +329,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         return "I found more than one time in that, so I set nothing. Which one do you mean?"
     if not what:
         return ASK_WHAT if (remind or event) else "What should I do then?"
-    if not (remind or event) and _STATEMENT.match(what):
+    if not (remind or event) and STATEMENT.match(what):
         return (
             "I'm not sure what you'd like me to do then. Say e.g. "
             '`remind me at 6 to call Sam` or `at 6 post "dinner" here`.'

@@ -212,12 +212,17 @@ def _as_said(
     words: Words,
     messages: list[ModelMessage],
 ) -> ToolCallPart:
-    """The call as the person's words say it (one-off or repeating), same call id."""
+    """The call as the person's words say it (one-off or repeating, reminder or command,
+    reaching only whom they named), same call id."""
     try:
         args = part.args_as_dict()
     except Exception:
         return part
     name, said = words.settle_kind(part.tool_name, args, earlier=dialogue(messages))
+    if isinstance(said.get("audience"), str):
+        said = {k: v for k, v in said.items() if k != "audience"} | (
+            {"audience": aud} if (aud := words.settle_audience(said["audience"])) else {}
+        )
     if (name == part.tool_name and said == args) or name not in tools:
         return part
     fixed = repair_args(said, full_schema(tools[name]))

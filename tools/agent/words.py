@@ -39,9 +39,21 @@ from tools import timeparse
 from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
 from tools.schedule.zones import zone_time_in
 
-__all__ = ["MEETING_LEAD", "REMIND", "Words", "dialogue", "names_repeat", "read_words"]
+__all__ = [
+    "MEETING_LEAD",
+    "OCCASION",
+    "REMIND",
+    "STATEMENT",
+    "Words",
+    "dialogue",
+    "names_repeat",
+    "read_words",
+]
 
 _MENTION = re.compile(r"<@!?\d+>")
+# Whom a job may reach, as written: "<@1>", "<@&2>" (a role), "<#3>", "@name", "#channel".
+_ADDRESS = re.compile(r"<(?:@[!&]?|#)\d+>|(?<![\w<])[@#][\w-]+")
+_DM = re.compile(r"\b(?:dms?|direct(?:ly)? message|privately|in private)\b", re.I)
 # "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
 _LEAD = re.compile(
     r"\b(\d+|an?|one|two|five|ten|fifteen|twenty|thirty|half an?)\s*"
@@ -135,6 +147,14 @@ _MEETING = re.compile(
     r"|\b(my|the|a|our|conference|video|phone|team)\s+call\b|\bcall with\b",
     re.I,
 )
+# Birthdays and anniversaries: a reminder of the day.
+OCCASION = re.compile(r"\b(?:birthday|anniversary|bday|b-day)\b", re.I)
+# A statement about oneself or the world, not a request: "I'll be home at 6".
+STATEMENT = re.compile(
+    r"^(?:i|i'?ll|i'?m|i'?ve|i'?d|we|we'?ll|we'?re|it|it'?s|he|she|they|there|this|that|the|"
+    r"my|our|his|her|their|you|your)\b",
+    re.I,
+)
 MEETING_LEAD = 5  # minutes: what the prompt teaches a model for meetings and calls
 # A repetition named in words: "every", "each morning", "daily at 9", "on mondays",
 # "twice a day". "daily"/"weekly" naming a thing ("the daily standup", "weekly report") is
@@ -175,6 +195,7 @@ class Words:
     remind: bool = False  # the person asks to be reminded ("remind me", "nag me")
     meeting: bool = False  # the event is a meeting or call (a lead time is customary)
     now: datetime | None = None  # the reference the words were read against
+    addressed: frozenset[str] = frozenset()  # the mentions/@names/#channels the person wrote
 
     @property
     def repeats(self) -> bool:
@@ -246,38 +267,97 @@ class Words:
     def settle_follow_up(self, follow_up: bool) -> bool:
         return follow_up or self.nag
 
+    @property
+    def addresses_someone(self) -> bool:
+        """The person named whom to reach: a mention, @name, #channel, or "dm me"."""
+        return bool(self.addressed) or bool(_DM.search(self.text))
+
+    def settle_audience(self, audience: str) -> str | None:
+        """The audience without the people/roles/channels the person never named (a small
+        model makes up "<@13>" for "say hello to the team"); None when nobody is left."""
+        if not self.addresses_someone:
+            return None  # "remind the team": nobody the bot could ping was named
+        made_up = [a for a in _ADDRESS.findall(audience) if _address(a) not in self.addressed]
+        if not made_up:
+            return audience
+        for a in made_up:
+            audience = audience.replace(a, " ")
+        left = re.sub(r"[\s,;&+]+|\b(?:and|or|plus)\b", " ", audience).strip()
+        ends = r"^(?:[\s,;&+]|\b(?:and|or|plus)\b)+|(?:[\s,;&+]|\b(?:and|or|plus)\b)+$"
+        return re.sub(ends, "", " ".join(audience.split())) if left else None
+
     def settle_kind(
         self, tool: str, args: dict[str, Any], *, earlier: Sequence[str] = ()
     ) -> tuple[str, dict[str, Any]]:
-        """The call the words say, as (tool, arguments): a repeating call for a one-off
-        request becomes the one-off; a one-off call for a named repetition, the repetition.
+        """The call the words say, as (tool, arguments).
 
+        Repetition: a repeating call for a one-off request becomes the one-off; a one-off
+        call for a named repetition, the repetition. Then a one-off is a reminder when the
+        person asks to be reminded (or names an event), else a command to run.
         `earlier`: the person's earlier messages in this dialogue (`dialogue`): a repetition
-        said there ("remind me every day to stretch" → "what time?" → "at 8am") still counts.
+        or a "remind me" said there ("remind me every day to stretch" → "what time?" →
+        "at 8am") still counts.
         """
         kind = _CALL_KINDS.get(tool)
-        if kind == "action":
-            kind = "once" if args.get("type") == "once" else "repeat"
-        if kind == "repeat" and self.once and not any(map(names_repeat, earlier)):
-            return self._one_off(args)
-        if kind not in (None, "repeat") and self.repeats:
+        if kind == "action" and args.get("type") == "once":
+            # the same job as send_scheduled_message, which ends the run in one request
+            tool, kind = "send_scheduled_message", "command"
+            kept = {k: v for k, v in args.items() if k in _KEPT}
+            args = {"message": args.get("description"), "scheduled_datetime": args.get("schedule")}
+            args |= kept
+        elif kind == "action":
+            kind = "repeat"
+        if kind is None:
+            return tool, args
+        if kind == "repeat":
+            if self.once and not any(map(names_repeat, earlier)):
+                text = str(args.get("description") or "")
+                return self._one_off(text, self._when(None), args, earlier) or (tool, args)
+            return tool, args
+        if self.repeats:
             return self._repeat(tool, args)
+        reminder = self._reminder(earlier)
+        text = str(args.get("message") or args.get("context") or args.get("description") or "")
+        if (reminder and kind in ("command", "callback")) or (
+            not reminder
+            and kind == "reminder"
+            and self.instant is not None
+            and not (STATEMENT.match(self.rest.strip(" ,.!?")) or STATEMENT.match(text))
+        ):
+            said = self._one_off(text, self._when(_time_arg(tool, args)), args, earlier)
+            return said or (tool, args)
         return tool, args
 
-    def _one_off(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _reminder(self, earlier: Sequence[str]) -> bool:
+        """Whether the person asks to be reminded, rather than for a command to be run."""
+        said = self.remind or self.event or bool(OCCASION.search(self.text))
+        return said or any(REMIND.search(t) for t in earlier)
+
+    def _when(self, given: str | None) -> str | None:
+        """The time to pass on: the words' own when clear, else the call's."""
         at = self.instant
-        assert at is not None
+        if at is not None and not self.ambiguous:
+            return at.isoformat()
+        if at is not None and self.rolled:
+            return f"{at:%H:%M}"  # a time of day already past: the tool asks "tomorrow?"
+        return given
+
+    def _one_off(
+        self, text: str, when: str | None, args: dict[str, Any], earlier: Sequence[str]
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The one-off call (reminder or command) for `text` at `when`; None without a time."""
         kept = {k: args[k] for k in _KEPT if k in args}
-        text = str(args.get("description") or "")
-        # A time of day already past: as a bare time, so the tool asks "tomorrow?".
-        when = f"{at:%H:%M}" if self.rolled else at.isoformat()
-        if self.remind or self.event:
+        if when is None:
+            return None
+        if self._reminder(earlier):
             call: dict[str, Any] = {"reminder_time": when, "message": text}
             if self.meeting and self.lead is None:
                 call["minutes_before"] = MEETING_LEAD
             return "schedule_reminder", call | kept
-        if self.now is not None and not self.rolled and _RELATIVE.search(self.text):
-            secs = max(1, round((at - self.now).total_seconds()))
+        at, now = self.instant, self.now
+        clear = at is not None and not self.ambiguous and now is not None
+        if clear and at is not None and now is not None and _RELATIVE.search(self.text):
+            secs = max(1, round((at - now).total_seconds()))
             span = {"hours": secs // 3600, "minutes": secs % 3600 // 60, "seconds": secs % 60}
             return "send_delayed_message", {"message": text, **span} | kept
         return "send_scheduled_message", {"message": text, "scheduled_datetime": when} | kept
@@ -300,12 +380,23 @@ class Words:
         return "schedule_action", call | kept
 
 
+def _time_arg(tool: str, args: dict[str, Any]) -> str | None:
+    """A one-off call's time as a phrase the scheduling tools read."""
+    if tool == "send_delayed_message":
+        parts = [f"{args.get(k) or 0} {k}" for k in ("hours", "minutes", "seconds")]
+        return "in " + " ".join(parts)
+    for key in ("reminder_time", "scheduled_datetime", "callback_time", "schedule"):
+        if isinstance(args.get(key), str) and args[key].strip():
+            return str(args[key])
+    return None
+
+
 # The scheduling tools by the kind of job they make ("action": `type` says which).
 _CALL_KINDS = {
-    "schedule_reminder": "once",
-    "send_scheduled_message": "once",
-    "send_delayed_message": "once",
-    "schedule_future_callback": "once",
+    "schedule_reminder": "reminder",
+    "send_scheduled_message": "command",
+    "send_delayed_message": "command",
+    "schedule_future_callback": "callback",
     "schedule_action": "action",
 }
 _KEPT = ("audience", "on_duplicate")  # arguments that mean the same on every tool
@@ -357,13 +448,18 @@ def _lead(text: str) -> tuple[timedelta | None, str]:
     return timedelta(minutes=minutes), " ".join(cut.split())
 
 
+def _address(token: str) -> str:
+    return token.replace("<@!", "<@").lower()
+
+
 def read_words(text: str, now: datetime, tz: str) -> Words:
     """Read the time in a person's message (`now` aware; `tz` their zone). Never raises."""
     raw = " ".join(_MENTION.sub(" ", text or "").split())
+    addressed = frozenset(_address(a) for a in _ADDRESS.findall(text or ""))
     try:
-        return _read(raw, now, tz)
+        return replace(_read(raw, now, tz), addressed=addressed)
     except Exception:  # a reading that fails corrects nothing
-        return Words(raw, ambiguous=True)
+        return Words(raw, ambiguous=True, addressed=addressed)
 
 
 def _ends(body: str, now: datetime, tz: str) -> tuple[str, datetime | None, int | None]:
