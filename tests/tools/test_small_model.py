@@ -186,3 +186,15 @@ async def test_the_model_translates_without_sampling(runtime: AgentKit, deps: Ho
     r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart("ok"))
     settings = r.script.infos[0].model_settings or {}
     assert settings.get("temperature") == 0.0 and settings.get("request_timeout") == 30.0
+
+
+async def test_the_reference_line_is_short(runtime: AgentKit, deps: HomarDeps) -> None:
+    """The line a real model re-reads on every request (after the cached prefix): the time
+    and zone only. A UTC restatement cost ~25 tokens a request and was copied into times;
+    the user's id was copied into `audience`."""
+    r = await ask(runtime, deps, "remind me tomorrow at 9 to call mom", TextPart("ok"))
+    said = str(r.script.messages[0][-1].parts[-1].content)
+    line = said.split("\n\n", 1)[1]
+    assert (
+        line == "(Reference time: Mon 2026-11-23 16:00:00 Europe/Berlin (UTC+0100). User: alice.)"
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic_ai import RunContext
 
@@ -58,9 +58,10 @@ async def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
     jobs, so "cancel the pizza reminder" is one request instead of a listing first."""
     d = ctx.deps
     now = d.reference_now()
+    # Short: a local server re-reads it on every request (a small model also copies it).
     text = (
-        f"{REFERENCE_HEAD} {now:%a %Y-%m-%d %H:%M:%S} {d.tz} (UTC{now:%z}) = "
-        f"{now.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC. User: {d.user_name or 'user'} ({d.user_id})."
+        f"{REFERENCE_HEAD} {now:%a %Y-%m-%d %H:%M:%S} {d.tz} (UTC{now:%z}). "
+        f"User: {d.user_name or 'user'}."
     )
     words = d.state.words
     if not d.fired and words is not None and _ABOUT_JOBS.search(words.text):
