@@ -515,6 +515,19 @@ def test_what_names_a_repetition(text: str, repeats: bool) -> None:
             "reminder",
             local(23, 17),
         ),
+        # the day of an event (the prompt's "special day"): a reminder, not a command
+        (
+            "Lena's graduation is may 9",
+            ToolCallPart("schedule_reminder", {"reminder_time": "may 9 09:00", "message": "x"}),
+            "reminder",
+            datetime(2027, 5, 9, 9, tzinfo=BERLIN),
+        ),
+        (
+            "the concert is saturday at 8pm",
+            ToolCallPart("schedule_reminder", {"reminder_time": "sat 20:00", "message": "x"}),
+            "reminder",
+            local(28, 20),
+        ),
         # a statement is not a command: the model's reminder stays
         (
             "I'll be home at 6pm",

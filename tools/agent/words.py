@@ -65,7 +65,8 @@ _NUMBERS |= {"twenty": 20, "thirty": 30}
 # The time of an event: "my call is at 3", "the meeting starts at 10", "dinner's at 7".
 _COPULA = re.compile(
     r"(?:\b(?:is|are|was|starts?|begins?|kicks off|happens?|will be)|'s)\s+"
-    r"(?:at|on|in|from|tomorrow|today|tonight|this|next|\d)",
+    r"(?:at|on|in|from|tomorrow|today|tonight|this|next|\d|due\b|"
+    r"(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b)",
     re.I,
 )
 _EVENT_NOUN = (
