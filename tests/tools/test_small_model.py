@@ -9,6 +9,7 @@ writes anyway still counts, and that fired runs and the offline model see everyt
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -18,6 +19,7 @@ from pydantic_ai.models.function import AgentInfo
 
 from tests.tools.test_agent import ask, call
 from tools.agent import AgentKit
+from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
 
 
@@ -198,3 +200,36 @@ async def test_the_reference_line_is_short(runtime: AgentKit, deps: HomarDeps) -
     assert (
         line == "(Reference time: Mon 2026-11-23 16:00:00 Europe/Berlin (UTC+0100). User: alice.)"
     )
+
+
+def _sent_tools(info: AgentInfo) -> list[str]:
+    """The tools as a local server renders them into the prompt, in order."""
+    return [
+        json.dumps([t.name, t.parameters_json_schema], sort_keys=True)
+        for t in [*info.function_tools, *info.output_tools]
+    ]
+
+
+async def test_tools_that_vary_by_turn_come_last(runtime: AgentKit, deps: HomarDeps) -> None:
+    """A local server reuses its prompt cache up to the first difference (a miss re-read
+    ~1,000 tokens): the tools every turn shows alike come first, then the scheduling tools
+    whose arguments vary with the words, then the tools only some turns are about."""
+    turns = [
+        "remind me tomorrow at 9 to call mom",
+        "nag me about the taxes at 6pm every 10 minutes and dm me if I ignore it",
+        "my timezone is Lisbon",
+        "every monday at 9 post the report until march",
+        "in 45 seconds ping the server",
+        "add a task: draft the newsletter",
+        "my meeting is at 3pm",
+    ]
+    sent = [
+        _sent_tools((await ask(runtime, deps, t, TextPart("ok"))).script.infos[0]) for t in turns
+    ]
+    alike = set.intersection(*map(set, sent))
+    assert len(alike) >= 5
+    for tools in sent:
+        assert set(tools[: len(alike)]) == alike, "a tool that varies before one that doesn't"
+        names = [json.loads(t)[0] for t in tools]
+        topical = [i for i, n in enumerate(names) if n not in sch.ALL_TOOLS]
+        assert topical == list(range(len(names) - len(topical), len(names))), names

@@ -572,6 +572,11 @@ def test_settle_audience() -> None:
     assert words.settle_audience("<@13>") is None
     assert words.settle_audience("#ops") == "#ops"
     assert words.settle_audience("dm me") == "dm me"
+    said = read_words("in 10 minutes say hello to the team", FIXED_NOW, "Europe/Berlin")
+    assert said.settle_audience("<@13>") is None and said.settle_audience("the team") is None
+    # a place spoken of but not named: the audience checks decide, as before
+    there = read_words("post hello in that channel tomorrow", FIXED_NOW, "Europe/Berlin")
+    assert there.settle_audience("<#99>") == "<#99>"
 
 
 async def test_an_audience_made_of_the_person_is_dropped(

@@ -84,14 +84,22 @@ _TOPICS: dict[str, re.Pattern[str]] = {
 }
 
 
+# Tool metadata for `tools.agent.reading.cache_order`: a tool offered on some turns only,
+# and how many of a tool's arguments a turn may show or not (see `_offered`).
+PER_TURN = "per_turn"
+VARIES = "varies"
+
+
 def _when_about(topic: str) -> Any:
     async def prepare(ctx: RunContext[HomarDeps], tool: ToolDefinition) -> ToolDefinition | None:
         d = ctx.deps
         words = d.state.words
+        # Offered on some turns only: sent after the tools every turn has (prompt cache).
+        shown = dataclasses.replace(tool, metadata={**(tool.metadata or {}), PER_TURN: True})
         if d.fired or words is None or _TOPICS[topic].search(words.text):
-            return tool
+            return shown
         if topic in ("todo", "heartbeat") and (_talked_about(ctx.messages) or await _has_todos(d)):
-            return tool  # a thread with a to-do list talks about it ("drop it", "again")
+            return shown  # a thread with a to-do list talks about it ("drop it", "again")
         return None
 
     return prepare
@@ -141,6 +149,7 @@ _ARG_CUES: dict[str, re.Pattern[str]] = {
     "seconds": re.compile(r"\d\s*(?:s|secs?|seconds?)\b|\bseconds?\b", re.I),
 }
 _ARG_CUES["max_runs"] = _ARG_CUES["until"]
+_PER_TURN_ARGS = {*_ARG_CUES, "minutes_before", "on_duplicate", "audience"}  # see `_offered`
 
 
 def _offered(ctx: RunContext[HomarDeps], name: str) -> bool:
@@ -194,11 +203,12 @@ async def _shown_tools(
             k: _plain(v) for k, v in props.items() if k in required or not trim or _offered(ctx, k)
         }
         whole = (td.metadata or {}).get("schema", schema)
+        varies = sum(1 for k in props if k not in required and k in _PER_TURN_ARGS)
         shown.append(
             dataclasses.replace(
                 td,
                 parameters_json_schema={**schema, "properties": keep},
-                metadata={**(td.metadata or {}), "schema": whole},
+                metadata={**(td.metadata or {}), "schema": whole, VARIES: varies if trim else 0},
             )
         )
     return shown

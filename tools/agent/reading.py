@@ -41,6 +41,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from tools.agent import provenance
+from tools.agent.build import PER_TURN, VARIES
 from tools.agent.prompt import REFERENCE_HEAD
 from tools.agent.scheduling import PLAIN_TOOLS
 from tools.agent.textcalls import parse_calls, parse_tags
@@ -310,6 +311,26 @@ def reference_last(
     return messages, params  # no message of the person's: leave the instructions whole
 
 
+def _variability(tool: ToolDefinition) -> tuple[bool, int]:
+    meta = tool.metadata or {}
+    return bool(meta.get(PER_TURN)), int(meta.get(VARIES) or 0)
+
+
+def cache_order(params: ModelRequestParameters) -> ModelRequestParameters:
+    """The request's tools in the order a local server's prompt cache reuses best: the tools
+    every turn shows alike first, then those whose arguments vary with the words (fewest
+    varying first), then those offered on some turns only (`tools.agent.build`). A server
+    re-reads the prompt from its first difference; a tool's place in the sent list doesn't
+    change how its call is handled (the run's toolsets know each tool)."""
+    tools = [*params.function_tools, *params.output_tools]
+    if all(_variability(t) == (False, 0) for t in tools):
+        return params
+    fixed = [t for t in params.function_tools if _variability(t) == (False, 0)]
+    varying = [t for t in params.function_tools if _variability(t) != (False, 0)]
+    rest = sorted([*params.output_tools, *varying], key=_variability)  # stable: ties keep order
+    return replace(params, function_tools=fixed, output_tools=rest)
+
+
 @dataclass(init=False)
 class ReadingModel(WrapperModel):
     """The configured model, its replies read by `read_response`.
@@ -336,6 +357,7 @@ class ReadingModel(WrapperModel):
         sent, params = messages, model_request_parameters
         if self.read_text:  # a person's live message (a fired run's prompt varies anyway)
             sent, params = reference_last(messages, model_request_parameters)
+            params = cache_order(params)
         response = await super().request(sent, model_settings, params)
         return read_response(
             response,

@@ -54,6 +54,7 @@ _MENTION = re.compile(r"<@!?\d+>")
 # Whom a job may reach, as written: "<@1>", "<@&2>" (a role), "<#3>", "@name", "#channel".
 _ADDRESS = re.compile(r"<(?:@[!&]?|#)\d+>|(?<![\w<])[@#][\w-]+")
 _DM = re.compile(r"\b(?:dms?|direct(?:ly)? message|privately|in private)\b", re.I)
+_PLACE = re.compile(r"\b(?:channels?|chan|server)\b", re.I)
 # "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
 _LEAD = re.compile(
     r"\b(\d+|an?|one|two|five|ten|fifteen|twenty|thirty|half an?)\s*"
@@ -270,14 +271,17 @@ class Words:
 
     @property
     def addresses_someone(self) -> bool:
-        """The person named whom to reach: a mention, @name, #channel, or "dm me"."""
-        return bool(self.addressed) or bool(_DM.search(self.text))
+        """The person named whom to reach (a mention, @name, #channel, "dm me") or speaks
+        of a place ("post it in that channel")."""
+        return bool(self.addressed) or bool(_DM.search(self.text) or _PLACE.search(self.text))
 
     def settle_audience(self, audience: str) -> str | None:
         """The audience without the people/roles/channels the person never named (a small
         model makes up "<@13>" for "say hello to the team"); None when nobody is left."""
         if not self.addresses_someone:
-            return None  # "remind the team": nobody the bot could ping was named
+            return None  # "say hello to the team": nobody the bot could ping was named
+        if not self.addressed:
+            return audience  # "in that channel": the audience checks decide ("isn't ours")
         made_up = [a for a in _ADDRESS.findall(audience) if _address(a) not in self.addressed]
         if not made_up:
             return audience
