@@ -603,3 +603,20 @@ async def test_a_one_off_action_is_one_request(runtime: AgentKit, deps: HomarDep
     job = await _only_job(deps, r)
     assert job.kind == "scheduled" and await next_run(deps, r) == local(23, 18)
     assert r.requests == 1
+
+
+async def test_a_job_text_that_is_a_kind_word_is_the_persons(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """Seen with a 1.5B model: the `type` copied into the text ("once")."""
+    made = ToolCallPart(
+        "schedule_action",
+        {"description": "once", "type": "once", "schedule": "every weekday at 18:00"},
+    )
+    r = await ask(runtime, deps, "turn on the heating at 6pm", made)
+    job = await _only_job(deps, r)
+    assert job.command == "turn on the heating" and await next_run(deps, r) == local(23, 18)
+    made = ToolCallPart("schedule_reminder", {"reminder_time": "17:00", "message": "message"})
+    r = await ask(runtime, deps, "remind me at 5pm to call the bank", made)
+    job = await _only_job(deps, r)
+    assert job.command == "call the bank" and await next_run(deps, r) == local(23, 17)

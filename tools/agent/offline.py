@@ -106,7 +106,7 @@ _FRAMING = [
 ]
 
 
-def _what(text: str) -> str:
+def what_of(text: str) -> str:
     """The thing to remind of / the command, without framing words and time leftovers."""
     t = " ".join(text.split()).strip(" ,.!?;:")
     for _ in range(3):
@@ -310,10 +310,10 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     if remind and re.search(
         r"(?:^|\s)(?:right\s+)?now[\s.!]*$|^(?:\S+\s+){0,3}(?:right\s+)?now\b", t, re.I
     ):
-        what = _what(re.sub(r"\b(?:right\s+)?now\b", " ", t, flags=re.I))
+        what = what_of(re.sub(r"\b(?:right\s+)?now\b", " ", t, flags=re.I))
         return "schedule_reminder", {"reminder_time": "now", "message": what or "reminder"}
     words = read_words(t, now, tz)
-    what = _what(words.rest)
+    what = what_of(words.rest)
     when = words.recurrence or words.instant
     occasion = bool(OCCASION.search(t))
     event = words.event or occasion

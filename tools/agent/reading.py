@@ -42,6 +42,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from tools.agent import provenance
 from tools.agent.build import PER_TURN, VARIES
+from tools.agent.offline import what_of
 from tools.agent.prompt import REFERENCE_HEAD
 from tools.agent.scheduling import PLAIN_TOOLS
 from tools.agent.textcalls import parse_calls, parse_tags
@@ -207,6 +208,25 @@ def _fits(call: ToolCallPart, tools: dict[str, ToolDefinition]) -> bool:
     return True
 
 
+# A job text that is only an argument's value or name: copied from the schema, not meant.
+# (A blank text is refused by the tools: nothing to go on.)
+_NOT_A_TEXT = {"once", "recurring", "interval", "reminder", "message", "description"}
+_NOT_A_TEXT |= {"context", "text", "none", "null", "task", "job"}
+_TEXTS = ("message", "description", "context")
+
+
+def _text_of_words(args: dict[str, Any], words: Words) -> dict[str, Any]:
+    """A job text a model filled with a schema word ("once") is what the person's words say
+    to do (their message without its time and framing)."""
+    for key in _TEXTS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip(" .!?\"'").lower() in _NOT_A_TEXT:
+            what = what_of(words.rest)
+            if what:
+                return args | {key: what}
+    return args
+
+
 def _as_said(
     part: ToolCallPart,
     tools: dict[str, ToolDefinition],
@@ -219,7 +239,8 @@ def _as_said(
         args = part.args_as_dict()
     except Exception:
         return part
-    name, said = words.settle_kind(part.tool_name, args, earlier=dialogue(messages))
+    texted = _text_of_words(args, words)
+    name, said = words.settle_kind(part.tool_name, texted, earlier=dialogue(messages))
     if isinstance(said.get("audience"), str):
         said = {k: v for k, v in said.items() if k != "audience"} | (
             {"audience": aud} if (aud := words.settle_audience(said["audience"])) else {}
