@@ -449,7 +449,7 @@ async def test_a_repetition_said_earlier_in_the_dialogue_counts(
 
 async def test_a_fired_run_is_not_read_for_repetition(runtime: AgentKit, deps: HomarDeps) -> None:
     """A job's command is data: its words decide nothing about the kind of a new job."""
-    deps.fired, deps.fired_job_id, deps.fired_kind = True, 7, "delayed"
+    deps = replace(deps, fired=True, fired_job_id=7, fired_kind="delayed")
     made = ToolCallPart(
         "schedule_reminder", {"reminder_time": "tomorrow at 9", "message": "water the plants"}
     )
@@ -620,3 +620,22 @@ async def test_a_job_text_that_is_a_kind_word_is_the_persons(
     r = await ask(runtime, deps, "remind me at 5pm to call the bank", made)
     job = await _only_job(deps, r)
     assert job.command == "call the bank" and await next_run(deps, r) == local(23, 17)
+
+
+async def test_a_repetition_given_the_wrong_type_is_the_words(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """Seen with a 1.5B model: "every weekday at 9" as an interval, the time as the text."""
+    made = ToolCallPart(
+        "schedule_action",
+        {"description": "every weekday at 9", "type": "interval", "schedule": "every weekday at 9"},
+    )
+    r = await ask(runtime, deps, "every weekday at 9 post standup time here", made, TextPart("x"))
+    assert r.approval is not None and r.requests == 1, r.text
+    done = await resume_approval(runtime, r.approval, True, deps)
+    job = await deps.engine.get(done.job_ids[0])
+    from tools.jobs.model import schedule_of
+
+    got = schedule_of(job).next_runs(FIXED_NOW, 2)
+    assert [t.astimezone(BERLIN) for t in got] == [local(24, 9), local(25, 9)]
+    assert "standup" in job.command and "weekday" not in job.command

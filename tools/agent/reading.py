@@ -220,11 +220,21 @@ def _text_of_words(args: dict[str, Any], words: Words) -> dict[str, Any]:
     to do (their message without its time and framing)."""
     for key in _TEXTS:
         value = args.get(key)
-        if isinstance(value, str) and value.strip(" .!?\"'").lower() in _NOT_A_TEXT:
+        if isinstance(value, str) and (
+            value.strip(" .!?\"'").lower() in _NOT_A_TEXT or _only_time(value, words)
+        ):
             what = what_of(words.rest)
             if what:
                 return args | {key: what}
     return args
+
+
+def _only_time(text: str, words: Words) -> bool:
+    """Whether a job text is only a part of the person's message outside what they ask
+    to be done: the time ("every weekday at 9"), the framing ("remind me")."""
+    said = " ".join(words.text.lower().split())
+    text = " ".join(text.lower().split())
+    return bool(text) and text in said and text not in what_of(words.rest).lower()
 
 
 def _as_said(

@@ -318,6 +318,10 @@ class Words:
             if self.once and not any(map(names_repeat, earlier)):
                 text = str(args.get("description") or "")
                 return self._one_off(text, self._when(None), args, earlier) or (tool, args)
+            if self.repeats:  # the words' type and schedule ("every weekday" is no interval)
+                fixed = self._repeat(tool, args)[1]
+                ends = {k: args[k] for k in ("until", "max_runs") if k in args}
+                return tool, ends | fixed
             return tool, args
         if self.repeats:
             return self._repeat(tool, args)
