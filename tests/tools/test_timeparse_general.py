@@ -514,3 +514,56 @@ def test_chat_spellings(text: str, want: datetime) -> None:
 @pytest.mark.parametrize("text", ["in a bit", "later today", "sometime", "soon"])
 def test_vague_times_are_asked_not_guessed(text: str) -> None:
     assert at(text) is None
+
+
+# "N times a day" with the times listed: the listed times are the schedule; a list that
+# doesn't match the count is a contradiction to ask about, not a spread to guess.
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("twice a day at 8 and 20", [(8, 0), (20, 0)]),
+        ("twice a day at 8am and 8pm", [(8, 0), (20, 0)]),
+        ("2 times a day at 7:30 and 19:45", [(7, 30), (19, 45)]),
+        ("three times a day at 8, 13 and 19", [(8, 0), (13, 0), (19, 0)]),
+        ("once a day at 6pm", [(18, 0)]),
+        ("twice a day", [(9, 0), (21, 0)]),  # nothing listed: the waking-day spread
+    ],
+)
+def test_times_a_day_with_the_times_listed(text: str, hours: list[tuple[int, int]]) -> None:
+    sched = parse_recurrence(text, now=NOW, tz="Europe/Berlin")
+    assert sched is not None, text
+    runs = sched.next_runs(NOW, 2 * len(hours))
+    got = sorted({(r.astimezone(Z).hour, r.astimezone(Z).minute) for r in runs})
+    assert got == hours, text
+
+
+@pytest.mark.parametrize(
+    "text", ["twice a day at 8", "three times a day at 8 and 20", "2 times a day at 6"]
+)
+def test_times_a_day_with_a_different_number_of_times_is_refused(text: str) -> None:
+    assert parse_recurrence(text, now=NOW, tz="Europe/Berlin") is None, text
+
+
+# Times at different minutes: each said time runs, and no pairing of one's hour with
+# another's minute ("7:30 and 19:45" never runs at 7:45 or 19:30).
+@pytest.mark.parametrize(
+    ("text", "per_day"),
+    [
+        ("every day at 7:30 and 19:45", {(7, 30), (19, 45)}),
+        ("mondays and fridays at 7:30 and 19:45", {(7, 30), (19, 45)}),
+        ("every month on the 1st and 15th at 7:30 and 19:45", {(7, 30), (19, 45)}),
+        ("every christmas at 7:30 and 19:45", {(7, 30), (19, 45)}),
+        ("every 2 days at 6:10, 12:20 and 18:40", {(6, 10), (12, 20), (18, 40)}),
+    ],
+)
+def test_times_at_different_minutes_are_not_crossed(
+    text: str, per_day: set[tuple[int, int]]
+) -> None:
+    sched = parse_recurrence(text, now=NOW, tz="Europe/Berlin")
+    assert sched is not None, text
+    runs = [r.astimezone(Z) for r in sched.next_runs(NOW, 12)]
+    assert {(r.hour, r.minute) for r in runs} == per_day, text
+    by_day: dict[object, int] = {}
+    for r in runs:
+        by_day[r.date()] = by_day.get(r.date(), 0) + 1
+    assert max(by_day.values()) == len(per_day), text

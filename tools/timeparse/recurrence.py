@@ -459,6 +459,10 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         if not 1 <= n <= 24:
             return False
         p.freq = "DAILY"
+        if p.times:
+            # The times said are the schedule ("twice a day at 8 and 20"); a count they
+            # don't match ("twice a day at 8") contradicts itself: asked, not guessed.
+            return len(p.times) == n
         if n == 1:
             return True
         # Spread the runs over the waking day: twice → 09:00, 21:00; thrice → 09, 15, 21.
@@ -669,6 +673,10 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     parts.append("BYHOUR=" + ",".join(str(h) for h in hours))
     parts.append("BYMINUTE=" + ",".join(str(m) for m in minutes))
     parts.append("BYSECOND=0")
+    paired = _paired_times(times, hours, minutes, _days_per_period(freq, p, byday))
+    if paired is None:
+        return None
+    parts.extend(paired)
     start_day = p.start or c.today
     if no_time and p.start is None:
         bare = not (p.byday or p.monthdays or p.months or p.weekno)
@@ -691,9 +699,15 @@ def _holiday_schedule(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     times = p.times or [(_POD_HOURS.get(p.pod or "", DEFAULT_HOUR), 0)]
     hours = sorted({h for h, _ in times})
     minutes = sorted({m for _, m in times})
-    rule = (
-        f"FREQ=YEARLY;{p.holiday};BYHOUR={','.join(map(str, hours))};"
-        f"BYMINUTE={','.join(map(str, minutes))};BYSECOND=0"
+    paired = _paired_times(times, hours, minutes, 1)  # one holiday a year
+    if paired is None:
+        return None
+    rule = ";".join(
+        [
+            f"FREQ=YEARLY;{p.holiday};BYHOUR={','.join(map(str, hours))}",
+            f"BYMINUTE={','.join(map(str, minutes))};BYSECOND=0",
+            *paired,
+        ]
     )
     start = datetime.combine(p.start or c.today, time(0))
     try:
@@ -766,6 +780,36 @@ def _minute_window(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
         return Schedule(RRule(";".join(parts), start, ()), tz, p.until, p.count)
     except ScheduleError:
         return None
+
+
+def _days_per_period(freq: str, p: Pattern, byday: list[str]) -> int | None:
+    """How many days each FREQ period of the rule holds, when that number is fixed."""
+    if freq == "DAILY":
+        return 1
+    if freq == "WEEKLY" and byday and all(len(d) == 2 for d in byday):
+        return len(set(byday))
+    short_days = p.monthdays and all(0 < d <= 28 for d in p.monthdays) and not byday
+    if freq == "MONTHLY" and short_days and not p.months:
+        return len(set(p.monthdays))
+    if freq == "YEARLY" and short_days and p.months and p.weekno is None:
+        return len(set(p.months)) * len(set(p.monthdays))
+    return None
+
+
+def _paired_times(
+    times: list[tuple[int, int]], hours: list[int], minutes: list[int], days: int | None
+) -> list[str] | None:
+    """BYHOUR × BYMINUTE names every pairing ("7:30 and 19:45" would also run at 7:45 and
+    19:30); BYSETPOS keeps only the times said, by their place in each period's runs.
+    None when the times aren't every pairing and a period's day count isn't fixed."""
+    grid = [(h, m) for h in hours for m in minutes]
+    said = sorted(set(times))
+    if len(said) == len(grid):
+        return []
+    if days is None:
+        return None
+    places = [day * len(grid) + grid.index(t) + 1 for day in range(days) for t in said]
+    return ["BYSETPOS=" + ",".join(map(str, places))]
 
 
 def _date_parts(freq: str, p: Pattern, byday: list[str]) -> list[str]:
