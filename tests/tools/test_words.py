@@ -639,3 +639,38 @@ async def test_a_repetition_given_the_wrong_type_is_the_words(
     got = schedule_of(job).next_runs(FIXED_NOW, 2)
     assert [t.astimezone(BERLIN) for t in got] == [local(24, 9), local(25, 9)]
     assert "standup" in job.command and "weekday" not in job.command
+
+
+# An occasion's date said without a time ("mom's birthday is on December 12"): the model
+# copied the reference time of day (10:30:20) or picked its own; the words' reading of
+# that day (its usual 09:00) wins, as any other time the person didn't say.
+@pytest.mark.parametrize(
+    ("text", "model_time", "expected"),
+    [
+        ("Ana's birthday is on March 3rd", "2027-03-03T10:30:20", datetime(2027, 3, 3, 9)),
+        (
+            "our anniversary is on january 20th, remind me",
+            "2027-01-20T10:30",
+            datetime(2027, 1, 20, 9),
+        ),
+        ("dad's birthday is on the 2nd of december", "2026-12-02T00:00", datetime(2026, 12, 2, 9)),
+        ("Ana's birthday is on March 3rd at 8am", "2027-03-03T10:30", datetime(2027, 3, 3, 8)),
+    ],
+)
+async def test_an_occasion_date_without_a_time_keeps_the_words_time(
+    runtime: AgentKit, deps: HomarDeps, text: str, model_time: str, expected: datetime
+) -> None:
+    call = ToolCallPart("schedule_reminder", {"reminder_time": model_time, "message": "birthday"})
+    r = await ask(runtime, deps, text, call)
+    assert await next_run(deps, r) == expected.replace(tzinfo=BERLIN)
+
+
+async def test_a_day_before_an_occasion_is_not_moved_onto_it(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = "mom's birthday is on December 12, remind me a week before"
+    call = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "2026-12-05T09:00", "message": "gift"}
+    )
+    r = await ask(runtime, deps, text, call)
+    assert await next_run(deps, r) == datetime(2026, 12, 5, 9, tzinfo=BERLIN)

@@ -229,9 +229,25 @@ class Words:
         `at` is what the tool resolved *before* any lead time; with a lead, the words'
         instant is the event time and the lead is kept (see `settle_lead`).
         """
-        if self.instant is None or self.ambiguous:
+        if self.ambiguous:
             return at
-        return at if at == self.instant else self.instant
+        if self.instant is not None:
+            return at if at == self.instant else self.instant
+        day = self.occasion
+        if day is not None and at.astimezone(day.tzinfo).date() == day.date():
+            return day  # the occasion's day with a time of day nobody said
+        return at
+
+    @property
+    def occasion(self) -> datetime | None:
+        """The next day of a yearly occasion the words infer without naming a repetition
+        ("mom's birthday is on December 12"), at the time they say or the day's usual
+        hour: a one-off on that day is at that time, not at one the model made up (a day
+        before it, "remind me a week before", is the model's to compute)."""
+        rec = self.recurrence
+        if rec is None or self.ambiguous or self.now is None or names_repeat(self.text):
+            return None
+        return rec.next_after(self.now)
 
     def settle_delay(self, now: datetime, delay: timedelta) -> timedelta:
         """A delay ("in 2 hours") as the words say it, exact to the second."""
