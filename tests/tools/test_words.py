@@ -674,3 +674,29 @@ async def test_a_day_before_an_occasion_is_not_moved_onto_it(
     )
     r = await ask(runtime, deps, text, call)
     assert await next_run(deps, r) == datetime(2026, 12, 5, 9, tzinfo=BERLIN)
+
+
+# A time and nothing to be reminded of: the model's text ("Don't let me forget") is made
+# up, so the person is asked what, and no job is made. The answer to an earlier question
+# ("what should I remind you of?" → "remind me tomorrow") is another matter.
+@pytest.mark.parametrize(
+    "text", ["remind me tomorrow", "ping me in 10 minutes", "remind me at 5pm pls"]
+)
+async def test_a_reminder_of_nothing_said_asks_what(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    call = ToolCallPart(
+        "schedule_reminder",
+        {"reminder_time": "2026-11-24T09:00", "message": "Don't let me forget"},
+    )
+    r = await ask(runtime, deps, text, call)
+    assert not r.job_ids
+    assert "What should I remind you about" in r.text
+
+
+async def test_a_reminder_with_its_what_is_made(runtime: AgentKit, deps: HomarDeps) -> None:
+    call = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "2026-11-24T09:00", "message": "call the bank"}
+    )
+    r = await ask(runtime, deps, "remind me tomorrow to call the bank", call)
+    assert r.job_ids

@@ -31,7 +31,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
-from tools.agent.words import MEETING_LEAD, OCCASION, REMIND, STATEMENT, read_words
+from tools.agent.words import MEETING_LEAD, OCCASION, REMIND, STATEMENT, read_words, what_of
 from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
@@ -81,41 +81,6 @@ def _clean(text: str) -> str:
     text = re.sub(r"<@!?\d+>", " ", text)
     text = re.sub(r"^\s*(hey |hi |ok |okay )?homar[,:]?\s+", "", text, flags=re.I)
     return " ".join(text.split()).strip()
-
-
-# Words around the thing to be reminded of that are not part of it.
-_FRAMING = [
-    r"^(?:hey|hi|hiya|yo|ok|okay|so|well|quick one|please|pls|plz)\b[\s,:!;-]*",
-    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+)?",
-    r"^(?:i\s+(?:really\s+)?need\s+(?:a\s+reminder|you\s+to\s+remind\s+me))\b\s*",
-    r"^(?:set|create|add|make)\s+(?:me\s+)?an?\s+reminder\b\s*(?:for\s+)?",
-    r"^(?:i\s+(?:really\s+)?(?:want|need|would like|'d like)|set|create|make|add)\s+(?:me\s+)?"
-    r"an?\s+(?:(?:reminder|alarm)\b\s*(?:for\s+)?(?:to\s+)?|(?:for\s+)?to\s+)",
-    r"^(?:reminder|remember)\b[\s:,-]*",
-    r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug)\s+(?:me|us)\b\s*",
-    r"^(?:don'?t|do not)\s+let\s+me\s+forget\b\s*",
-    r"^make\s+sure\s+(?:that\s+)?i\b\s*",
-    r"^(?:to|about|of|that|for|:|-)\s+",
-    r"[\s,;:-]*\b(?:can|could|would)\s+(?:you|u)\s+remind\s+me\b.*$",
-    r"[\s,;:-]*\b(?:please\s+)?(?:remind|ping|nudge)\s+(?:me|us)(?:\s+(?:about\s+it|then|please|pls))*$",
-    r"[\s,;:-]*\buntil\s+i\s+(?:do|did|finish|answer|confirm)\b.*$",
-    r"[\s,;:-]*\b(?:please|pls|plz|thanks|thank you|thx)\b[\s!.]*$",
-    r"[\s,;:-]*:\)|[\s,;:-]*:-\)$",
-    r"\s+(?:is|are|'s|starts?|begins?)(?:\s+(?:on|at|in))?$",
-    r"\s+(?:at|on|in|for|by|to)$",
-]
-
-
-def what_of(text: str) -> str:
-    """The thing to remind of / the command, without framing words and time leftovers."""
-    t = " ".join(text.split()).strip(" ,.!?;:")
-    for _ in range(3):
-        before = t
-        for pattern in _FRAMING:
-            t = re.sub(pattern, "", t, flags=re.I).strip(" ,.!?;:")
-        if t == before:
-            break
-    return t
 
 
 _PAST = re.compile(r"\b(?:was|were|did|had|finished|got|went|moved|done)\b", re.I)

@@ -42,11 +42,10 @@ from pydantic_ai.tools import ToolDefinition
 
 from tools.agent import provenance
 from tools.agent.build import PER_TURN, VARIES
-from tools.agent.offline import what_of
 from tools.agent.prompt import REFERENCE_HEAD
 from tools.agent.scheduling import PLAIN_TOOLS
 from tools.agent.textcalls import parse_calls, parse_tags
-from tools.agent.words import Words, dialogue
+from tools.agent.words import Words, dialogue, what_of
 from tools.schedule import Cron, ScheduleError
 
 __all__ = ["ReadingModel", "read_response", "repair_args", "repair_time"]

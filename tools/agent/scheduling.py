@@ -24,7 +24,7 @@ from storage.models import JobKind
 from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
-from tools.agent.words import Words, read_words
+from tools.agent.words import Words, read_words, what_of
 from tools.approval import needs_approval, render_proposal
 from tools.audience import Addressing, Audience
 from tools.errors import LimitReached, NoSuchDate, NotAllowed, UserError, quoted
@@ -204,6 +204,30 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     raise AskWhen(
         "I didn't see a time in that, so nothing is scheduled yet. When should it be — "
         "e.g. “tomorrow at 9”, “in 2 hours” or “every weekday at 8”?"
+    )
+
+
+def _ask_what(ctx: RunContext[HomarDeps]) -> None:
+    """Refuse a reminder text only the model can have made up: the person asks to be
+    reminded at a time ("remind me tomorrow") but says nothing of what, and this is not the
+    answer to a question (earlier messages in the thread's recent turns may say what)."""
+    deps = ctx.deps
+    words = deps.state.words
+    if deps.fired or words is None or not _REMIND_ASKED.search(words.text):
+        return
+    if what_of(words.rest) or words.timeless:
+        return
+    said = [
+        p
+        for m in ctx.messages[-8:]
+        for p in m.parts
+        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
+    ]
+    if len(said) > 1:
+        return
+    raise AskWhen(
+        "What should I remind you about? Say it with the time, e.g. "
+        "“remind me tomorrow at 9 to call the bank”."
     )
 
 
@@ -512,6 +536,7 @@ async def schedule_reminder(
         audience: only if others/a place are named, as written: "<@1> and me", "<#2>", "dm me"
     """
     got = _time(ctx, reminder_time)
+    _ask_what(ctx)
     now = ctx.deps.reference_now()
     if got.rolled is not None or got.at < now - NOW_SLACK:
         return _past_question(ctx, got.at, got.rolled)

@@ -538,6 +538,41 @@ def _find(body: str, now: datetime, tz: str) -> tuple[timeparse.When | None, str
     return timeparse.When(got.schedule, rest), ""
 
 
+# Words around the thing to be reminded of that are not part of it.
+_FRAMING = [
+    r"^(?:hey|hi|hiya|yo|ok|okay|so|well|quick one|please|pls|plz)\b[\s,:!;-]*",
+    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+)?",
+    r"^(?:i\s+(?:really\s+)?need\s+(?:a\s+reminder|you\s+to\s+remind\s+me))\b\s*",
+    r"^(?:set|create|add|make)\s+(?:me\s+)?an?\s+reminder\b\s*(?:for\s+)?",
+    r"^(?:i\s+(?:really\s+)?(?:want|need|would like|'d like)|set|create|make|add)\s+(?:me\s+)?"
+    r"an?\s+(?:(?:reminder|alarm)\b\s*(?:for\s+)?(?:to\s+)?|(?:for\s+)?to\s+)",
+    r"^(?:reminder|remember)\b[\s:,-]*",
+    r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug)\s+(?:me|us)\b\s*",
+    r"^(?:don'?t|do not)\s+let\s+me\s+forget\b\s*",
+    r"^make\s+sure\s+(?:that\s+)?i\b\s*",
+    r"^(?:to|about|of|that|for|:|-)\s+",
+    r"[\s,;:-]*\b(?:can|could|would)\s+(?:you|u)\s+remind\s+me\b.*$",
+    r"[\s,;:-]*\b(?:please\s+)?(?:remind|ping|nudge)\s+(?:me|us)(?:\s+(?:about\s+it|then|please|pls))*$",
+    r"[\s,;:-]*\buntil\s+i\s+(?:do|did|finish|answer|confirm)\b.*$",
+    r"[\s,;:-]*\b(?:please|pls|plz|thanks|thank you|thx)\b[\s!.]*$",
+    r"[\s,;:-]*:\)|[\s,;:-]*:-\)$",
+    r"\s+(?:is|are|'s|starts?|begins?)(?:\s+(?:on|at|in))?$",
+    r"\s+(?:at|on|in|for|by|to)$",
+]
+
+
+def what_of(text: str) -> str:
+    """The thing to remind of / the command, without framing words and time leftovers."""
+    t = " ".join(text.split()).strip(" ,.!?;:")
+    for _ in range(3):
+        before = t
+        for pattern in _FRAMING:
+            t = re.sub(pattern, "", t, flags=re.I).strip(" ,.!?;:")
+        if t == before:
+            break
+    return t
+
+
 def normalize(text: str) -> str:
     """The message with job numbers set aside and time-word typos fixed."""
     text = _JOB_REF.sub(lambda m: m.group(1).split()[0] + " ", text)
