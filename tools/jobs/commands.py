@@ -315,11 +315,13 @@ class JobCommands:
             seen: dict[tuple[str, str, str], int] = {}
             for count, (n, checked) in enumerate(items, len(stored)):
                 row = checked.row
-                same = (normalize_command(row["command"]), repr(row["schedule"]), row["tz"])
+                # The stored text, normalised once for both checks (`checked.text` is it).
+                wanted = normalize_command(row["command"])
+                same = (wanted, repr(row["schedule"]), row["tz"])
                 try:
                     self.guard.quota(count)
                     if duplicates:
-                        self.guard.not_duplicate(stored, checked.text, checked.job.schedule)
+                        self.guard.not_duplicate_of(stored, wanted, row["schedule"], row["tz"])
                         if same in seen:
                             raise UserError(f"It repeats job {seen[same]} of this import.")
                 except UserError as exc:

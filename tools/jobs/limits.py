@@ -9,6 +9,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from storage.jobs import JobKey
 from storage.models import JobKind
@@ -54,8 +55,14 @@ _MEANINGLESS = re.compile(r"[\u200b\u2060\ufeff]")
 
 def normalize_command(text: str) -> str:
     """Comparable form of a command for duplicate checks."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return re.sub(r"\s+", " ", _INVISIBLE.sub("", folded)).strip(" .!")
+    if text.isascii():
+        # NFKC leaves ASCII as it is, casefold is lower() on it, and it has no invisibles.
+        folded = text.lower()
+    else:
+        folded = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text).casefold())
+    # `split()` breaks on exactly the characters `\s` matches (str.isspace); joining with
+    # one space is `re.sub(r"\s+", " ", …)` without the ends, which the strip drops anyway.
+    return " ".join(folded.split()).strip(" .!")
 
 
 # The control characters (Unicode category Cc: U+0000–U+001F and U+007F–U+009F) except
@@ -85,6 +92,24 @@ class Guardrails:
     def schedule(self, schedule: Schedule, now: datetime) -> datetime:
         """Validate a schedule for a new job and return its first run."""
         limits = self.limits
+        spec = schedule.spec
+        if type(spec) is Once and spec.at.year < 9999:
+            # A one-off's first run is its instant (the general path below says the same,
+            # through the zone and an occurrence generator, at several times the cost; near
+            # the calendar's end that path finds no run, so it keeps those).
+            if schedule.until is not None and schedule.until <= now:
+                raise ScheduleError("That end date is already in the past; pick a later `until`.")
+            if spec.at <= now:
+                raise ScheduleError("That time is already in the past; pick a time in the future.")
+            first = spec.at.astimezone(UTC)
+            if schedule.until is not None and first > schedule.until:
+                raise ScheduleError("That schedule never runs again; check its end condition.")
+            if first - now > limits.max_horizon:
+                years = limits.max_horizon.days // 365
+                raise ScheduleError(
+                    f"That is too far ahead; I can schedule up to {years} years out."
+                )
+            return first
         if schedule.until is not None and schedule.until <= now:
             raise ScheduleError("That end date is already in the past; pick a later `until`.")
         if isinstance(schedule.spec, Once) and schedule.spec.at <= now:
@@ -118,14 +143,18 @@ class Guardrails:
 
     def command(self, command: str) -> str:
         """The command as stored (cleaned), or a `UserError` saying what is wrong with it."""
-        text = clean_command(command)
-        visible = _INVISIBLE.sub("", text)  # a joiner or mark can't hide a tag or a ping
+        if command.isascii() and command.isprintable():
+            # Printable ASCII has no control or invisible characters to strip.
+            text = visible = command.strip()
+        else:
+            text = clean_command(command)
+            visible = _INVISIBLE.sub("", text)  # a joiner or mark can't hide a tag or a ping
         if not visible.strip():
             raise UserError("Tell me what to do or remind you about, e.g. `call mom`.")
         if mentions_marker(visible):
             # Only the dispatcher writes the marker; a command carrying it could pose as a run.
             raise UserError("A job's text can't contain `[DELAYED_COMMAND]`; leave that tag out.")
-        if _MASS_MENTION.search(visible):
+        if "@" in visible and _MASS_MENTION.search(visible):
             raise UserError(
                 "I don't schedule messages that ping @everyone, @here or a role; "
                 "leave the mention out (I'll mention you myself)."
@@ -168,14 +197,17 @@ class Guardrails:
         self._rates[owner_id].append(now)
 
     def not_duplicate(self, rows: Iterable[JobKey], command: str, schedule: Schedule) -> None:
-        wanted = normalize_command(command)
-        spec = spec_to_json(schedule.spec)
+        self.not_duplicate_of(
+            rows, normalize_command(command), spec_to_json(schedule.spec), schedule.tz
+        )
+
+    def not_duplicate_of(
+        self, rows: Iterable[JobKey], wanted: str, spec: dict[str, Any], tz: str
+    ) -> None:
+        """`not_duplicate` for a command already normalised and a spec already in its
+        stored form (an import has both at hand for every job)."""
         for row in rows:
-            if (
-                normalize_command(row.command) == wanted
-                and row.schedule == spec
-                and (row.tz == schedule.tz)
-            ):
+            if row.tz == tz and row.schedule == spec and normalize_command(row.command) == wanted:
                 raise UserError(
                     f"You already have this scheduled as job #{row.id}; "
                     f"use `/jobs edit {row.id}` to change it."
