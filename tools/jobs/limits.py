@@ -77,7 +77,13 @@ def clean_command(text: str) -> str:
     return _CONTROL.sub("", _MEANINGLESS.sub("", text)).strip()
 
 
+# A set, for a hash lookup per job instead of the enum's tuple scan.
+_KINDS = frozenset(JobKind.ALL)
+
+
 def check_kind(kind: str) -> None:
+    if isinstance(kind, str) and kind in _KINDS:
+        return
     if kind not in JobKind.ALL:
         raise UserError(f"Unknown job kind {quoted(kind)}.")
 
