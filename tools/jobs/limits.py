@@ -107,15 +107,15 @@ class Guardrails:
                 raise ScheduleError("That end date is already in the past; pick a later `until`.")
             if spec.at <= now:
                 raise ScheduleError("That time is already in the past; pick a time in the future.")
-            first = spec.at.astimezone(UTC)
-            if schedule.until is not None and first > schedule.until:
+            at_utc = spec.at.astimezone(UTC)
+            if schedule.until is not None and at_utc > schedule.until:
                 raise ScheduleError("That schedule never runs again; check its end condition.")
-            if first - now > limits.max_horizon:
+            if at_utc - now > limits.max_horizon:
                 years = limits.max_horizon.days // 365
                 raise ScheduleError(
                     f"That is too far ahead; I can schedule up to {years} years out."
                 )
-            return first
+            return at_utc
         if schedule.until is not None and schedule.until <= now:
             raise ScheduleError("That end date is already in the past; pick a later `until`.")
         if isinstance(schedule.spec, Once) and schedule.spec.at <= now:
