@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -10,7 +13,7 @@ from tests.tools.conftest import FIXED_NOW
 from tests.values import job as a_job
 from tools.errors import LimitReached, UserError
 from tools.jobs.engine import Engine
-from tools.jobs.limits import Limits
+from tools.jobs.limits import _INVISIBLE, Limits, normalize_command
 from tools.jobs.model import Actor, Target
 from tools.schedule import Cron, Every, Once, Schedule, ScheduleError
 
@@ -77,3 +80,40 @@ def test_permission_matrix(actor: Actor, job_guild: int | None, allowed: bool) -
 def test_command_refusals(engine: Engine, text: str) -> None:
     with pytest.raises(UserError):
         engine.check_command(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "  Call   Mom!! ",
+        "call\tmom\n.",
+        "CALL MOM",
+        "call\x1cmom",  # an ASCII separator is whitespace to `\s`
+        "call\u00a0mom\u3000",
+        "call\u200bmom\u2060",
+        "ＣＡＬＬ mom",  # fullwidth: NFKC folds it
+        "Straße",
+        "ﬁle it",
+        "\u200d!. ",
+    ],
+)
+def test_normalize_command_as_defined(text: str) -> None:
+    """The fast paths fold, drop invisibles and collapse spaces exactly as the definition."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    defined = re.sub(r"\s+", " ", _INVISIBLE.sub("", folded)).strip(" .!")
+    assert normalize_command(text) == defined
+
+
+def test_one_off_first_run_and_refusals(engine: Engine) -> None:
+    """A one-off's first run is its instant in UTC; its end and horizon still refuse."""
+    at = (FIXED_NOW + timedelta(hours=3)).astimezone(ZoneInfo("Asia/Tokyo"))
+    first = engine.check_schedule(Schedule(Once(at), "Europe/Berlin"), FIXED_NOW)
+    assert first == at and first.utcoffset() == timedelta(0)
+    with pytest.raises(ScheduleError, match="never runs again"):
+        engine.check_schedule(Schedule(Once(at), "UTC", until=at - timedelta(minutes=1)), FIXED_NOW)
+    with pytest.raises(ScheduleError, match="end date is already in the past"):
+        engine.check_schedule(Schedule(Once(at), "UTC", until=FIXED_NOW), FIXED_NOW)
+    with pytest.raises(ScheduleError, match="too far ahead"):
+        engine.check_schedule(Schedule(Once(FIXED_NOW + timedelta(days=6 * 365))), FIXED_NOW)
+    with pytest.raises(ScheduleError, match="already in the past"):
+        engine.check_schedule(Schedule(Once(FIXED_NOW)), FIXED_NOW)
