@@ -14,7 +14,7 @@ from tests.tools.test_followups import ALICE, LEASE, fire
 from tools.jobs import reminders
 from tools.jobs.engine import Engine
 from tools.jobs.limits import Limits
-from tools.jobs.model import FollowUpState
+from tools.jobs.model import AWAITING, ESCALATED, FollowUpState
 from tools.schedule import Cron, Once, Schedule
 
 ESCALATING = {"interval_s": 1800, "max": 2, "escalate": "dm"}
@@ -58,7 +58,7 @@ async def test_escalates_once_after_the_last_follow_up(engine: Engine, clock: Ma
     assert await fire(engine) == ["escalate"]
     job = await engine.get(job_id)
     assert job.status == JobStatus.COMPLETED and job.next_run_at is None
-    assert (job.meta or {}).get(reminders.ESCALATED) is not None
+    assert (job.meta or {}).get(ESCALATED) is not None
     assert job.run_count == 1  # neither follow-ups nor the escalation are new runs
     await clock.advance(3 * 3600)
     assert await fire(engine) == []  # exactly once
@@ -154,5 +154,5 @@ def test_escalation_text_says_what_and_where() -> None:
     text = reminders.escalation_text("submit the report", "<#100>", first, 3)
     assert "“submit the report”" in text and "<#100>" in text and "3 times" in text
     assert f"<t:{int(first.timestamp())}:R>" in text
-    meta = {reminders.AWAITING: {"first_sent_at": first.isoformat(), "attempt": 4, "of": 3}}
+    meta = {AWAITING: {"first_sent_at": first.isoformat(), "attempt": 4, "of": 3}}
     assert reminders.escalation_facts(meta) == (first, 3)

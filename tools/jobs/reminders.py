@@ -31,11 +31,8 @@ from tools.errors import JobNotFound, NotAllowed, UserError
 from tools.jobs.limits import Guardrails, Limits
 from tools.jobs.marker import WakeUp
 from tools.jobs.model import (
-    AWAITING,
     ESCALATE_RUN,
-    ESCALATED,
     FOLLOW_UP_RUN,
-    SNOOZED,
     Awaiting,
     Clock,
     FollowUpState,
@@ -45,8 +42,6 @@ from tools.jobs.model import (
 from tools.schedule import timestamp
 
 log = logging.getLogger(__name__)
-
-__all__ = ["AWAITING", "ESCALATED", "ESCALATE_RUN", "FOLLOW_UP_RUN", "SNOOZED"]
 
 ESCALATIONS = ("dm",)  # where an unanswered reminder may escalate to
 

@@ -20,7 +20,7 @@ from storage.jobs import Claim, Finished, Job, JobStore
 from storage.models import JobStatus, RunOutcome
 from tools.jobs import reminders
 from tools.jobs.limits import Limits
-from tools.jobs.model import Clock, FollowUpState, Waker, run_kind_of, schedule_of
+from tools.jobs.model import FOLLOW_UP_RUN, Clock, FollowUpState, Waker, run_kind_of, schedule_of
 from tools.jobs.retry import RetryPolicy
 from tools.schedule import Every, Schedule
 
@@ -193,9 +193,7 @@ def decide(claim: Claim, now: datetime, limits: Limits) -> Decision:
     """Deliver on time, deliver late, catch up once, or skip missed recurring slots."""
     job, slot = claim.job, claim.slot
     late_by = max(now - slot, _ZERO)
-    if claim.run.kind == reminders.FOLLOW_UP_RUN and reminders.stale(
-        job, now, limits.follow_up_window
-    ):
+    if claim.run.kind == FOLLOW_UP_RUN and reminders.stale(job, now, limits.follow_up_window):
         return Decision(False, slot, late_by, skipped=1)
     if (
         late_by <= limits.late_after
