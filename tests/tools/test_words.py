@@ -700,3 +700,41 @@ async def test_a_reminder_with_its_what_is_made(runtime: AgentKit, deps: HomarDe
     )
     r = await ask(runtime, deps, "remind me tomorrow to call the bank", call)
     assert r.job_ids
+
+
+# A change to a job named by its words goes to that job or nowhere: a small model that
+# picked the wrong number ("cancel the standup" → the stretch reminder) is asked back.
+async def _seed(deps: HomarDeps, command: str) -> int:
+    from tools.schedule import Once, Schedule
+
+    job = await deps.engine.create(
+        target=deps.target,
+        command=command,
+        schedule=Schedule(Once(deps.reference_now() + timedelta(hours=3)), deps.tz),
+        kind="reminder",
+    )
+    return job.id
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "extra"),
+    [
+        ("cancel the standup", "delete_scheduled_action", {}),
+        ("pause the standup please", "stop_interval_action", {}),
+        ("move the standup to 8pm", "update_scheduled_action", {"new_time": "20:00"}),
+    ],
+)
+async def test_a_job_named_by_its_words_is_the_one_changed(
+    runtime: AgentKit, deps: HomarDeps, text: str, tool: str, extra: dict[str, Any]
+) -> None:
+    standup = await _seed(deps, "join the standup")
+    stretch = await _seed(deps, "stretch")
+    before = await deps.engine.get(stretch)
+    wrong = ToolCallPart(tool, {"task_id": stretch} | extra)
+    r = await ask(runtime, deps, text, wrong, TextPart("ok"))
+    assert "isn't the “standup” one" in r.text
+    assert await deps.engine.get(stretch) == before  # not cancelled, paused or moved
+    right = ToolCallPart(tool, {"task_id": standup} | extra)
+    r = await ask(runtime, deps, text, right, TextPart("ok"))
+    assert "isn't the" not in r.text
+    assert "nothing was changed" not in r.text

@@ -31,7 +31,17 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
-from tools.agent.words import MEETING_LEAD, OCCASION, REMIND, STATEMENT, read_words, what_of
+from tools.agent.words import (
+    MANAGE_VERBS,
+    MEETING_LEAD,
+    OCCASION,
+    REMIND,
+    STATEMENT,
+    has_word,
+    job_topic,
+    read_words,
+    what_of,
+)
 from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
@@ -109,44 +119,6 @@ _LIST = re.compile(
     r"(?: in this thread| here| for me)?",
     re.I,
 )
-_VERBS = {
-    "delete_scheduled_action": r"cancel|delete|remove|drop|forget|kill",
-    "stop_interval_action": r"pause|stop|suspend|hold|mute",
-    "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate|unmute",
-    "update_scheduled_action": r"move|change|reschedule|push|snooze|postpone|delay|shift|bump",
-}
-_NOISE = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "my",
-        "our",
-        "this",
-        "that",
-        "job",
-        "jobs",
-        "reminder",
-        "reminders",
-        "one",
-        "task",
-        "action",
-        "schedule",
-        "scheduled",
-        "please",
-        "pls",
-        "it",
-        "to",
-        "by",
-        "for",
-        "about",
-        "back",
-        "of",
-        "checks",
-        "check",
-        "thing",
-    ]
-)
 ASK_WHAT = "What should I remind you about?"
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)  # any instant: only whether a time is named matters
 _ROLLED = "has already passed today. Shall I set it for tomorrow at"
@@ -159,7 +131,7 @@ _NO_TIME = (
 
 def _manage(low: str, t: str) -> Call | str | None:
     """cancel/pause/resume/move a job named by id; by a word of its text → list first."""
-    for tool, verbs in _VERBS.items():
+    for tool, verbs in MANAGE_VERBS.items():
         m = re.match(rf"^(?:please\s+)?(?:{verbs})\b\s*(?P<rest>.*)$", low)
         if m is None:
             continue
@@ -172,17 +144,11 @@ def _manage(low: str, t: str) -> Call | str | None:
         if tool != "update_scheduled_action":
             if by_id and not rest[by_id.end() :].strip(" .!"):
                 return tool, {"task_id": int(by_id.group(1))}
-            if _topic(rest):
+            if job_topic(rest):
                 return "list_scheduled_actions", {}
             return None
-        return ("list_scheduled_actions", {}) if (by_id or _topic(rest)) else None
+        return ("list_scheduled_actions", {}) if (by_id or job_topic(rest)) else None
     return None
-
-
-def _topic(rest: str) -> list[str]:
-    """The words that name a job ("the pizza reminder" → ["pizza"])."""
-    cut = re.split(r"\s+(?:to|by|until|till|at|on|for)\s+", rest, maxsplit=1)[0]
-    return [w for w in re.findall(r"[a-z0-9']+", cut.lower()) if w not in _NOISE][:4]
 
 
 _LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” · (\w+)$")
@@ -195,7 +161,7 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     tool, rest = next(
         (
             (name, m.group("rest"))
-            for name, verbs in _VERBS.items()
+            for name, verbs in MANAGE_VERBS.items()
             if (m := re.match(rf"^(?:please\s+)?(?:{verbs})\b\s*(?P<rest>.*)$", low))
         ),
         ("", ""),
@@ -205,8 +171,8 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
         chosen = [j for j in jobs if j[0] == by_id.group(1)]
         after = rest[by_id.end() :]
     else:
-        words = _topic(rest)
-        chosen = [j for j in jobs if all(_has(j[3], w) for w in words)] if words else []
+        words = job_topic(rest)
+        chosen = [j for j in jobs if all(has_word(j[3], w) for w in words)] if words else []
         after = rest
     if len(chosen) != 1:
         if not chosen:
@@ -229,11 +195,6 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     if said is not None and said.recurrence is not None:
         return tool, {"task_id": job_id, "new_time": target}
     return f"When should #{job_id} run instead? Say e.g. `move {job_id} to friday 10am`."
-
-
-def _has(command: str, word: str) -> bool:
-    stem = word[:5] if len(word) > 5 else word
-    return any(w.startswith(stem) for w in re.findall(r"[a-z0-9']+", command.lower()))
 
 
 def _recurring(what: str, sched: Schedule) -> Call:

@@ -24,7 +24,7 @@ from storage.models import JobKind
 from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
-from tools.agent.words import Words, read_words, what_of
+from tools.agent.words import Words, has_word, named_job_words, read_words, what_of
 from tools.approval import needs_approval, render_proposal
 from tools.audience import Addressing, Audience
 from tools.errors import LimitReached, NoSuchDate, NotAllowed, UserError, quoted
@@ -669,12 +669,26 @@ async def schedule_future_callback(
     return await _once(ctx, context, callback_time, JobKind.CALLBACK, on_duplicate)
 
 
+def _as_named(ctx: RunContext[HomarDeps], job: Job) -> None:
+    """The person named the job by its words ("cancel the standup"): a job without them is
+    not the one meant (a small model picked the wrong number), so nothing is changed."""
+    words = ctx.deps.state.words
+    named = named_job_words(words.text) if words is not None and not ctx.deps.fired else []
+    if named and not all(has_word(job.command, w) for w in named):
+        # The person named the job by its words and this one isn't it: ask, don't act.
+        raise UserError(
+            f"#{job.id} ({job_scope.shown(ctx.deps, job)}) isn't the “{' '.join(named)}” "
+            "one, so nothing was changed. Say which by its number; `list` shows them."
+        )
+
+
 async def _job_to_change(
     ctx: RunContext[HomarDeps], task_id: int, change: Change, **how: Any
 ) -> Job:
     """The job, read as the run's actor, once `job_scope` allows this run to change it."""
     job = await ctx.deps.engine.get(task_id, ctx.deps.actor)
     job_scope.check_change(ctx, job, change, **how)
+    _as_named(ctx, job)
     return job
 
 
@@ -722,6 +736,7 @@ async def update_scheduled_action(
     """
     deps = ctx.deps
     job = await deps.engine.get(task_id, deps.actor)
+    _as_named(ctx, job)
     old = schedule_of(job)
     sched: Schedule | None = None
     if new_time:

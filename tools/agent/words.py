@@ -573,6 +573,75 @@ def what_of(text: str) -> str:
     return t
 
 
+# Naming one of the person's jobs: "cancel the pizza reminder", "move the standup to 10".
+MANAGE_VERBS = {
+    "delete_scheduled_action": r"cancel|delete|remove|drop|forget|kill",
+    "stop_interval_action": r"pause|stop|suspend|hold|mute",
+    "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate|unmute",
+    "update_scheduled_action": r"move|change|reschedule|push|snooze|postpone|delay|shift|bump",
+}
+_JOB_NOISE = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "my",
+        "our",
+        "this",
+        "that",
+        "job",
+        "jobs",
+        "reminder",
+        "reminders",
+        "one",
+        "task",
+        "action",
+        "schedule",
+        "scheduled",
+        "please",
+        "pls",
+        "it",
+        "to",
+        "by",
+        "for",
+        "about",
+        "back",
+        "of",
+        "checks",
+        "check",
+        "thing",
+    ]
+)
+
+
+def job_topic(rest: str) -> list[str]:
+    """The words that name a job ("the pizza reminder" → ["pizza"])."""
+    cut = re.split(r"\s+(?:to|by|until|till|at|on|for)\s+", rest, maxsplit=1)[0]
+    return [w for w in re.findall(r"[a-z0-9']+", cut.lower()) if w not in _JOB_NOISE][:4]
+
+
+def has_word(command: str, word: str) -> bool:
+    """Whether a job text has the word (or a word starting with its first five letters)."""
+    stem = word[:5] if len(word) > 5 else word
+    return any(w.startswith(stem) for w in re.findall(r"[a-z0-9']+", command.lower()))
+
+
+def named_job_words(text: str) -> list[str]:
+    """The words a change request names its job by ("cancel the standup" → ["standup"]);
+    empty when it names the job by number, or isn't a change request at all."""
+    low = " ".join(_MENTION.sub(" ", text or "").lower().split()).rstrip(" .!?")
+    low = re.sub(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+", "", low)
+    for verbs in MANAGE_VERBS.values():
+        m = re.match(rf"^(?:{verbs})\b\s*(?P<rest>.*)$", low)
+        if m is None:
+            continue
+        rest = m.group("rest")
+        if re.match(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?\d+\b", rest):
+            return []
+        return job_topic(rest)
+    return []
+
+
 def normalize(text: str) -> str:
     """The message with job numbers set aside and time-word typos fixed."""
     text = _JOB_REF.sub(lambda m: m.group(1).split()[0] + " ", text)
