@@ -175,7 +175,9 @@ async def run_literal_case(
     with rt.agent.override(model=FunctionModel(model)):
         deps = HomarDeps(user_id=1, channel_id=100, engine=engine, tz="UTC", guild_id=10)
         jobs_before, _ = await snapshot(engine)
-        reply = await run_agent(rt, "remind me in 5 minutes", deps, history=[], save=False)
+        reply = await run_agent(
+            rt, "remind me in 5 minutes about the text I pasted", deps, history=[], save=False
+        )
         jobs_after, _ = await snapshot(engine)
         if len(reply.job_ids) != 1:
             return f"expected one job, got {reply.job_ids}: {reply.text[:160]}"
