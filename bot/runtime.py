@@ -48,6 +48,7 @@ from tools.audience import Audience, AudienceResolver
 from tools.jobs import reminders as followups
 from tools.jobs.engine import Engine
 from tools.jobs.marker import WakeUp, command_text, wake_text
+from tools.jobs.model import ESCALATE_RUN, FOLLOW_UP_RUN
 from tools.memory import Memory
 from tools.schedule import timestamp
 
@@ -417,7 +418,7 @@ class Runtime:
         if taken is None:
             return None
         run, job = taken
-        if job is None or job.kind == JobKind.HEARTBEAT or run.kind == followups.ESCALATE_RUN:
+        if job is None or job.kind == JobKind.HEARTBEAT or run.kind == ESCALATE_RUN:
             # Nothing to answer: the job is gone, or a beat or an escalation DM (both are
             # handled where they are delivered, never re-fed).
             failure = "the job was deleted before it could answer" if job is None else None
@@ -500,11 +501,7 @@ class Runtime:
         if job.kind == JobKind.REMINDER:
             # A follow-up's attempt is read from the run history (the job row may already be
             # advanced past this run); the reminder itself is always the first.
-            runs = (
-                await self.store.runs(job.id, limit=20)
-                if run.kind == followups.FOLLOW_UP_RUN
-                else []
-            )
+            runs = await self.store.runs(job.id, limit=20) if run.kind == FOLLOW_UP_RUN else []
             wake = followups.wake_up(job, run, runs)
             prompt = wake_text(job.command, wake, job.tz)
         result = await self._answer_in_time(agent, prompt, deps, run)

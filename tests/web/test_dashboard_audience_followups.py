@@ -16,7 +16,7 @@ from tests.fakediscord import MENTION_EVERYONE
 from tests.web.site import Site, running_site
 from tools.audience import Audience
 from tools.jobs import reminders as followups
-from tools.jobs.model import FollowUpState, Target
+from tools.jobs.model import SNOOZED, FollowUpState, Target
 from tools.schedule import Once, Schedule
 
 
@@ -210,7 +210,7 @@ async def test_done_and_snooze_end_or_move_the_follow_ups(world: World) -> None:
         assert status == 302
         snoozed = await job_of(site, job.id)
         assert snoozed.next_run_at == now + timedelta(hours=1)
-        assert followups.SNOOZED in (snoozed.meta or {})
+        assert SNOOZED in (snoozed.meta or {})
         await web.post(f"/jobs/{job.id}/snooze", {"choice": "custom", "until": "whenever"})
         _, page = await web.page(f"/jobs/{job.id}")
         assert "couldn" in page and "in 45 minutes" in page
