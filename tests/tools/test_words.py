@@ -738,3 +738,18 @@ async def test_a_job_named_by_its_words_is_the_one_changed(
     r = await ask(runtime, deps, text, right, TextPart("ok"))
     assert "isn't the" not in r.text
     assert "nothing was changed" not in r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        ("remind me of Tom's birthday on the 2nd of december", "2026-12-02T09:00"),
+        ("remind me about christmas", "2026-12-25T09:00"),
+    ],
+)
+async def test_a_reminder_of_an_occasion_needs_no_other_what(
+    runtime: AgentKit, deps: HomarDeps, text: str, when: str
+) -> None:
+    call = ToolCallPart("schedule_reminder", {"reminder_time": when, "message": "birthday"})
+    r = await ask(runtime, deps, text, call)
+    assert r.job_ids, r.text

@@ -178,6 +178,11 @@ _REMIND_ASKED = re.compile(
 )
 
 
+_REMIND_OF = re.compile(
+    r"\b(?:remind\w*|nag|ping|nudge|alert)\s+(?:me|us)\s+(?:about|of|re)\b", re.I
+)
+
+
 class AskWhen(UserError):
     """A reminder was asked for without any time: the answer is a question."""
 
@@ -215,8 +220,10 @@ def _ask_what(ctx: RunContext[HomarDeps]) -> None:
     words = deps.state.words
     if deps.fired or words is None or not _REMIND_ASKED.search(words.text):
         return
-    if what_of(words.rest) or words.timeless:
-        return
+    if what_of(words.rest) or words.timeless or words.occasion is not None:
+        return  # an occasion ("Tom's birthday on the 2nd") is itself what to remind of
+    if _REMIND_OF.search(words.text):
+        return  # "remind me about christmas": the time named is the subject too
     said = [
         p
         for m in ctx.messages[-8:]
