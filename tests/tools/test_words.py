@@ -753,3 +753,22 @@ async def test_a_reminder_of_an_occasion_needs_no_other_what(
     call = ToolCallPart("schedule_reminder", {"reminder_time": when, "message": "birthday"})
     r = await ask(runtime, deps, text, call)
     assert r.job_ids, r.text
+
+
+async def test_a_change_to_a_named_job_makes_no_new_job(runtime: AgentKit, deps: HomarDeps) -> None:
+    pizza = await _seed(deps, "order the pizza")
+    made = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "2026-11-23T20:00", "message": "move"}
+    )
+    r = await ask(runtime, deps, "move the pizza reminder to 8pm", made, TextPart("ok"))
+    assert not r.job_ids
+    assert f"change to #{pizza}" in r.text
+
+
+async def test_a_command_for_later_naming_no_job_is_made(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    await _seed(deps, "order the pizza")
+    cmd = ToolCallPart("send_delayed_message", {"message": "cancel the gym membership", "hours": 2})
+    r = await ask(runtime, deps, "cancel the gym membership in 2 hours", cmd, TextPart("ok"))
+    assert r.job_ids, r.text

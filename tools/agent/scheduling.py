@@ -325,6 +325,24 @@ def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[Job]) -> str:
     return for_model  # what the model reads now; the user sees `text` (the run's lines)
 
 
+async def _not_a_change(ctx: RunContext[HomarDeps]) -> None:
+    """ "move the pizza reminder to 8pm" names one of the person's jobs: a new job for it is
+    not what was asked (small models make one with the text "move"), so ask which change."""
+    deps = ctx.deps
+    words = deps.state.words
+    named = named_job_words(words.text) if words is not None and not deps.fired else []
+    if not named:
+        return
+    mine = [j for j in await visible_jobs(deps) if all(has_word(j.command, w) for w in named)]
+    if mine:
+        job = mine[0]
+        raise UserError(
+            f"That sounds like a change to #{job.id} ({job_scope.shown(deps, job)}), so no new "
+            f"job was made. Say e.g. `move {job.id} to friday 10am`, `pause {job.id}` or "
+            f"`cancel {job.id}`."
+        )
+
+
 async def _create(
     ctx: RunContext[HomarDeps],
     command: str,
@@ -337,6 +355,7 @@ async def _create(
 ) -> str:
     deps = ctx.deps
     _check_create(deps)
+    await _not_a_change(ctx)
     addressed = await _audience(deps, audience)
     if addressed is not None:
         extra = f" — for {addressed.describe()}{extra}"
