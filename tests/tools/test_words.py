@@ -772,3 +772,15 @@ async def test_a_command_for_later_naming_no_job_is_made(
     cmd = ToolCallPart("send_delayed_message", {"message": "cancel the gym membership", "hours": 2})
     r = await ask(runtime, deps, "cancel the gym membership in 2 hours", cmd, TextPart("ok"))
     assert r.job_ids, r.text
+
+
+async def test_a_change_to_a_job_by_number_makes_no_new_job(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    plants = await _seed(deps, "water the plants")
+    made = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "2026-11-27T10:00", "message": "stretch"}
+    )
+    r = await ask(runtime, deps, f"move {plants} to friday 10am", made, TextPart("ok"))
+    assert not r.job_ids
+    assert f"change to #{plants}" in r.text

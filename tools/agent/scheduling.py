@@ -24,7 +24,14 @@ from storage.models import JobKind
 from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
-from tools.agent.words import Words, has_word, named_job_words, read_words, what_of
+from tools.agent.words import (
+    Words,
+    has_word,
+    named_job_id,
+    named_job_words,
+    read_words,
+    what_of,
+)
 from tools.approval import needs_approval, render_proposal
 from tools.audience import Addressing, Audience
 from tools.errors import LimitReached, NoSuchDate, NotAllowed, UserError, quoted
@@ -330,10 +337,16 @@ async def _not_a_change(ctx: RunContext[HomarDeps]) -> None:
     not what was asked (small models make one with the text "move"), so ask which change."""
     deps = ctx.deps
     words = deps.state.words
-    named = named_job_words(words.text) if words is not None and not deps.fired else []
-    if not named:
+    if words is None or deps.fired:
         return
-    mine = [j for j in await visible_jobs(deps) if all(has_word(j.command, w) for w in named)]
+    named, number = named_job_words(words.text), named_job_id(words.text)
+    if not named and number is None:
+        return
+    mine = [
+        j
+        for j in await visible_jobs(deps)
+        if j.id == number or (named and all(has_word(j.command, w) for w in named))
+    ]
     if mine:
         job = mine[0]
         raise UserError(
