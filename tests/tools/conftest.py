@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -18,6 +18,7 @@ from tools.agent.offline import offline_model
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.engine import Engine
 from tools.memory import Memory
+from tools.schedule import Once, Schedule
 
 FIXED_NOW = datetime(2026, 11, 23, 15, 0, tzinfo=UTC)  # Monday 16:00 in Europe/Berlin
 TZ = "Europe/Berlin"
@@ -65,3 +66,14 @@ def scripted(*parts: Any) -> FunctionModel:
         return ModelResponse(parts=[parts[min(len(seen) - 1, len(parts) - 1)]])
 
     return FunctionModel(fn)
+
+
+async def seed_job(deps: HomarDeps, command: str) -> int:
+    """One reminder of the person's, three hours ahead: a job for a turn to talk about."""
+    job = await deps.engine.create(
+        target=deps.target,
+        command=command,
+        schedule=Schedule(Once(deps.reference_now() + timedelta(hours=3)), deps.tz),
+        kind="reminder",
+    )
+    return job.id

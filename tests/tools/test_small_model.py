@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import timedelta
 from typing import Any
 
 from pydantic_ai.messages import TextPart
 from pydantic_ai.models.function import AgentInfo
 
+from tests.tools.conftest import seed_job
 from tests.tools.test_agent import ask, call
 from tools.agent import AgentKit
 from tools.agent import scheduling as sch
@@ -130,23 +130,11 @@ async def test_the_offline_model_is_offered_everything(runtime: AgentKit, deps: 
     assert job.follow_up is not None
 
 
-async def _seed(deps: HomarDeps, command: str) -> int:
-    from tools.schedule import Once, Schedule
-
-    job = await deps.engine.create(
-        target=deps.target,
-        command=command,
-        schedule=Schedule(Once(deps.reference_now() + timedelta(hours=3)), deps.tz),
-        kind="reminder",
-    )
-    return job.id
-
-
 async def test_a_turn_about_jobs_names_them_so_one_request_does_it(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:
-    pizza = await _seed(deps, "order the pizza")
-    await _seed(deps, "water the plants")
+    pizza = await seed_job(deps, "order the pizza")
+    await seed_job(deps, "water the plants")
     r = await ask(
         runtime,
         deps,

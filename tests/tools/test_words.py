@@ -15,7 +15,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from tests.tools.conftest import FIXED_NOW
+from tests.tools.conftest import FIXED_NOW, seed_job
 from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.reading import repair_args, repair_time
 from tools.agent.scheduling import HomarDeps
@@ -704,16 +704,6 @@ async def test_a_reminder_with_its_what_is_made(runtime: AgentKit, deps: HomarDe
 
 # A change to a job named by its words goes to that job or nowhere: a small model that
 # picked the wrong number ("cancel the standup" → the stretch reminder) is asked back.
-async def _seed(deps: HomarDeps, command: str) -> int:
-    from tools.schedule import Once, Schedule
-
-    job = await deps.engine.create(
-        target=deps.target,
-        command=command,
-        schedule=Schedule(Once(deps.reference_now() + timedelta(hours=3)), deps.tz),
-        kind="reminder",
-    )
-    return job.id
 
 
 @pytest.mark.parametrize(
@@ -727,8 +717,8 @@ async def _seed(deps: HomarDeps, command: str) -> int:
 async def test_a_job_named_by_its_words_is_the_one_changed(
     runtime: AgentKit, deps: HomarDeps, text: str, tool: str, extra: dict[str, Any]
 ) -> None:
-    standup = await _seed(deps, "join the standup")
-    stretch = await _seed(deps, "stretch")
+    standup = await seed_job(deps, "join the standup")
+    stretch = await seed_job(deps, "stretch")
     before = await deps.engine.get(stretch)
     wrong = ToolCallPart(tool, {"task_id": stretch} | extra)
     r = await ask(runtime, deps, text, wrong, TextPart("ok"))
@@ -756,7 +746,7 @@ async def test_a_reminder_of_an_occasion_needs_no_other_what(
 
 
 async def test_a_change_to_a_named_job_makes_no_new_job(runtime: AgentKit, deps: HomarDeps) -> None:
-    pizza = await _seed(deps, "order the pizza")
+    pizza = await seed_job(deps, "order the pizza")
     made = ToolCallPart(
         "schedule_reminder", {"reminder_time": "2026-11-23T20:00", "message": "move"}
     )
@@ -768,7 +758,7 @@ async def test_a_change_to_a_named_job_makes_no_new_job(runtime: AgentKit, deps:
 async def test_a_command_for_later_naming_no_job_is_made(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:
-    await _seed(deps, "order the pizza")
+    await seed_job(deps, "order the pizza")
     cmd = ToolCallPart("send_delayed_message", {"message": "cancel the gym membership", "hours": 2})
     r = await ask(runtime, deps, "cancel the gym membership in 2 hours", cmd, TextPart("ok"))
     assert r.job_ids, r.text
@@ -777,7 +767,7 @@ async def test_a_command_for_later_naming_no_job_is_made(
 async def test_a_change_to_a_job_by_number_makes_no_new_job(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:
-    plants = await _seed(deps, "water the plants")
+    plants = await seed_job(deps, "water the plants")
     made = ToolCallPart(
         "schedule_reminder", {"reminder_time": "2026-11-27T10:00", "message": "stretch"}
     )

@@ -27,8 +27,7 @@ from tools.agent.deps import HomarDeps
 from tools.agent.words import (
     Words,
     has_word,
-    named_job_id,
-    named_job_words,
+    named_job,
     read_words,
     what_of,
 )
@@ -339,7 +338,7 @@ async def _not_a_change(ctx: RunContext[HomarDeps]) -> None:
     words = deps.state.words
     if words is None or deps.fired:
         return
-    named, number = named_job_words(words.text), named_job_id(words.text)
+    number, named = named_job(words.text)
     if not named and number is None:
         return
     mine = [
@@ -712,7 +711,7 @@ def _as_named(ctx: RunContext[HomarDeps], job: Job) -> None:
     """The person named the job by its words ("cancel the standup"): a job without them is
     not the one meant (a small model picked the wrong number), so nothing is changed."""
     words = ctx.deps.state.words
-    named = named_job_words(words.text) if words is not None and not ctx.deps.fired else []
+    named = named_job(words.text)[1] if words is not None and not ctx.deps.fired else []
     if named and not all(has_word(job.command, w) for w in named):
         # The person named the job by its words and this one isn't it: ask, don't act.
         raise UserError(

@@ -626,22 +626,9 @@ def has_word(command: str, word: str) -> bool:
     return any(w.startswith(stem) for w in re.findall(r"[a-z0-9']+", command.lower()))
 
 
-def named_job_id(text: str) -> int | None:
-    """The job number a change request names ("move 42 to friday", "cancel job #7")."""
-    low = " ".join(_MENTION.sub(" ", text or "").lower().split())
-    low = re.sub(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+", "", low)
-    for verbs in MANAGE_VERBS.values():
-        m = re.match(
-            rf"^(?:{verbs})\s+(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b", low
-        )
-        if m is not None:
-            return int(m.group(1))
-    return None
-
-
-def named_job_words(text: str) -> list[str]:
-    """The words a change request names its job by ("cancel the standup" → ["standup"]);
-    empty when it names the job by number, or isn't a change request at all."""
+def named_job(text: str) -> tuple[int | None, list[str]]:
+    """The job a change request names: by number ("move 42 to friday", "cancel job #7")
+    or by words ("cancel the standup" → ["standup"]); (None, []) for any other message."""
     low = " ".join(_MENTION.sub(" ", text or "").lower().split()).rstrip(" .!?")
     low = re.sub(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+", "", low)
     for verbs in MANAGE_VERBS.values():
@@ -649,10 +636,9 @@ def named_job_words(text: str) -> list[str]:
         if m is None:
             continue
         rest = m.group("rest")
-        if re.match(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?\d+\b", rest):
-            return []
-        return job_topic(rest)
-    return []
+        number = re.match(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b", rest)
+        return (int(number.group(1)), []) if number else (None, job_topic(rest))
+    return None, []
 
 
 def normalize(text: str) -> str:
