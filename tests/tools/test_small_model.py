@@ -17,7 +17,7 @@ from pydantic_ai.messages import TextPart
 from pydantic_ai.models.function import AgentInfo
 
 from tests.tools.conftest import seed_job
-from tests.tools.test_agent import ask, call
+from tests.tools.test_agent import ask, call, resume_approval
 from tools.agent import AgentKit
 from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
@@ -55,22 +55,70 @@ async def test_a_plain_reminder_is_shown_only_what_it_needs(
 async def test_words_that_need_an_argument_get_it(runtime: AgentKit, deps: HomarDeps) -> None:
     said = {
         "nag me about the taxes at 6pm every 10 minutes and dm me if I ignore it": {
-            "follow_up",
             "follow_up_interval",
             "max_follow_ups",
             "escalate",
             "audience",
         },
-        "my meeting is at 3pm, remind me": {"minutes_before"},
         "remind <@42> and me at 5 to leave": {"audience"},
+        # no time the words can read: the model is shown what it may need to say
+        "remind me before the sync with legal": {"minutes_before"},
     }
     for text, wanted in said.items():
         r = await ask(runtime, deps, text, TextPart("ok"))
         assert wanted <= _args(r.script.infos[0], "schedule_reminder"), text
-    r = await ask(runtime, deps, "every monday at 9 post the report until march", TextPart("ok"))
-    assert {"until", "max_runs"} <= _args(r.script.infos[0], "schedule_action")
-    r = await ask(runtime, deps, "in 45 seconds ping the server", TextPart("ok"))
-    assert "seconds" in _args(r.script.infos[0], "send_delayed_message")
+
+
+async def test_what_the_words_settle_is_not_shown_and_still_applies(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """A lead time, an exact delay, a repeat's end and "nag me" come from the person's words
+    (`Words.settle_*`), so a live turn's schemas don't change with them (a local server's
+    prompt cache) and the job still gets them when the model leaves them out."""
+    turns = {
+        "remind me tomorrow at 9 to call mom": call(
+            "schedule_reminder", reminder_time="tomorrow at 9", message="call mom"
+        ),
+        "my meeting with Ana is tomorrow at 3pm, remind me": call(
+            "schedule_reminder", reminder_time="tomorrow at 3pm", message="meeting with Ana"
+        ),
+        "in 45 seconds restart the build": call(
+            "send_delayed_message", message="restart the build", minutes=1
+        ),
+        "every monday at 9 post the report until march": call(
+            "schedule_action",
+            description="post the report",
+            type="recurring",
+            schedule="every monday at 9",
+        ),
+        "nag me tomorrow at 8 to take the pills": call(
+            "schedule_reminder", reminder_time="tomorrow at 8", message="take the pills"
+        ),
+    }
+    shown = []
+    jobs = {}
+    for text, reply in turns.items():
+        r = await ask(runtime, deps, text, reply, TextPart("Done."))
+        shown.append(_sent_tools(r.script.infos[0]))
+        if r.approval is not None:
+            r = await resume_approval(runtime, r.approval, True, deps)
+        assert r.job_ids, (text, r.text)
+        jobs[text] = await deps.engine.get(r.job_ids[0])
+    for text, tools in zip(turns, shown, strict=True):
+        if not text.startswith("nag"):  # "nag me" shows how often and how many times
+            assert tools == shown[0], (text, set(tools) ^ set(shown[0]))
+    now = deps.reference_now()
+    meeting = jobs["my meeting with Ana is tomorrow at 3pm, remind me"]
+    assert meeting.next_run_at is not None
+    assert meeting.next_run_at.astimezone(now.tzinfo).strftime("%H:%M") == "14:55"
+    delayed = jobs["in 45 seconds restart the build"]
+    assert delayed.next_run_at is not None
+    assert abs((delayed.next_run_at - now).total_seconds() - 45) < 1
+    assert jobs["every monday at 9 post the report until march"].until is not None
+    assert jobs["nag me tomorrow at 8 to take the pills"].follow_up is not None
+    plain = jobs["remind me tomorrow at 9 to call mom"]
+    assert plain.follow_up is None and plain.next_run_at is not None
+    assert plain.next_run_at.astimezone(now.tzinfo).strftime("%H:%M") == "09:00"
 
 
 async def test_an_argument_written_anyway_still_counts(runtime: AgentKit, deps: HomarDeps) -> None:
@@ -221,3 +269,28 @@ async def test_tools_that_vary_by_turn_come_last(runtime: AgentKit, deps: HomarD
         names = [json.loads(t)[0] for t in tools]
         topical = [i for i, n in enumerate(names) if n not in sch.ALL_TOOLS]
         assert topical == list(range(len(names) - len(topical), len(names))), names
+
+
+async def test_a_reply_cut_off_at_its_cap_is_answered_offline(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """A small local model that starts repeating itself wrote until the server's context was
+    full (minutes of a shared CPU, seen with the 0.5B model). Each request is capped, and a
+    reply cut off at the cap is no answer: the offline model answers instead."""
+    from pydantic_ai.messages import ModelResponse
+    from pydantic_ai.models.function import FunctionModel
+
+    from tools.agent import run_agent
+    from tools.agent.run import reply_budget
+
+    seen: list[AgentInfo] = []
+
+    def looping(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        seen.append(info)
+        return ModelResponse(parts=[TextPart("remind " * 50)], finish_reason="length")
+
+    text = "remind me tomorrow at 9 to call mom"
+    with runtime.agent.override(model=FunctionModel(looping)):
+        r = await run_agent(runtime, text, deps)
+    assert (seen[0].model_settings or {}).get("max_tokens") == reply_budget(text)
+    assert r.offline and len(r.job_ids) == 1 and "remind remind" not in r.text

@@ -79,7 +79,11 @@ _TOPICS: dict[str, re.Pattern[str]] = {
     "todo": re.compile(
         r"\b(?:to-?dos?|tasks?|list|heartbeat|checklist|done|finished|complete[ds]?|tick)\b", re.I
     ),
-    "heartbeat": re.compile(r"\b(?:heartbeat|every|idle|check|work through|list)\b", re.I),
+    # not "every" alone: every repeating request says it, and a tool offered on
+    # some turns only re-reads the prompt's tail on a local server (`_when_about`)
+    "heartbeat": re.compile(
+        r"\b(?:heartbeat|idle|check|work through|to-?dos?|tasks?|checklist|list)\b", re.I
+    ),
     "zone": re.compile(r"\b(?:time\s*zone|tz|zone|i'?m in|i live in|moved to)\b", re.I),
 }
 
@@ -131,34 +135,28 @@ async def _has_todos(deps: HomarDeps) -> bool:
 # the rest keep their defaults. Calls are still validated against the whole signature and
 # repaired against the whole schema (`tools.agent.reading.full_schema`), so an argument the model
 # writes anyway counts. Fired runs and the offline model see everything.
-_NAGGY = re.compile(
-    r"\b(?:nag|pester|bug|follow[- ]?ups?|forget|keep (?:at|on|reminding|bugging)|until|"
-    r"make sure|every|times|again|escalat\w*|ignore|dm|direct message)\b",
-    re.I,
-)
+#
+# Arguments the person's words settle (`tools.agent.words.Words.settle_*`: the lead time of
+# an event, an exact delay, a repeat's end, "nag me") are not shown at all while the words
+# read the time clearly: the code fills them from the words either way, and a schema that
+# changed with every turn's wording made a local server re-read ~400-900 prompt tokens on
+# half the requests (its prompt cache reuses only up to the first difference).
+_SETTLED_BY_WORDS = frozenset({"minutes_before", "seconds", "until", "max_runs", "follow_up"})
 _ARG_CUES: dict[str, re.Pattern[str]] = {
-    "follow_up": _NAGGY,
-    "follow_up_interval": _NAGGY,
-    "max_follow_ups": _NAGGY,
     "escalate": re.compile(r"\b(?:dm|direct message|privately|escalat\w*|ignore)\b", re.I),
-    "until": re.compile(
-        r"\b(?:until|till|til|through|thru|times|twice|for the next|for \d+|ends?|ending|"
-        r"stop(?:ping)?|last|through)\b",
-        re.I,
-    ),
-    "seconds": re.compile(r"\d\s*(?:s|secs?|seconds?)\b|\bseconds?\b", re.I),
 }
-_ARG_CUES["max_runs"] = _ARG_CUES["until"]
-_PER_TURN_ARGS = {*_ARG_CUES, "minutes_before", "on_duplicate", "audience"}  # see `_offered`
+_NAG_DETAILS = {"follow_up_interval", "max_follow_ups"}  # how often/how many: the words' nag
+_PER_TURN_ARGS = {*_ARG_CUES, *_SETTLED_BY_WORDS, *_NAG_DETAILS, "on_duplicate", "audience"}
 
 
 def _offered(ctx: RunContext[HomarDeps], name: str) -> bool:
     """Whether this turn's words (or the thread) can use an optional argument."""
     words = ctx.deps.state.words
     assert words is not None
-    if name == "minutes_before":  # a lead time belongs to an event's time (`tools.agent.words`)
-        nothing_read = words.instant is None and words.recurrence is None
-        return words.event or words.lead is not None or nothing_read
+    if name in _SETTLED_BY_WORDS:  # only when the words could not say it themselves
+        return words.ambiguous or (words.instant is None and words.recurrence is None)
+    if name in _NAG_DETAILS:
+        return words.nag
     if name == "audience":  # only someone the bot can reach: a mention, #channel, "dm me"
         return words.addresses_someone
     if name == "on_duplicate":  # only once a duplicate was asked about in this thread

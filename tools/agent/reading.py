@@ -361,6 +361,10 @@ def cache_order(params: ModelRequestParameters) -> ModelRequestParameters:
     return replace(params, function_tools=fixed, output_tools=rest)
 
 
+class ModelRunaway(RuntimeError):
+    """The model wrote until its output cap: the run falls back to the offline model."""
+
+
 @dataclass(init=False)
 class ReadingModel(WrapperModel):
     """The configured model, its replies read by `read_response`.
@@ -389,6 +393,12 @@ class ReadingModel(WrapperModel):
             sent, params = reference_last(messages, model_request_parameters)
             params = cache_order(params)
         response = await super().request(sent, model_settings, params)
+        if response.finish_reason == "length":
+            # Cut off at the output cap (`tools.agent.run.reply_budget`): a small model that
+            # loops writes until the server's context is full; its half reply is no answer.
+            raise ModelRunaway(
+                f"the model's reply was cut off after {response.usage.output_tokens} tokens"
+            )
         return read_response(
             response,
             model_request_parameters,

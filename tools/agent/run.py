@@ -154,6 +154,14 @@ def _compose(output: str, st: RunState) -> str:
 Output = str | DeferredToolRequests
 
 
+def reply_budget(prompt: str | None) -> int:
+    """The most output tokens one model request may write: room for a few tool calls that
+    quote the whole prompt (~4 characters a token) and a short answer. Without a cap a small
+    local model that starts repeating itself writes until the server's context is full —
+    minutes of a shared CPU — before anyone sees an answer."""
+    return 1024 + len(prompt or "") // 2
+
+
 async def _run(
     rt: AgentKit,
     prompt: str | None,
@@ -184,7 +192,7 @@ async def _run(
             model=model,
             message_history=history,
             usage_limits=rt.usage_limits,
-            model_settings=rt.model_settings,
+            model_settings={"max_tokens": reply_budget(prompt), **rt.model_settings},
             usage=usage,
             timeout=rt.run_timeout,
             deferred_tool_results=decisions,

@@ -262,7 +262,11 @@ class Words:
             return int(self.lead.total_seconds() // 60)
         if self.instant is None or self.ambiguous:
             return minutes_before
-        return minutes_before if self.event else 0
+        if not self.event:
+            return 0
+        # A live turn doesn't show a model `minutes_before` (`tools.agent.build`): a meeting's
+        # customary lead comes from here, as in the offline model.
+        return minutes_before or (MEETING_LEAD if self.meeting else 0)
 
     def settle_recurrence(self, sched: Schedule, now: datetime) -> Schedule:
         """The words' recurrence (with its end conditions) when the tool's runs differ."""
