@@ -516,7 +516,7 @@ async def test_a_zone_set_during_a_run_is_read_by_the_rest_of_it(
     r = await ask(
         runtime,
         deps,
-        "my timezone is Tokyo",
+        "set my timezone to Tokyo and call Ken in 30 minutes",
         call("set_timezone", zone="Tokyo"),
         call("send_delayed_message", message="call Ken", minutes=30),
         TextPart("Done."),

@@ -294,3 +294,35 @@ async def test_a_reply_cut_off_at_its_cap_is_answered_offline(
         r = await run_agent(runtime, text, deps)
     assert (seen[0].model_settings or {}).get("max_tokens") == reply_budget(text)
     assert r.offline and len(r.job_ids) == 1 and "remind remind" not in r.text
+
+
+async def test_a_statement_is_not_made_a_job(runtime: AgentKit, deps: HomarDeps) -> None:
+    """The 1.5B model made reminders of "I'll be home at 6" and "my meeting got moved to
+    4pm". A statement asks for nothing; an event's time ("my call with Sam is at 3pm") and a
+    request still make their job, and so does an answer to the bot's own question."""
+    statements = {
+        "I'll be home at 6": call("schedule_reminder", reminder_time="18:00", message="home"),
+        "my meeting got moved to 4pm": call(
+            "schedule_reminder", reminder_time="16:00", message="my meeting got moved"
+        ),
+        "the weather is nice today": call(
+            "send_scheduled_message", scheduled_datetime="today", message="The weather is nice"
+        ),
+        "we finished the release at 5pm": call(
+            "send_delayed_message", message="we finished the release", hours=1
+        ),
+    }
+    for text, reply in statements.items():
+        r = await ask(runtime, deps, text, reply, TextPart("Done."))
+        assert not r.job_ids and "not sure what you'd like" in r.text, (text, r.text)
+    requests = {
+        "my call with Sam is tomorrow at 3pm": call(
+            "schedule_reminder", reminder_time="tomorrow at 3pm", message="call with Sam"
+        ),
+        "I need a reminder tomorrow at 6 to buy milk": call(
+            "schedule_reminder", reminder_time="tomorrow at 6pm", message="buy milk"
+        ),
+    }
+    for text, reply in requests.items():
+        r = await ask(runtime, deps, text, reply, TextPart("Done."))
+        assert len(r.job_ids) == 1, (text, r.text)

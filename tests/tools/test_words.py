@@ -528,13 +528,6 @@ def test_what_names_a_repetition(text: str, repeats: bool) -> None:
             "reminder",
             local(28, 20),
         ),
-        # a statement is not a command: the model's reminder stays
-        (
-            "I'll be home at 6pm",
-            ToolCallPart("schedule_reminder", {"reminder_time": "18:00", "message": "home"}),
-            "reminder",
-            local(23, 18),
-        ),
     ],
 )
 async def test_a_reminder_or_a_command_as_the_person_asked(

@@ -34,9 +34,9 @@ from tools.agent.prompt import read_reference
 from tools.agent.words import (
     MANAGE_VERBS,
     MEETING_LEAD,
+    NOT_A_REQUEST,
     OCCASION,
     REMIND,
-    STATEMENT,
     has_word,
     job_topic,
     read_words,
@@ -255,11 +255,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         return "I found more than one time in that, so I set nothing. Which one do you mean?"
     if not what:
         return ASK_WHAT if (remind or event) else "What should I do then?"
-    if not (remind or event) and STATEMENT.match(what):
-        return (
-            "I'm not sure what you'd like me to do then. Say e.g. "
-            '`remind me at 6 to call Sam` or `at 6 post "dinner" here`.'
-        )
+    if words.statement:
+        return NOT_A_REQUEST
     if words.recurrence is not None:
         return _recurring(what, words.recurrence)
     at = words.instant

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
-from pydantic_ai.messages import UserPromptPart
+from pydantic_ai.messages import TextPart, ToolReturnPart, UserPromptPart
 
 from storage.jobs import Job
 from storage.models import JobKind
@@ -25,6 +25,7 @@ from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
 from tools.agent.words import (
+    NOT_A_REQUEST,
     Words,
     has_word,
     named_job,
@@ -230,13 +231,7 @@ def _ask_what(ctx: RunContext[HomarDeps]) -> None:
         return  # an occasion ("Tom's birthday on the 2nd") is itself what to remind of
     if _REMIND_OF.search(words.text):
         return  # "remind me about christmas": the time named is the subject too
-    said = [
-        p
-        for m in ctx.messages[-8:]
-        for p in m.parts
-        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
-    ]
-    if len(said) > 1:
+    if _said_earlier(ctx):
         return
     raise AskWhen(
         "What should I remind you about? Say it with the time, e.g. "
@@ -331,6 +326,44 @@ def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[Job]) -> str:
     return for_model  # what the model reads now; the user sees `text` (the run's lines)
 
 
+def _said_earlier(ctx: RunContext[HomarDeps]) -> bool:
+    """Whether the person said something before this message in the thread's recent turns
+    (this message may be the answer to a question: "it's about the dentist")."""
+    said = [
+        p
+        for m in ctx.messages[-8:]
+        for p in m.parts
+        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
+    ]
+    return len(said) > 1
+
+
+def _not_a_request(ctx: RunContext[HomarDeps]) -> None:
+    """ "I'll be home at 6", "my meeting got moved to 4pm": a statement asks for nothing, so
+    no job is made of it (small models made reminders of them); the offline model answers
+    statements the same way (`Words.statement`)."""
+    deps = ctx.deps
+    words = deps.state.words
+    if deps.fired or words is None or not words.statement or _answers_a_question(ctx):
+        return
+    raise AskWhen(NOT_A_REQUEST)
+
+
+def _answers_a_question(ctx: RunContext[HomarDeps]) -> bool:
+    """Whether the bot's last answer before this message asked something ("What should I
+    remind you about?"): then "it's about the dentist" is the answer, not a statement."""
+    seen_prompt = False
+    for m in reversed(ctx.messages):
+        for p in reversed(m.parts):
+            if isinstance(p, UserPromptPart):
+                if seen_prompt:
+                    return False  # two messages of the person's in a row: no question between
+                seen_prompt = True
+            elif seen_prompt and isinstance(p, TextPart | ToolReturnPart):
+                return "?" in str(p.content)
+    return False
+
+
 async def _not_a_change(ctx: RunContext[HomarDeps]) -> None:
     """ "move the pizza reminder to 8pm" names one of the person's jobs: a new job for it is
     not what was asked (small models make one with the text "move"), so ask which change."""
@@ -367,6 +400,7 @@ async def _create(
 ) -> str:
     deps = ctx.deps
     _check_create(deps)
+    _not_a_request(ctx)
     await _not_a_change(ctx)
     addressed = await _audience(deps, audience)
     if addressed is not None:

@@ -158,6 +158,11 @@ STATEMENT = re.compile(
     re.I,
 )
 MEETING_LEAD = 5  # minutes: what the prompt teaches a model for meetings and calls
+# What to say to a statement (`Words.statement`) instead of making a job of it.
+NOT_A_REQUEST = (
+    "I'm not sure what you'd like me to do then. Say e.g. "
+    '`remind me at 6 to call Sam` or `at 6 post "dinner" here`.'
+)
 # A repetition named in words: "every", "each morning", "daily at 9", "on mondays",
 # "twice a day". "daily"/"weekly" naming a thing ("the daily standup", "weekly report") is
 # not one: those words count only where nothing but a time or the end can follow them.
@@ -210,6 +215,15 @@ class Words:
         """The words name one time (maybe not yet its day: `rolled`) and no repetition."""
         clear = not self.ambiguous or self.rolled
         return self.instant is not None and clear and not names_repeat(self.text)
+
+    @property
+    def statement(self) -> bool:
+        """The message tells something ("I'll be home at 6", "my meeting got moved to 4pm",
+        "the weather is nice today") rather than asking: no reminder is asked for, no event's
+        time is given, and what is left starts like a sentence about someone or something."""
+        if self.remind or self.event or OCCASION.search(self.text):
+            return False
+        return bool(STATEMENT.match(what_of(self.rest) or self.text))
 
     @property
     def timeless(self) -> bool:
