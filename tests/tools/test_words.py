@@ -695,32 +695,65 @@ async def test_a_reminder_with_its_what_is_made(runtime: AgentKit, deps: HomarDe
     assert r.job_ids
 
 
-# A change to a job named by its words goes to that job or nowhere: a small model that
-# picked the wrong number ("cancel the standup" → the stretch reminder) is asked back.
+# A change to a job named by its words goes to that job: a small model that picked the
+# wrong number ("cancel the standup" → the stretch reminder) doesn't decide which job.
 
 
+@pytest.mark.parametrize("wrong", ["another job's", "no job's"])
 @pytest.mark.parametrize(
-    ("text", "tool", "extra"),
+    ("text", "tool", "extra", "changed"),
     [
-        ("cancel the standup", "delete_scheduled_action", {}),
-        ("pause the standup please", "stop_interval_action", {}),
-        ("move the standup to 8pm", "update_scheduled_action", {"new_time": "20:00"}),
+        ("cancel the standup", "delete_scheduled_action", {}, "status"),
+        ("pause the standup please", "stop_interval_action", {}, "status"),
+        ("move the standup to 8pm", "update_scheduled_action", {"new_time": "20:00"}, "next"),
     ],
 )
 async def test_a_job_named_by_its_words_is_the_one_changed(
-    runtime: AgentKit, deps: HomarDeps, text: str, tool: str, extra: dict[str, Any]
+    runtime: AgentKit,
+    deps: HomarDeps,
+    text: str,
+    tool: str,
+    extra: dict[str, Any],
+    changed: str,
+    wrong: str,
 ) -> None:
     standup = await seed_job(deps, "join the standup")
     stretch = await seed_job(deps, "stretch")
-    before = await deps.engine.get(stretch)
-    wrong = ToolCallPart(tool, {"task_id": stretch} | extra)
-    r = await ask(runtime, deps, text, wrong, TextPart("ok"))
-    assert "isn't the “standup” one" in r.text
-    assert await deps.engine.get(stretch) == before  # not cancelled, paused or moved
-    right = ToolCallPart(tool, {"task_id": standup} | extra)
-    r = await ask(runtime, deps, text, right, TextPart("ok"))
-    assert "isn't the" not in r.text
-    assert "nothing was changed" not in r.text
+    before = {j: await deps.engine.get(j) for j in (standup, stretch)}
+    number = stretch if wrong == "another job's" else 999
+    r = await ask(
+        runtime, deps, text, ToolCallPart(tool, {"task_id": number} | extra), TextPart("ok")
+    )
+    assert "nothing was changed" not in r.text, r.text
+    assert await deps.engine.get(stretch) == before[stretch]  # not cancelled, paused or moved
+    after = await deps.engine.get(standup)
+    if changed == "status":
+        assert after.status != before[standup].status
+    else:
+        assert after.next_run_at != before[standup].next_run_at
+
+
+async def test_a_job_named_by_words_that_fit_several_is_asked_about(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    first = await seed_job(deps, "join the standup")
+    second = await seed_job(deps, "prepare the standup notes")
+    stretch = await seed_job(deps, "stretch")
+    wrong = ToolCallPart("delete_scheduled_action", {"task_id": stretch})
+    r = await ask(runtime, deps, "cancel the standup", wrong, TextPart("ok"))
+    assert f"#{first}" in r.text and f"#{second}" in r.text and "Say which" in r.text
+    for job in (first, second, stretch):
+        assert (await deps.engine.get(job)).status == "active"
+
+
+async def test_a_job_named_by_words_that_fit_none_is_not_guessed(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    stretch = await seed_job(deps, "stretch")
+    wrong = ToolCallPart("delete_scheduled_action", {"task_id": stretch})
+    r = await ask(runtime, deps, "cancel the dentist", wrong, TextPart("ok"))
+    assert "no open job of yours about “dentist”" in r.text
+    assert (await deps.engine.get(stretch)).status == "active"
 
 
 @pytest.mark.parametrize(

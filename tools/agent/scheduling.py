@@ -741,42 +741,64 @@ async def schedule_future_callback(
     return await _once(ctx, context, callback_time, JobKind.CALLBACK, on_duplicate)
 
 
-def _as_named(ctx: RunContext[HomarDeps], job: Job) -> None:
-    """The person named the job by its words ("cancel the standup"): a job without them is
-    not the one meant (a small model picked the wrong number), so nothing is changed."""
-    words = ctx.deps.state.words
-    named = named_job(words.text)[1] if words is not None and not ctx.deps.fired else []
-    if named and not all(has_word(job.command, w) for w in named):
-        # The person named the job by its words and this one isn't it: ask, don't act.
+async def _meant(ctx: RunContext[HomarDeps], task_id: int) -> Job:
+    """The job the person means, read as the run's actor. When they named it by its words
+    ("cancel the standup", "move the pizza reminder to 8pm") the words win over the
+    model's number (a small model picks a wrong one): the one open job of theirs with those
+    words, or a question listing the candidates when there are none or several."""
+    deps = ctx.deps
+    words = deps.state.words
+    named = named_job(words.text)[1] if words is not None and not deps.fired else []
+    try:
+        job: Job | None = await deps.engine.get(task_id, deps.actor)
+    except UserError:
+        if not named:
+            raise
+        job = None  # a number the person never said: their words say which
+    if job is not None and (not named or all(has_word(job.command, w) for w in named)):
+        return job
+    meant = [
+        j
+        for j in await visible_jobs(deps, _SCOPE_SCAN)
+        if all(has_word(j.command, w) for w in named)
+    ]
+    if len(meant) == 1:
+        return meant[0]
+    topic = " ".join(named)
+    if not meant:
         raise UserError(
-            f"#{job.id} ({job_scope.shown(ctx.deps, job)}) isn't the “{' '.join(named)}” "
-            "one, so nothing was changed. Say which by its number; `list` shows them."
+            f"I found no open job of yours about “{topic}”, so nothing was changed. "
+            "`list` shows them; say which by its number."
         )
+    shown = ", ".join(f"#{j.id} ({job_scope.shown(deps, j)})" for j in meant[:5])
+    raise UserError(
+        f"More than one job is about “{topic}”: {shown}. Say which by its number, "
+        f"e.g. `cancel {meant[0].id}`."
+    )
 
 
 async def _job_to_change(
     ctx: RunContext[HomarDeps], task_id: int, change: Change, **how: Any
 ) -> Job:
-    """The job, read as the run's actor, once `job_scope` allows this run to change it."""
-    job = await ctx.deps.engine.get(task_id, ctx.deps.actor)
+    """The job meant (`_meant`), once `job_scope` allows this run to change it."""
+    job = await _meant(ctx, task_id)
     job_scope.check_change(ctx, job, change, **how)
-    _as_named(ctx, job)
     return job
 
 
 @_guarded
 async def delete_scheduled_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Cancel one of the user's jobs."""
-    await _job_to_change(ctx, task_id, Change.CANCEL)
-    job = await ctx.deps.engine.cancel(task_id, ctx.deps.actor)
+    meant = await _job_to_change(ctx, task_id, Change.CANCEL)
+    job = await ctx.deps.engine.cancel(meant.id, ctx.deps.actor)
     return _record(ctx, f"Cancelled #{job.id} ({job_scope.shown(ctx.deps, job)}).")
 
 
 @_guarded
 async def stop_interval_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Pause one of the user's jobs."""
-    await _job_to_change(ctx, task_id, Change.PAUSE)
-    job = await ctx.deps.engine.pause(task_id, ctx.deps.actor)
+    meant = await _job_to_change(ctx, task_id, Change.PAUSE)
+    job = await ctx.deps.engine.pause(meant.id, ctx.deps.actor)
     shown = job_scope.shown(ctx.deps, job)
     return _record(ctx, f"Paused #{job.id} ({shown}); say resume {job.id} to restart it.")
 
@@ -784,8 +806,8 @@ async def stop_interval_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
 @_guarded
 async def resume_scheduled_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
     """Resume a paused job."""
-    await _job_to_change(ctx, task_id, Change.RESUME)
-    job = await ctx.deps.engine.resume(task_id, ctx.deps.actor)
+    meant = await _job_to_change(ctx, task_id, Change.RESUME)
+    job = await ctx.deps.engine.resume(meant.id, ctx.deps.actor)
     when = stamp(job.next_run_at) if job.next_run_at else "soon"
     return _record(
         ctx,
@@ -807,8 +829,7 @@ async def update_scheduled_action(
         new_time: ISO 8601, phrase, cron or recurrence
     """
     deps = ctx.deps
-    job = await deps.engine.get(task_id, deps.actor)
-    _as_named(ctx, job)
+    job = await _meant(ctx, task_id)
     old = schedule_of(job)
     sched: Schedule | None = None
     if new_time:
@@ -838,7 +859,7 @@ async def update_scheduled_action(
         text = engine.check_command(new_message) if new_message else job.command
         preview = render_proposal(text, sched, engine.clock())
     job_scope.check_change(ctx, job, Change.EDIT, makes_repeating=repeating, preview=preview)
-    job = await deps.engine.update(task_id, deps.actor, command=new_message, schedule=sched)
+    job = await deps.engine.update(job.id, deps.actor, command=new_message, schedule=sched)
     when = stamp(job.next_run_at) if job.next_run_at else "no next run"
     return _record(
         ctx,
