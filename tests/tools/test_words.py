@@ -570,6 +570,11 @@ def test_settle_audience() -> None:
     # a place spoken of but not named: the audience checks decide, as before
     there = read_words("post hello in that channel tomorrow", FIXED_NOW, "Europe/Berlin")
     assert there.settle_audience("<#99>") == "<#99>"
+    server = read_words("post hello in the server tomorrow", FIXED_NOW, "Europe/Berlin")
+    assert server.settle_audience("<#99>") == "<#99>"
+    # a machine called a server is no place in Discord: the model's audience is dropped
+    machine = read_words("restart the build server in 2 hours", FIXED_NOW, "Europe/Berlin")
+    assert not machine.addresses_someone and machine.settle_audience("the build server") is None
 
 
 async def test_an_audience_made_of_the_person_is_dropped(

@@ -54,7 +54,12 @@ _MENTION = re.compile(r"<@!?\d+>")
 # Whom a job may reach, as written: "<@1>", "<@&2>" (a role), "<#3>", "@name", "#channel".
 _ADDRESS = re.compile(r"<(?:@[!&]?|#)\d+>|(?<![\w<])[@#][\w-]+")
 _DM = re.compile(r"\b(?:dms?|direct(?:ly)? message|privately|in private)\b", re.I)
-_PLACE = re.compile(r"\b(?:channels?|chan|server)\b", re.I)
+# A place in Discord: a channel, or "the server" as a place ("post it in the server"); not
+# a machine ("restart the build server").
+_PLACE = re.compile(
+    r"\b(?:channels?|chan)\b|\b(?:in|to|on|across)\s+(?:the|this|that|our|my|whole)\s+server\b",
+    re.I,
+)
 # "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
 _LEAD = re.compile(
     r"\b(\d+|an?|one|two|five|ten|fifteen|twenty|thirty|half an?)\s*"
