@@ -326,3 +326,60 @@ async def test_a_statement_is_not_made_a_job(runtime: AgentKit, deps: HomarDeps)
     for text, reply in requests.items():
         r = await ask(runtime, deps, text, reply, TextPart("Done."))
         assert len(r.job_ids) == 1, (text, r.text)
+
+
+async def test_help_is_answered_without_a_model_request(runtime: AgentKit, deps: HomarDeps) -> None:
+    """The 1.5B printed a raw tool call for "help" and refused "what can you do?"."""
+    from tools.agent.offline import HELP_WITH_MODEL
+
+    for text in ("help", "What can you do?", "how does this work", "help!"):
+        r = await ask(runtime, deps, text, TextPart('{{"name": "list_scheduled_actions"}}'))
+        assert r.text == HELP_WITH_MODEL and r.requests == 0 and not r.offline, text
+    r = await ask(runtime, deps, "help me remember the taxes at 6pm", TextPart("ok"))
+    assert r.text != HELP_WITH_MODEL and r.requests == 1
+
+
+async def test_a_time_copied_from_the_reference_line_is_read(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B copies the reference line's format ("Mon 2026-11-23 08:00:00 Europe/Berlin
+    (UTC+0100)") into time arguments; it was unreadable, the model was asked to retry and
+    showed the person the retry text ("please provide the time in ISO 8601 format")."""
+    made = call(
+        "schedule_reminder",
+        reminder_time="Tue 2026-11-24 18:00:00 Europe/Berlin (UTC+0100)",
+        message="water the plants",
+    )
+    r = await ask(runtime, deps, "remind me to water the plants tomorrow evening", made)
+    assert len(r.job_ids) == 1 and r.requests == 1, r.text
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.next_run_at is not None
+    assert (
+        job.next_run_at.astimezone(deps.reference_now().tzinfo).strftime("%d %H:%M") == "24 18:00"
+    )
+
+
+async def test_yes_to_our_own_tomorrow_question_is_settled_in_code(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """ "remind me at 8am …" at 16:00 asks "tomorrow at 08:00?"; the 1.5B then answered "yes"
+    with prose and no job. The answer to our own question is settled without the model."""
+    made = call(
+        "schedule_reminder",
+        reminder_time="Mon 2026-11-23 08:00:00 Europe/Berlin (UTC+0100)",
+        message="feed the fish",
+    )
+    r = await ask(runtime, deps, "remind me at 8am to feed the fish", made)
+    assert not r.job_ids and "Shall I set it for tomorrow at 08:00" in r.text, r.text
+    prose = TextPart("To remind Alice at 8 AM tomorrow, I will schedule a reminder for you.")
+    r = await ask(runtime, deps, "yes please", prose)
+    assert len(r.job_ids) == 1, r.text
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.kind == "reminder" and "fish" in job.command
+    assert job.next_run_at is not None
+    assert (
+        job.next_run_at.astimezone(deps.reference_now().tzinfo).strftime("%d %H:%M") == "24 08:00"
+    )
+    r = await ask(runtime, deps, "remind me at 7am to go running", made)
+    r = await ask(runtime, deps, "no", prose)
+    assert not r.job_ids and "nothing scheduled" in r.text.lower(), r.text

@@ -53,6 +53,29 @@ HELP = (
     "• `every weekday at 8 stretch`\n"
     "• `list`, `cancel 12`, `pause 12`, `resume 12`"
 )
+# What a model-backed run answers to a request for help (`tools.agent.run`): the same every
+# time, without a model request (a small model printed a raw tool call or refused).
+HELP_WITH_MODEL = (
+    "I remind you, run commands later in this thread, and repeat jobs on a schedule. Try:\n"
+    "• `remind me tomorrow at 9 to call mom`\n"
+    "• `in 30 minutes turn off the porch light`\n"
+    '• `every weekday at 9 post "standup time" here`\n'
+    "• `don't let me forget the taxes at 6pm` (I follow up until you answer)\n"
+    "• `list`, `cancel 12`, `pause the standup`, `move 12 to friday 10am`\n"
+    "`/help` shows every command."
+)
+_HELP_ASKED = re.compile(
+    r"help|help me|commands|what can you do|what do you do|how does this work|how do i use you"
+    r"|\?",
+    re.I,
+)
+
+
+def asks_for_help(text: str) -> bool:
+    """The whole message asks what Homar can do ("help", "what can you do?")."""
+    return bool(_HELP_ASKED.fullmatch(_clean(text).lower().rstrip(" .!?") or "?"))
+
+
 OFFLINE_NAME = "homar-offline"
 ASK_WHEN = "When should I remind you?"
 _ID_ACTIONS = {
@@ -216,7 +239,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     """
     t = _clean(text)
     low = t.lower().rstrip(" .!?")
-    if not low or re.fullmatch(r"help|commands|what can you do|how does this work|\?", low):
+    if not low or asks_for_help(t):
         return HELP
     if _LIST.fullmatch(low):
         return "list_scheduled_actions", {}
@@ -313,13 +336,33 @@ def _prompts(messages: list[ModelMessage]) -> list[str]:
 
 
 def _last_answer(messages: list[ModelMessage]) -> str:
-    """What Homar said last before the current message (its question, if it asked one)."""
-    for m in reversed(messages[:-1]):
-        if isinstance(m, ModelResponse):
-            return " ".join(p.content for p in m.parts if isinstance(p, TextPart)).strip()
-        if isinstance(m, ModelRequest) and any(isinstance(p, UserPromptPart) for p in m.parts):
+    """What Homar said last before the current message (its question, if it asked one): a
+    text answer, or what a tool answered (a model's run ends on the tool's own words; a run
+    may get that tool answer and the new message in one request)."""
+    if not messages:
+        return ""
+    current = messages[-1]
+    asked = [i for i, p in enumerate(current.parts) if isinstance(p, UserPromptPart)]
+    earlier: list[Sequence[Any]] = [m.parts for m in messages[:-1]]
+    if isinstance(current, ModelRequest) and asked:
+        earlier.append(current.parts[: asked[-1]])
+    for parts in reversed(earlier):
+        text = [p.content for p in parts if isinstance(p, TextPart)]
+        said = [str(p.content) for p in parts if isinstance(p, ToolReturnPart)]
+        if any(isinstance(p, UserPromptPart) for p in parts) and not said:
             continue
+        if text or said or any(isinstance(p, ToolCallPart) for p in parts):
+            return " ".join(text or said).strip()
     return ""
+
+
+def answers_rolled_question(history: list[ModelMessage], prompt: str) -> bool:
+    """The person says yes or no to Homar's own "08:00 has already passed today. Shall I set
+    it for tomorrow …?" — settled in code (`_answering`), whichever model asked it."""
+    said = prompt.strip()
+    if not (_YES.match(said) or _NO.match(said)):
+        return False
+    return _ROLLED in _last_answer([*history, ModelRequest(parts=[UserPromptPart(said)])])
 
 
 def _answering(

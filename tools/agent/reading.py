@@ -59,8 +59,17 @@ _CLOCK = re.compile(
 )
 
 
+# The offset our reference line shows after a zone name ("… Europe/Berlin (UTC+0100)"): a
+# small model copies the whole line into a time argument, and the zone alone says it.
+_SHOWN_OFFSET = re.compile(
+    r"(\b(?:UTC|[A-Z][A-Za-z_]+(?:/[A-Za-z_+-]+){1,2}))\s*\(UTC[+-]\d{2}:?\d{2}\)\s*$"
+)
+
+
 def repair_time(text: str) -> str:
-    """Carry overflowing minutes/seconds/hours into the next unit ("13:66" → "14:06")."""
+    """Carry overflowing minutes/seconds/hours into the next unit ("13:66" → "14:06"), and
+    drop the offset our reference line shows after a zone name."""
+    text = _SHOWN_OFFSET.sub(r"\1", text)
     m = _CLOCK.match(text.strip())
     # Only a time or ISO date-time on its own: "daily@09:60" is a schedule string to refuse.
     if m is None or not re.fullmatch(r"\s*(?:Z|[+-]\d{2}:?\d{2})?\s*", text.strip()[m.end() :]):

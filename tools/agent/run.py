@@ -37,7 +37,12 @@ from tools.actions.recording import ToolCallRecord
 from tools.agent import provenance
 from tools.agent.build import build_agent, fired_toolset, outputs
 from tools.agent.deps import HomarDeps, RunState
-from tools.agent.offline import is_offline
+from tools.agent.offline import (
+    HELP_WITH_MODEL,
+    answers_rolled_question,
+    asks_for_help,
+    is_offline,
+)
 from tools.agent.reading import ReadingModel
 from tools.agent.words import read_words
 from tools.approval import Approvals, PendingApproval, ProposedCall
@@ -314,6 +319,9 @@ async def run_agent(
         prompt = fired_prompt(text, deps.fired_job_id, deps.fired_kind) if deps.fired else text
         # The person's live message is the authority on when (never a fired job's command).
         deps.state.words = None if deps.fired else read_words(text, now, deps.zone)
+        if not deps.fired and asks_for_help(text) and not is_offline(runtime.model_in_force()):
+            reply.text = HELP_WITH_MODEL  # the same answer every time, no model request
+            return reply
         if history is None:
             history = await runtime.memory.load(deps.channel_id) if runtime.memory else []
         # A proposal still waiting for a click leaves calls open; close them for this new turn
@@ -325,6 +333,9 @@ async def run_agent(
         if deps.fired:
             deps.state.untrusted_history = provenance.untrusted_transcript(history)
             given = []
+        if not deps.fired and answers_rolled_question(history, text):
+            # "yes" to our own "tomorrow at 08:00?": code settles it, not a model's guess
+            runtime = replace(runtime, model=runtime.offline)
         output, messages, offline = await _answer(
             runtime, prompt, deps, reply, usage, history=given, offline_history=[]
         )

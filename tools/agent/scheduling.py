@@ -245,14 +245,18 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
         _ask_when(ctx)
     deps = ctx.deps
     impossible: NoSuchDate | None = None
+    now = deps.reference_now()
     try:
-        got: Resolved | None = resolve_time(text, deps.reference_now(), deps.zone)
+        got: Resolved | None = resolve_time(text, now, deps.zone)
     except NoSuchDate as exc:
         got, impossible = None, exc
     except UserError:
         got = None
     if what == "time":
         words = words_of(deps)
+        if words.rolled and words.instant is not None and (got is None or got.at <= now):
+            # "at 8am" said at 10:30, the model's time unread or today's: ask "tomorrow?"
+            return Resolved(words.instant, rolled=words.instant - timedelta(days=1))
         if got is None and words.instant is not None and not words.ambiguous:
             return Resolved(words.instant)  # a garbled argument, but the person was clear
         clear = words.instant is not None and not words.ambiguous
