@@ -805,3 +805,67 @@ async def test_a_change_to_a_job_by_number_makes_no_new_job(
     r = await ask(runtime, deps, f"move {plants} to friday 10am", made, TextPart("ok"))
     assert not r.job_ids
     assert f"change to #{plants}" in r.text
+
+
+async def test_the_answer_to_our_question_completes_the_request_in_a_text_call(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B answered "in 20 minutes to stretch" (after "set a reminder" and our "when?")
+    with a fenced JSON send_delayed_message: the job is the reminder asked for. Text calls
+    and native calls are read the same way (`tools.agent.reading.said_call`)."""
+    first = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "today 16:00", "message": "set a reminder"}
+    )
+    r = await ask(runtime, deps, "set a reminder", first)
+    assert not r.job_ids and r.text.rstrip().endswith("?"), r.text
+    text = (
+        '```\n{"name": "send_delayed_message", "arguments": {"message": "stretch your legs", '
+        '"hours": 0, "minutes": 20}}\n```'
+    )
+    r = await ask(runtime, deps, "in 20 minutes to stretch", TextPart(text))
+    job = await _only_job(deps, r)
+    assert job.kind == "reminder" and await next_run(deps, r) == local(23, 16, 20)
+
+
+async def test_an_answer_that_is_only_the_time_keeps_the_text_asked_for_earlier(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """ "remind me to renew my passport" → "when?" → "next monday at 9": the 1.5B made the
+    reminder's text "next monday at 9"; the text is what the first message asked."""
+    first = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "today 16:00", "message": "renew my passport"}
+    )
+    r = await ask(runtime, deps, "remind me to renew my passport", first)
+    assert not r.job_ids, r.text
+    made = ToolCallPart(
+        "schedule_reminder", {"reminder_time": "next monday at 9", "message": "next monday at 9"}
+    )
+    r = await ask(runtime, deps, "next monday at 9", made)
+    job = await _only_job(deps, r)
+    assert job.kind == "reminder" and job.command == "renew my passport"
+    assert await next_run(deps, r) == local(30, 9)
+
+
+def test_only_a_bare_time_of_day_asks_about_tomorrow() -> None:
+    from tools.agent.scheduling import resolve_time
+
+    now = local(23, 10, 30)
+    for bare in ("8am", "08:00", "at 8 in the morning"):
+        assert resolve_time(bare, now, "Europe/Berlin").rolled == local(23, 8), bare
+    for dated in ("2026-12-02 00:00:00", "2026-11-24 08:00", "Nov 24 8am"):
+        assert resolve_time(dated, now, "Europe/Berlin").rolled is None, dated
+
+
+async def test_an_occasion_at_a_midnight_the_model_wrote_is_that_day(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B wrote "2026-12-02 00:00:00" for Tom's birthday; it was read as "00:00 has
+    passed today, tomorrow?". It is the day of the occasion, at the day's usual hour."""
+    made = ToolCallPart(
+        "schedule_reminder",
+        {"reminder_time": "2026-12-02 00:00:00", "message": "Tom's birthday is on December 2nd."},
+    )
+    r = await ask(runtime, deps, "remind me of Tom's birthday on the 2nd of december", made)
+    job = await _only_job(deps, r)
+    assert await next_run(deps, r) == datetime(2026, 12, 2, 9, tzinfo=BERLIN), r.text
+    assert "Tom" in job.command

@@ -33,6 +33,7 @@ from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
 from tools.agent.offline import is_offline
 from tools.agent.prompt import INSTRUCTIONS, fired_instructions, reference_instructions
+from tools.agent.reading import PER_TURN, VARIES
 from tools.agent.replies import on_text
 
 log = logging.getLogger(__name__)
@@ -86,12 +87,6 @@ _TOPICS: dict[str, re.Pattern[str]] = {
     ),
     "zone": re.compile(r"\b(?:time\s*zone|tz|zone|i'?m in|i live in|moved to)\b", re.I),
 }
-
-
-# Tool metadata for `tools.agent.reading.cache_order`: a tool offered on some turns only,
-# and how many of a tool's arguments a turn may show or not (see `_offered`).
-PER_TURN = "per_turn"
-VARIES = "varies"
 
 
 def _when_about(topic: str) -> Any:

@@ -21,6 +21,7 @@ cache (llama.cpp) reuses across requests and threads instead of re-reading it ea
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -41,11 +42,10 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
 from tools.agent import provenance
-from tools.agent.build import PER_TURN, VARIES
 from tools.agent.prompt import REFERENCE_HEAD
 from tools.agent.scheduling import PLAIN_TOOLS
 from tools.agent.textcalls import parse_calls, parse_tags
-from tools.agent.words import Words, dialogue, what_of
+from tools.agent.words import Words, dialogue, read_words, what_of
 from tools.schedule import Cron, ScheduleError
 
 __all__ = ["ReadingModel", "read_response", "repair_args", "repair_time"]
@@ -223,18 +223,32 @@ _NOT_A_TEXT |= {"context", "text", "none", "null", "task", "job"}
 _TEXTS = ("message", "description", "context")
 
 
-def _text_of_words(args: dict[str, Any], words: Words) -> dict[str, Any]:
-    """A job text a model filled with a schema word ("once") is what the person's words say
-    to do (their message without its time and framing)."""
+def _text_of_words(
+    args: dict[str, Any], words: Words, earlier: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A job text a model filled with a schema word ("once") or only the time is what the
+    person's words say to do: their message without its time and framing, or, when this
+    message is only the answer to our question ("next monday at 9"), the earlier one's."""
     for key in _TEXTS:
         value = args.get(key)
         if isinstance(value, str) and (
             value.strip(" .!?\"'").lower() in _NOT_A_TEXT or _only_time(value, words)
         ):
-            what = what_of(words.rest)
+            what = what_of(words.rest) or _earlier_what(earlier, words)
             if what:
                 return args | {key: what}
     return args
+
+
+def _earlier_what(earlier: Sequence[str], words: Words) -> str:
+    """What the person's earlier messages in this dialogue ask to be done, latest first."""
+    if words.now is None or words.now.tzinfo is None:
+        return ""
+    for text in reversed(earlier):
+        what = what_of(read_words(text, words.now, str(words.now.tzinfo)).rest)
+        if what:
+            return what
+    return ""
 
 
 def _only_time(text: str, words: Words) -> bool:
@@ -245,24 +259,34 @@ def _only_time(text: str, words: Words) -> bool:
     return bool(text) and text in said and text not in what_of(words.rest).lower()
 
 
+def said_call(
+    name: str, args: dict[str, Any], words: Words, messages: Sequence[ModelMessage]
+) -> tuple[str, dict[str, Any]]:
+    """A call as the person's words say it (one-off or repeating, reminder or command,
+    reaching only whom they named): used for every call a model makes on a live turn,
+    native or written as text (`tools.agent.replies`)."""
+    earlier = dialogue(messages)
+    texted = _text_of_words(args, words, earlier)
+    name, said = words.settle_kind(name, texted, earlier=earlier)
+    if isinstance(said.get("audience"), str):
+        said = {k: v for k, v in said.items() if k != "audience"} | (
+            {"audience": aud} if (aud := words.settle_audience(said["audience"])) else {}
+        )
+    return name, said
+
+
 def _as_said(
     part: ToolCallPart,
     tools: dict[str, ToolDefinition],
     words: Words,
     messages: list[ModelMessage],
 ) -> ToolCallPart:
-    """The call as the person's words say it (one-off or repeating, reminder or command,
-    reaching only whom they named), same call id."""
+    """The call as the person's words say it (`said_call`), same call id."""
     try:
         args = part.args_as_dict()
     except Exception:
         return part
-    texted = _text_of_words(args, words)
-    name, said = words.settle_kind(part.tool_name, texted, earlier=dialogue(messages))
-    if isinstance(said.get("audience"), str):
-        said = {k: v for k, v in said.items() if k != "audience"} | (
-            {"audience": aud} if (aud := words.settle_audience(said["audience"])) else {}
-        )
+    name, said = said_call(part.tool_name, args, words, messages)
     if (name == part.tool_name and said == args) or name not in tools:
         return part
     fixed = repair_args(said, full_schema(tools[name]))
@@ -348,6 +372,12 @@ def reference_last(
             sent[i] = replace(m, parts=[*m.parts[:at], moved, *m.parts[at + 1 :]])
             return sent, replace(params, instruction_parts=kept)
     return messages, params  # no message of the person's: leave the instructions whole
+
+
+# Tool metadata `cache_order` reads (set by `tools.agent.build`): a tool offered on some
+# turns only, and how many of a tool's arguments a turn may show or not.
+PER_TURN = "per_turn"
+VARIES = "varies"
 
 
 def _variability(tool: ToolDefinition) -> tuple[bool, int]:

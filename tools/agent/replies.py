@@ -17,12 +17,20 @@ from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 from tools.agent import provenance
 from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
+from tools.agent.reading import said_call
 from tools.agent.textcalls import parse_json_call, parse_tags
 from tools.schedule import Cron, Schedule, ScheduleError
 
 
 async def _dispatch(ctx: RunContext[HomarDeps], name: str, args: dict[str, Any]) -> str:
-    """Call one of our tools from a JSON-text tool call, validating the arguments."""
+    """Call one of our tools from a JSON-text tool call, validating the arguments; on a
+    person's live message the call is first made what their words say (`said_call`), as a
+    native call is."""
+    words = ctx.deps.state.words
+    if words is not None and not ctx.deps.fired:
+        name, args = said_call(name, args, words, list(ctx.messages))
+        if name not in sch.ALL_TOOLS:
+            raise ModelRetry(f"There is no tool {name!r}.")
     fn = sch.ALL_TOOLS[name]
     raw = inspect.unwrap(fn)
     hints = get_type_hints(raw)

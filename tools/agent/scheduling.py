@@ -67,13 +67,28 @@ class Resolved:
     rolled: datetime | None = None  # a bare time of day already past today (at = tomorrow)
 
 
+# A date written out (ISO, numeric, a month's name): the time isn't a bare time of day.
+_DATED = re.compile(
+    r"\d{4}-\d{1,2}-\d{1,2}|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*\d",
+    re.I,
+)
+
+
 def resolve_time(text: str, now: datetime, tz: str) -> Resolved:
     """A tool's instant argument through `timeparse.read_time` (a UserError if unread),
     noting a bare time of day that already passed today, so the tool can ask "tomorrow?"."""
     at = timeparse.read_time(text, now=now, tz=tz)
     if at > now and at.date() != now.astimezone(zone(tz)).date():
         today = timeparse.parse_instant(f"today {text.strip()}", now=now, tz=tz)
-        if today is not None and today <= now - NOW_SLACK and today.timetz() == at.timetz():
+        # only a bare time of day rolls: "2026-12-02 00:00" isn't "today at 00:00, tomorrow?"
+        rolled = today is not None and at - today == timedelta(days=1) and not _DATED.search(text)
+        if (
+            today is not None
+            and rolled
+            and today <= now - NOW_SLACK
+            and today.timetz() == at.timetz()
+        ):
             return Resolved(at, rolled=today)
     return Resolved(at)
 
