@@ -383,3 +383,21 @@ async def test_yes_to_our_own_tomorrow_question_is_settled_in_code(
     r = await ask(runtime, deps, "remind me at 7am to go running", made)
     r = await ask(runtime, deps, "no", prose)
     assert not r.job_ids and "nothing scheduled" in r.text.lower(), r.text
+
+
+async def test_an_answer_to_our_question_is_settled_in_code(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B answered the person's answer to our own question with prose and no call
+    ("To check the oven, remind me in 10 minutes."); an answer the words read fully
+    completes the request without the model."""
+    made = call("schedule_reminder", reminder_time="in 10 minutes", message="Don't forget")
+    r = await ask(runtime, deps, "remind me in 10 minutes", made)
+    assert not r.job_ids and "What should I remind you about?" in r.text, r.text
+    prose = TextPart("To check the oven, remind me in 10 minutes.")
+    r = await ask(runtime, deps, "to check the oven", prose)
+    assert len(r.job_ids) == 1 and "To check the oven" not in r.text, r.text
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.kind == "reminder" and job.command == "check the oven"
+    assert job.next_run_at is not None
+    assert abs((job.next_run_at - deps.reference_now()).total_seconds() - 600) < 2

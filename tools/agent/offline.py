@@ -313,7 +313,14 @@ def _fired(prompt: str) -> str:
     return f"⏰ {command}"
 
 
+_NOTHING = "Okay — nothing scheduled."
 _QUESTIONS = (ASK_WHEN, ASK_WHAT, "What should I do then?")
+# The scheduling tools' own questions when a model's call lacked the time or the text
+# (`tools.agent.scheduling._ask_when`/`_ask_what`): answered like this model's own.
+_OUR_QUESTION = re.compile(
+    r"^(?:What should I remind you about\?|I didn't see a time in that\b.*When should it be)",
+    re.S,
+)
 _YES = re.compile(
     r"^(?:y|yes|yeah|yep|yup|sure|ok|okay|please|yes please|do it|go ahead|correct|"
     r"right|sounds good|tomorrow(?: then)?|perfect)[\s.!]*$",
@@ -356,13 +363,15 @@ def _last_answer(messages: list[ModelMessage]) -> str:
     return ""
 
 
-def answers_rolled_question(history: list[ModelMessage], prompt: str) -> bool:
-    """The person says yes or no to Homar's own "08:00 has already passed today. Shall I set
-    it for tomorrow …?" — settled in code (`_answering`), whichever model asked it."""
+def settles_answer(history: list[ModelMessage], prompt: str, now: datetime, tz: str) -> bool:
+    """Whether this message answers Homar's own question ("tomorrow at 08:00?" → "yes";
+    "When should it be?" → "in 2 hours"; "What should I remind you about?" → "to check the
+    oven") in a way this model reads fully: then code settles the turn, whichever model
+    asked (a small model answered "yes" with prose and "to check the oven" with no call)."""
     said = prompt.strip()
-    if not (_YES.match(said) or _NO.match(said)):
-        return False
-    return _ROLLED in _last_answer([*history, ModelRequest(parts=[UserPromptPart(said)])])
+    messages = [*history, ModelRequest(parts=[UserPromptPart(said)])]
+    got = _answering(messages, said, now, tz)
+    return isinstance(got, tuple) or got == _NOTHING
 
 
 def _answering(
@@ -378,11 +387,11 @@ def _answering(
         if _YES.match(prompt.strip()):
             return plan(before, now, tz, yes=True)
         if _NO.match(prompt.strip()):
-            return "Okay — nothing scheduled."
+            return _NOTHING
         return None
-    if asked in _QUESTIONS:
+    if asked in _QUESTIONS or _OUR_QUESTION.match(asked):
         if _NO.match(prompt.strip()):
-            return "Okay — nothing scheduled."
+            return _NOTHING
         got = plan(f"{before} {prompt}", now, tz)
         return None if isinstance(got, str) and got == _NO_TIME else got
     return None

@@ -39,9 +39,9 @@ from tools.agent.build import build_agent, fired_toolset, outputs
 from tools.agent.deps import HomarDeps, RunState
 from tools.agent.offline import (
     HELP_WITH_MODEL,
-    answers_rolled_question,
     asks_for_help,
     is_offline,
+    settles_answer,
 )
 from tools.agent.reading import ReadingModel
 from tools.agent.words import read_words
@@ -333,8 +333,8 @@ async def run_agent(
         if deps.fired:
             deps.state.untrusted_history = provenance.untrusted_transcript(history)
             given = []
-        if not deps.fired and answers_rolled_question(history, text):
-            # "yes" to our own "tomorrow at 08:00?": code settles it, not a model's guess
+        if not deps.fired and settles_answer(history, text, now, deps.zone):
+            # the answer to our own question, fully read: code settles it, not a model's guess
             runtime = replace(runtime, model=runtime.offline)
         output, messages, offline = await _answer(
             runtime, prompt, deps, reply, usage, history=given, offline_history=[]
