@@ -186,7 +186,7 @@ async def test_a_turn_about_jobs_names_them_so_one_request_does_it(
     r = await ask(
         runtime,
         deps,
-        "cancel the pizza reminder",
+        "could you cancel the pizza reminder for me",
         call("delete_scheduled_action", task_id=pizza),
     )
     sent = r.script.messages[0][-1].parts
@@ -401,3 +401,23 @@ async def test_an_answer_to_our_question_is_settled_in_code(
     assert job.kind == "reminder" and job.command == "check the oven"
     assert job.next_run_at is not None
     assert abs((job.next_run_at - deps.reference_now()).total_seconds() - 600) < 2
+
+
+async def test_a_change_the_words_read_fully_is_made_by_code(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B made a new reminder for "move the pizza reminder to 8pm" (text "move") and
+    cancelled the wrong job for "delete the plants reminder"."""
+    pizza = await seed_job(deps, "order the pizza")
+    plants = await seed_job(deps, "water the plants")
+    junk = call("schedule_reminder", reminder_time="20:00", message="move")
+    r = await ask(runtime, deps, "move the pizza reminder to 8pm", junk)
+    assert not r.job_ids, r.text
+    moved = await deps.engine.get(pizza)
+    assert moved.next_run_at is not None
+    assert moved.next_run_at.astimezone(deps.reference_now().tzinfo).strftime("%H:%M") == "20:00"
+    wrong = call("delete_scheduled_action", task_id=pizza)
+    r = await ask(runtime, deps, "delete the plants reminder", wrong)
+    assert (await deps.engine.get(plants)).status == "cancelled"
+    assert (await deps.engine.get(pizza)).status == "active"
+    assert len(await deps.engine.list_jobs(channel_id=deps.channel_id)) == 1

@@ -141,10 +141,10 @@ async def test_recurrence_from_the_words_through_approval(
 
 
 async def test_two_times_in_the_words_correct_nothing(runtime: AgentKit, deps: HomarDeps) -> None:
-    words = read_words("move my 5pm reminder to 6pm", FIXED_NOW, "Europe/Berlin")
-    assert words.ambiguous
+    said = "remind me to call mom at 5pm, no wait, 6pm"
+    assert read_words(said, FIXED_NOW, "Europe/Berlin").ambiguous
     call = ToolCallPart("schedule_reminder", {"reminder_time": "7pm", "message": "x"})
-    r = await ask(runtime, deps, "move my 5pm reminder to 6pm", call)
+    r = await ask(runtime, deps, said, call)
     assert await next_run(deps, r) == local(23, 19)
 
 
@@ -702,15 +702,22 @@ async def test_a_reminder_with_its_what_is_made(runtime: AgentKit, deps: HomarDe
 
 # A change to a job named by its words goes to that job: a small model that picked the
 # wrong number ("cancel the standup" → the stretch reminder) doesn't decide which job.
+# ("cancel the standup" itself is read by code, `offline.reads_change`; these say it so
+# that only a model reads it.)
 
 
 @pytest.mark.parametrize("wrong", ["another job's", "no job's"])
 @pytest.mark.parametrize(
     ("text", "tool", "extra", "changed"),
     [
-        ("cancel the standup", "delete_scheduled_action", {}, "status"),
-        ("pause the standup please", "stop_interval_action", {}, "status"),
-        ("move the standup to 8pm", "update_scheduled_action", {"new_time": "20:00"}, "next"),
+        ("could you cancel the standup", "delete_scheduled_action", {}, "status"),
+        ("can you pause the standup please", "stop_interval_action", {}, "status"),
+        (
+            "could you move the standup to 8pm",
+            "update_scheduled_action",
+            {"new_time": "20:00"},
+            "next",
+        ),
     ],
 )
 async def test_a_job_named_by_its_words_is_the_one_changed(
@@ -745,7 +752,7 @@ async def test_a_job_named_by_words_that_fit_several_is_asked_about(
     second = await seed_job(deps, "prepare the standup notes")
     stretch = await seed_job(deps, "stretch")
     wrong = ToolCallPart("delete_scheduled_action", {"task_id": stretch})
-    r = await ask(runtime, deps, "cancel the standup", wrong, TextPart("ok"))
+    r = await ask(runtime, deps, "could you cancel the standup", wrong, TextPart("ok"))
     assert f"#{first}" in r.text and f"#{second}" in r.text and "Say which" in r.text
     for job in (first, second, stretch):
         assert (await deps.engine.get(job)).status == "active"
@@ -756,7 +763,7 @@ async def test_a_job_named_by_words_that_fit_none_is_not_guessed(
 ) -> None:
     stretch = await seed_job(deps, "stretch")
     wrong = ToolCallPart("delete_scheduled_action", {"task_id": stretch})
-    r = await ask(runtime, deps, "cancel the dentist", wrong, TextPart("ok"))
+    r = await ask(runtime, deps, "could you cancel the dentist", wrong, TextPart("ok"))
     assert "no open job of yours about “dentist”" in r.text
     assert (await deps.engine.get(stretch)).status == "active"
 
@@ -781,7 +788,7 @@ async def test_a_change_to_a_named_job_makes_no_new_job(runtime: AgentKit, deps:
     made = ToolCallPart(
         "schedule_reminder", {"reminder_time": "2026-11-23T20:00", "message": "move"}
     )
-    r = await ask(runtime, deps, "move the pizza reminder to 8pm", made, TextPart("ok"))
+    r = await ask(runtime, deps, "could you move the pizza reminder to 8pm", made, TextPart("ok"))
     assert not r.job_ids
     assert f"change to #{pizza}" in r.text
 
@@ -802,7 +809,7 @@ async def test_a_change_to_a_job_by_number_makes_no_new_job(
     made = ToolCallPart(
         "schedule_reminder", {"reminder_time": "2026-11-27T10:00", "message": "stretch"}
     )
-    r = await ask(runtime, deps, f"move {plants} to friday 10am", made, TextPart("ok"))
+    r = await ask(runtime, deps, f"could you move {plants} to friday 10am", made, TextPart("ok"))
     assert not r.job_ids
     assert f"change to #{plants}" in r.text
 

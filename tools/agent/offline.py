@@ -174,6 +174,15 @@ def _manage(low: str, t: str) -> Call | str | None:
     return None
 
 
+def reads_change(text: str) -> bool:
+    """Whether the message is a change to one of the person's jobs in the words this model
+    reads fully ("cancel 12", "move the pizza reminder to 8pm", "pause the standup"): code
+    settles it (the listing, the job the words name, the change), whichever model is
+    configured — a small model picked wrong numbers and made new jobs for such requests."""
+    t = _clean(text)
+    return isinstance(_manage(t.lower().rstrip(" .!?"), t), tuple)
+
+
 _LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” · (\w+)$")
 
 

@@ -41,6 +41,7 @@ from tools.agent.offline import (
     HELP_WITH_MODEL,
     asks_for_help,
     is_offline,
+    reads_change,
     settles_answer,
 )
 from tools.agent.reading import ReadingModel
@@ -333,8 +334,9 @@ async def run_agent(
         if deps.fired:
             deps.state.untrusted_history = provenance.untrusted_transcript(history)
             given = []
-        if not deps.fired and settles_answer(history, text, now, deps.zone):
-            # the answer to our own question, fully read: code settles it, not a model's guess
+        if not deps.fired and (settles_answer(history, text, now, deps.zone) or reads_change(text)):
+            # the answer to our own question or a change to a job, fully read: code settles
+            # it (the offline model's reading), not a model's guess
             runtime = replace(runtime, model=runtime.offline)
         output, messages, offline = await _answer(
             runtime, prompt, deps, reply, usage, history=given, offline_history=[]
