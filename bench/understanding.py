@@ -10,8 +10,9 @@ reported.
 The offline model always runs (no network, well under a minute). With a model server
 (`HOMAR_MODEL_BASE_URL` or `--model-url`, OpenAI-compatible, e.g. llama.cpp's) the same
 cases run against it too. Per model: accuracy, wrong jobs (a job created or changed that
-the person didn't ask for), model requests per message the person sent, output tokens,
-latency p50/p95.
+the person didn't ask for), model requests per message the person sent (requests that
+reached the server; `…_requests_all_per_prompt` also counts the built-in offline reading's,
+which answers turns code settles and the fallback), output tokens, latency p50/p95.
 The last line is JSON.
 
     .venv/bin/python bench/understanding.py [--model-url URL] [--limit N] [--offset N]
@@ -96,11 +97,12 @@ class Outcome:
     wrong_job: bool
     asked: bool
     why: str = ""
-    requests: int = 0
+    requests: int = 0  # sent to the model server (not the offline reading's own)
     output_tokens: int = 0
     latency_s: float = 0.0
     fell_back: bool = False
     turns: int = 1  # the person's messages in the case (a question and its answer: 2)
+    all_requests: int = 0  # also the offline reading's (its fallback, turns code settles)
 
 
 async def seed(w: World, user: int, channel: int) -> dict[str, int]:
@@ -250,7 +252,7 @@ async def run_case(w: World, rt: AgentKit, case: dict[str, Any], user: int) -> O
     )
     before = await jobs_of(w, user)
     reply = AgentReply(text="")
-    requests = tokens = 0
+    requests = tokens = every = 0
     fell_back = False
     start = time.perf_counter()
     for turn in case["say"]:
@@ -265,7 +267,8 @@ async def run_case(w: World, rt: AgentKit, case: dict[str, Any], user: int) -> O
             user_name="alice",
         )
         reply = await run_agent(rt, text, deps)
-        requests += reply.requests
+        requests += reply.model_requests
+        every += reply.requests
         tokens += getattr(reply, "output_tokens", 0)
         fell_back = fell_back or reply.offline
         if reply.approval is not None:  # the person presses Approve
@@ -279,7 +282,8 @@ async def run_case(w: World, rt: AgentKit, case: dict[str, Any], user: int) -> O
                 user_name="alice",
             )
             decided = await resume_approval(rt, reply.approval, True, deps)
-            requests += decided.requests
+            requests += decided.model_requests
+            every += decided.requests
             tokens += getattr(decided, "output_tokens", 0)
             decided.text = reply.text + "\n" + decided.text
             reply = decided
@@ -290,7 +294,7 @@ async def run_case(w: World, rt: AgentKit, case: dict[str, Any], user: int) -> O
     correct, wrong, why = judge(case, before, after, reply, ids, todos, zone)
     asked = reply.clarifier or reply.text.rstrip(" *_").endswith("?")
     turns = len(case["say"])
-    return Outcome(correct, wrong, asked, why, requests, tokens, latency, fell_back, turns)
+    return Outcome(correct, wrong, asked, why, requests, tokens, latency, fell_back, turns, every)
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -321,6 +325,11 @@ def summarize(
             # per message the person sent (a two-turn dialogue is two prompts)
             figures[f"{name}_requests_per_prompt{suffix}"] = round(
                 sum(o.requests for o in os_) / sum(o.turns for o in os_), 2
+            )
+            # turns code settled (an answer to our question, a change named in words) and the
+            # offline fallback send nothing to the server: counted here, not above
+            figures[f"{name}_requests_all_per_prompt{suffix}"] = round(
+                sum(o.all_requests or o.requests for o in os_) / sum(o.turns for o in os_), 2
             )
             figures[f"{name}_output_tokens_p50{suffix}"] = statistics.median(
                 o.output_tokens for o in os_

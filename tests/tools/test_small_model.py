@@ -421,3 +421,14 @@ async def test_a_change_the_words_read_fully_is_made_by_code(
     assert (await deps.engine.get(plants)).status == "cancelled"
     assert (await deps.engine.get(pizza)).status == "active"
     assert len(await deps.engine.list_jobs(channel_id=deps.channel_id)) == 1
+
+
+async def test_a_question_is_not_made_a_job(runtime: AgentKit, deps: HomarDeps) -> None:
+    """The 1.5B scheduled "what time is it?" as a job with that text."""
+    for text in ("what time is it?", "when is the standup tomorrow?", "is the build done?"):
+        made = call("send_scheduled_message", scheduled_datetime="now", message=text)
+        r = await ask(runtime, deps, text, made, TextPart("Done."))
+        assert not r.job_ids, (text, r.text)
+    made = call("schedule_reminder", reminder_time="tomorrow at 5pm", message="call mom")
+    r = await ask(runtime, deps, "will you remind me tomorrow at 5pm to call mom?", made)
+    assert len(r.job_ids) == 1, r.text

@@ -61,6 +61,9 @@ class AgentReply:
     text: str
     job_ids: list[int] = field(default_factory=list)
     requests: int = 0
+    # of those, sent to the configured model (not answered by the built-in offline reading:
+    # its fallback, or a turn code settles — `settles_answer`, `reads_change`)
+    model_requests: int = 0
     output_tokens: int = 0  # what the model wrote, summed over the run's requests
     clarifier: bool = False
     error: str | None = None
@@ -270,14 +273,16 @@ async def _answer(
     Returns the output, the run's messages and whether the offline model answered. A run
     that already did something (a job, an action) is reported, never redone offline.
     """
+    model, before = rt.model_in_force(), usage.requests
     try:
-        output, messages = await _run(
-            rt, prompt, deps, history, rt.model_in_force(), usage, decisions
-        )
+        output, messages = await _run(rt, prompt, deps, history, model, usage, decisions)
         return output, messages, False
     except Exception as exc:
         log.warning("model run failed (%s: %s); using the offline model", type(exc).__name__, exc)
         reply.error = f"{type(exc).__name__}: {exc}"[:300]
+    finally:
+        if not is_offline(model):
+            reply.model_requests += usage.requests - before
     if deps.state.lines or deps.state.tool_calls:
         return "", [], False
     deps.state.restart()

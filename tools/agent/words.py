@@ -163,6 +163,12 @@ STATEMENT = re.compile(
     re.I,
 )
 MEETING_LEAD = 5  # minutes: what the prompt teaches a model for meetings and calls
+# A question to the bot or about the world ("what time is it?"), not "can you …?" requests.
+_QUESTION = re.compile(
+    r"^(?:what|when|where|who|whose|why|how|which|is|are|was|were|will|has|have)\b"
+    r"(?!\s+(?:about|you)\b)[^?]*\?+$",
+    re.I,
+)
 # What to say to a statement (`Words.statement`) instead of making a job of it.
 NOT_A_REQUEST = (
     "I'm not sure what you'd like me to do then. Say e.g. "
@@ -226,7 +232,11 @@ class Words:
         """The message tells something ("I'll be home at 6", "my meeting got moved to 4pm",
         "the weather is nice today") rather than asking: no reminder is asked for, no event's
         time is given, and what is left starts like a sentence about someone or something."""
-        if self.remind or self.event or OCCASION.search(self.text):
+        if self.remind:
+            return False
+        if _QUESTION.match(self.text.strip()):
+            return True  # "what time is it?", "when is the standup?": asked, not a request
+        if self.event or OCCASION.search(self.text):
             return False
         return bool(STATEMENT.match(what_of(self.rest) or self.text))
 
