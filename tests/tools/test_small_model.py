@@ -432,3 +432,14 @@ async def test_a_question_is_not_made_a_job(runtime: AgentKit, deps: HomarDeps) 
     made = call("schedule_reminder", reminder_time="tomorrow at 5pm", message="call mom")
     r = await ask(runtime, deps, "will you remind me tomorrow at 5pm to call mom?", made)
     assert len(r.job_ids) == 1, r.text
+
+
+async def test_an_impossible_time_the_person_wrote_is_said_plainly(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """ "remind me at 25:00 to sleep": the model was asked to retry and showed the person
+    "please provide the time in ISO 8601 format"; the person is told what was wrong."""
+    made = call("schedule_reminder", reminder_time="25:00", message="sleep")
+    r = await ask(runtime, deps, "remind me at 25:00 to sleep", made, TextPart("ISO 8601 please"))
+    assert not r.job_ids and "“25:00” isn't a time of day" in r.text, r.text
+    assert r.requests == 1 and r.clarifier

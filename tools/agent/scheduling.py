@@ -254,6 +254,10 @@ def _ask_what(ctx: RunContext[HomarDeps]) -> None:
     )
 
 
+# A clock time no day has ("25:00", "24:30"), as a person wrote it.
+_NO_SUCH_CLOCK = re.compile(r"(?<![\d:])(?:2[4-9]|[3-9]\d):[0-5]\d(?![\d:])")
+
+
 def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved:
     """Resolve a tool's instant argument; where the person's words name one, they win."""
     if what == "time":
@@ -280,6 +284,14 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
             return Resolved(words.settle_instant(got.at))
     if impossible is not None:
         raise impossible  # "Feb 30": only the person can say which day; the reply asks them
+    bad = _NO_SUCH_CLOCK.search(words_of(deps).text) if what == "time" else None
+    if got is None and bad is not None:
+        # "at 25:00": the person's own time is impossible, so asking the model again only
+        # got its paraphrase of the retry ("provide the time in ISO 8601 format")
+        raise AskWhen(
+            f"“{bad.group()}” isn't a time of day, so nothing is scheduled. Say e.g. "
+            "“at 23:00” or “tomorrow at 1am”."
+        )
     if got is None:
         raise ModelRetry(
             f"Could not read the {what} {quoted(text)}. Give ISO 8601 (2026-05-01T15:00) "
