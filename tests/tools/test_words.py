@@ -876,3 +876,30 @@ async def test_an_occasion_at_a_midnight_the_model_wrote_is_that_day(
     job = await _only_job(deps, r)
     assert await next_run(deps, r) == datetime(2026, 12, 2, 9, tzinfo=BERLIN), r.text
     assert "Tom" in job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "made", "expected"),
+    [
+        # examples copied from the instructions, texts of other requests (a 0.5B model)
+        ("my call with Sam is tomorrow at 3pm", "I need to water the basil", "Sam"),
+        ("remind me in an hour to check the laundry", "Check the mailbox", "laundry"),
+        ("remind me tomorrow at 10 to call the landlord", "water the basil", "landlord"),
+    ],
+)
+async def test_a_made_up_job_text_is_the_persons_words(
+    runtime: AgentKit, deps: HomarDeps, text: str, made: str, expected: str
+) -> None:
+    call = ToolCallPart("schedule_reminder", {"reminder_time": "in 1 hour", "message": made})
+    r = await ask(runtime, deps, text, call)
+    job = await _only_job(deps, r)
+    assert expected in job.command and made not in job.command, job.command
+
+
+async def test_a_job_text_in_the_persons_words_is_kept(runtime: AgentKit, deps: HomarDeps) -> None:
+    call = ToolCallPart(
+        "send_delayed_message", {"message": "turn off the porch light", "minutes": 30}
+    )
+    r = await ask(runtime, deps, "turn the porch light off in 30 minutes", call)
+    job = await _only_job(deps, r)
+    assert job.command == "turn off the porch light"

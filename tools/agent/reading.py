@@ -224,7 +224,7 @@ _TEXTS = ("message", "description", "context")
 
 
 def _text_of_words(
-    args: dict[str, Any], words: Words, earlier: Sequence[str] = ()
+    args: dict[str, Any], words: Words, earlier: Sequence[str] = (), recent: Sequence[str] = ()
 ) -> dict[str, Any]:
     """A job text a model filled with a schema word ("once") or only the time is what the
     person's words say to do: their message without its time and framing, or, when this
@@ -232,12 +232,34 @@ def _text_of_words(
     for key in _TEXTS:
         value = args.get(key)
         if isinstance(value, str) and (
-            value.strip(" .!?\"'").lower() in _NOT_A_TEXT or _only_time(value, words)
+            value.strip(" .!?\"'").lower() in _NOT_A_TEXT
+            or _only_time(value, words)
+            or _made_up(value, [words.text, *earlier, *recent])
         ):
             what = what_of(words.rest) or _earlier_what(earlier, words)
             if what:
                 return args | {key: what}
     return args
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+# Words a made-up text shares with anything: they don't make it the person's.
+_COMMON = frozenset(
+    {"the", "and", "for", "you", "your", "with", "that", "this", "from", "are", "was"}
+    | {"will", "not", "can", "please", "remind", "reminder", "reminders", "time", "today"}
+    | {"tomorrow", "now", "later", "minutes", "minute", "hours", "hour", "day", "days", "week"}
+)
+
+
+def _made_up(text: str, said: Sequence[str]) -> bool:
+    """Whether half or more of a job text's words are nowhere in what the person said in this
+    dialogue (a small model wrote "water the basil", an example from its instructions, for
+    "my call with Sam is at 3pm"): the person's own words are the text then."""
+    mine = {w.lower() for t in said for w in _WORD.findall(t)}
+    theirs = {w.lower() for w in _WORD.findall(text)} - _COMMON
+    if not mine - _COMMON:
+        return False  # nothing of the person's to prefer ("x", "yes")
+    return bool(theirs) and len(theirs & mine) * 2 <= len(theirs)
 
 
 def _earlier_what(earlier: Sequence[str], words: Words) -> str:
@@ -266,7 +288,13 @@ def said_call(
     reaching only whom they named): used for every call a model makes on a live turn,
     native or written as text (`tools.agent.replies`)."""
     earlier = dialogue(messages)
-    texted = _text_of_words(args, words, earlier)
+    recent = [  # all the person said lately, whatever Homar answered in between
+        p.content
+        for m in messages[-12:]
+        for p in m.parts
+        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
+    ]
+    texted = _text_of_words(args, words, earlier, recent)
     name, said = words.settle_kind(name, texted, earlier=earlier)
     if isinstance(said.get("audience"), str):
         said = {k: v for k, v in said.items() if k != "audience"} | (
