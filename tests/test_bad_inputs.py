@@ -18,7 +18,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlalchemy import func, select
 
@@ -168,15 +175,22 @@ async def run_literal_case(
     literal = args.get("message") or args.get("description") or args.get("context")
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if len(messages) == 1:
+        if any(isinstance(p, UserPromptPart) for p in messages[-1].parts):
             return ModelResponse(parts=[ToolCallPart(case["tool"], args)])
         return ModelResponse(parts=[TextPart("Done.")])
+
+    # The person pasted the text in the thread, then asked for a reminder about it: the
+    # job's text is theirs (a text they never wrote would be the person's words instead).
+    pasted: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart(str(literal))]),
+        ModelResponse(parts=[TextPart("Got it.")]),
+    ]
 
     with rt.agent.override(model=FunctionModel(model)):
         deps = HomarDeps(user_id=1, channel_id=100, engine=engine, tz="UTC", guild_id=10)
         jobs_before, _ = await snapshot(engine)
         reply = await run_agent(
-            rt, "remind me in 5 minutes about the text I pasted", deps, history=[], save=False
+            rt, "remind me in 5 minutes about the text I pasted", deps, history=pasted, save=False
         )
         jobs_after, _ = await snapshot(engine)
         if len(reply.job_ids) != 1:

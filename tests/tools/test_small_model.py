@@ -253,7 +253,7 @@ async def test_tools_that_vary_by_turn_come_last(runtime: AgentKit, deps: HomarD
     turns = [
         "remind me tomorrow at 9 to call mom",
         "nag me about the taxes at 6pm every 10 minutes and dm me if I ignore it",
-        "my timezone is Lisbon",
+        "could you switch my time zone to Lisbon",
         "every monday at 9 post the report until march",
         "in 45 seconds ping the server",
         "add a task: draft the newsletter",
@@ -443,3 +443,42 @@ async def test_an_impossible_time_the_person_wrote_is_said_plainly(
     r = await ask(runtime, deps, "remind me at 25:00 to sleep", made, TextPart("ISO 8601 please"))
     assert not r.job_ids and "“25:00” isn't a time of day" in r.text, r.text
     assert r.requests == 1 and r.clarifier
+
+
+async def test_a_text_call_under_a_made_up_name_is_read_by_its_arguments(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 0.5B wrote calls to "set_reminder", "restart_build_server", "lock_front_door":
+    a call whose arguments fit exactly one tool is that tool's; several or none fit, none."""
+    text = (
+        '```json\n{"name": "set_reminder", "arguments": {"reminder_time": "tomorrow at 4pm", '
+        '"message": "pick up the kids"}}\n```'
+    )
+    r = await ask(
+        runtime, deps, "set a reminder for 4pm tomorrow to pick up the kids", TextPart(text)
+    )
+    assert len(r.job_ids) == 1, r.text
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.kind == "reminder" and "kids" in job.command
+    pizza = await seed_job(deps, "order the pizza")
+    text = '```json\n{"name": "cancel_job", "arguments": {"task_id": ' + f"{pizza}}}}}\n```"
+    r = await ask(runtime, deps, "could you drop the pizza thing", TextPart(text))
+    assert (await deps.engine.get(pizza)).status == "active", r.text
+
+
+async def test_a_command_the_words_read_fully_is_not_a_models_guess(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 0.5B reminded "now" of made-up texts for "my timezone is Europe/Paris"."""
+    now_tag = TextPart("[EXECUTE_NOW: 'Reminder: I need to check my email for updates.']")
+    r = await ask(runtime, deps, "my timezone is Europe/Paris", now_tag)
+    assert r.remind_now is None and "Paris" in r.text, r.text
+
+
+async def test_a_statement_is_not_reminded_of_now(runtime: AgentKit, deps: HomarDeps) -> None:
+    r = await ask(runtime, deps, "I'm home now", TextPart("[EXECUTE_NOW: 'welcome home']"))
+    assert r.remind_now is None and not r.job_ids, r.text
+    r = await ask(
+        runtime, deps, "I'm home now", call("schedule_reminder", reminder_time="now", message="x")
+    )
+    assert r.remind_now is None and not r.job_ids, r.text

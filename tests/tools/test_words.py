@@ -702,7 +702,7 @@ async def test_a_reminder_with_its_what_is_made(runtime: AgentKit, deps: HomarDe
 
 # A change to a job named by its words goes to that job: a small model that picked the
 # wrong number ("cancel the standup" → the stretch reminder) doesn't decide which job.
-# ("cancel the standup" itself is read by code, `offline.reads_change`; these say it so
+# ("cancel the standup" itself is read by code, `offline.reads_command`; these say it so
 # that only a model reads it.)
 
 

@@ -174,13 +174,19 @@ def _manage(low: str, t: str) -> Call | str | None:
     return None
 
 
-def reads_change(text: str) -> bool:
-    """Whether the message is a change to one of the person's jobs in the words this model
-    reads fully ("cancel 12", "move the pizza reminder to 8pm", "pause the standup"): code
-    settles it (the listing, the job the words name, the change), whichever model is
-    configured — a small model picked wrong numbers and made new jobs for such requests."""
+def reads_command(text: str) -> bool:
+    """Whether the message is one of the commands this model reads fully: a change to one
+    of the person's jobs ("cancel 12", "move the pizza reminder to 8pm", "pause the
+    standup") or "my timezone is …" with a zone's name. Code settles
+    them whichever model is configured — a small model picked wrong numbers, made new jobs
+    for such requests and reminded "now" of "my timezone is Europe/Paris"."""
     t = _clean(text)
-    return isinstance(_manage(t.lower().rstrip(" .!?"), t), tuple)
+    low = t.lower().rstrip(" .!?")
+    zone_set = _ZONE_SET.fullmatch(t.rstrip(" .!"))
+    if zone_set:  # a zone's name, not "Tokyo and call Ken in 30 minutes"
+        named = next(g for g in zone_set.groups() if g).strip()
+        return len(named.split()) <= 3 and not re.search(r"\d|\b(?:and|then)\b", named)
+    return isinstance(_manage(low, t), tuple)
 
 
 _LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” · (\w+)$")

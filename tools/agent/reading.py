@@ -21,7 +21,7 @@ cache (llama.cpp) reuses across requests and threads instead of re-reading it ea
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -44,7 +44,7 @@ from pydantic_ai.tools import ToolDefinition
 from tools.agent import provenance
 from tools.agent.prompt import REFERENCE_HEAD
 from tools.agent.scheduling import PLAIN_TOOLS
-from tools.agent.textcalls import parse_calls, parse_tags
+from tools.agent.textcalls import TextCall, parse_calls, parse_tags
 from tools.agent.words import Words, dialogue, read_words, what_of
 from tools.schedule import Cron, ScheduleError
 
@@ -162,12 +162,44 @@ def _repeating(cron: str) -> bool:
     return len(f) == 5 and not (all(x.isdigit() for x in f[:4]) and f[4] == "*")
 
 
+class _AnyName(Collection[str]):
+    """Every name: to read calls a small model wrote with a tool name it made up."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_ANY_NAME = _AnyName()
+
+
+def _renamed(call: TextCall, tools: dict[str, ToolDefinition]) -> TextCall | None:
+    """A call under a made-up name ("set_reminder" with reminder_time and message) as the
+    one tool whose arguments are exactly those it needs and may take; None when none or
+    several fit ("cancel_job" with task_id fits cancel, pause and resume)."""
+    keys = set(call.args)
+    fits = []
+    for name, td in tools.items():
+        schema = full_schema(td)
+        props = set(schema.get("properties") or ())
+        if keys and keys <= props and set(schema.get("required") or ()) <= keys:
+            fits.append(name)
+    return TextCall(fits[0], call.args, call.before) if len(fits) == 1 else None
+
+
 def _text_calls(
     text: str, tools: dict[str, ToolDefinition], messages: list[ModelMessage]
 ) -> list[ToolCallPart]:
     """Calls written in the reply, only if they are the model's own answer to the person
     (not repeated from a tool result, the thread or a job: see `tools.agent.provenance`)."""
-    calls = parse_calls(text, tools)
+    calls = parse_calls(text, tools) or [
+        c for c in (_renamed(c, tools) for c in parse_calls(text, _ANY_NAME)) if c is not None
+    ]
     if any(c.name in PLAIN_TOOLS for c in calls):
         return []  # the text path answers a listing in the same request
     if calls:

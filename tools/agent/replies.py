@@ -105,6 +105,11 @@ async def _on_text(ctx: RunContext[HomarDeps], text: str) -> str:
     if tag.kind in ("cron", "now") and _reads_calls(ctx, provenance.tag_key(tag)):
         st.preface = tag.friendly
         if tag.kind == "now":
+            try:
+                sch._not_a_request(ctx)  # "my timezone is Paris" pings nobody
+            except sch.AskWhen as exc:
+                st.clarifier = True
+                return exc.message
             st.remind_now = tag.message or tag.friendly
             return sch._record(ctx, f"⏰ Reminder: {st.remind_now}")
         return await _tagged_cron(ctx, tag.cron or "", tag.message or tag.friendly)

@@ -41,7 +41,7 @@ from tools.agent.offline import (
     HELP_WITH_MODEL,
     asks_for_help,
     is_offline,
-    reads_change,
+    reads_command,
     settles_answer,
 )
 from tools.agent.reading import ReadingModel
@@ -62,7 +62,7 @@ class AgentReply:
     job_ids: list[int] = field(default_factory=list)
     requests: int = 0
     # of those, sent to the configured model (not answered by the built-in offline reading:
-    # its fallback, or a turn code settles — `settles_answer`, `reads_change`)
+    # its fallback, or a turn code settles — `settles_answer`, `reads_command`)
     model_requests: int = 0
     output_tokens: int = 0  # what the model wrote, summed over the run's requests
     clarifier: bool = False
@@ -339,9 +339,11 @@ async def run_agent(
         if deps.fired:
             deps.state.untrusted_history = provenance.untrusted_transcript(history)
             given = []
-        if not deps.fired and (settles_answer(history, text, now, deps.zone) or reads_change(text)):
-            # the answer to our own question or a change to a job, fully read: code settles
-            # it (the offline model's reading), not a model's guess
+        if not deps.fired and (
+            settles_answer(history, text, now, deps.zone) or reads_command(text)
+        ):
+            # the answer to our own question or a command (a change to a job, the zone),
+            # fully read: code settles it (the offline model's reading)
             runtime = replace(runtime, model=runtime.offline)
         output, messages, offline = await _answer(
             runtime, prompt, deps, reply, usage, history=given, offline_history=[]

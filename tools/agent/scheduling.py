@@ -640,6 +640,7 @@ async def schedule_reminder(
     """
     got = _time(ctx, reminder_time)
     _ask_what(ctx)
+    _not_a_request(ctx)  # before "remind now", which makes no job but pings at once
     now = ctx.deps.reference_now()
     if got.rolled is not None or got.at < now - NOW_SLACK:
         return _past_question(ctx, got.at, got.rolled)
