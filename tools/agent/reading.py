@@ -45,7 +45,7 @@ from tools.agent import provenance
 from tools.agent.prompt import REFERENCE_HEAD
 from tools.agent.scheduling import PLAIN_TOOLS
 from tools.agent.textcalls import TextCall, parse_calls, parse_tags
-from tools.agent.words import Words, dialogue, read_words, what_of
+from tools.agent.words import Words, dialogue, read_words, said_lately, what_of
 from tools.schedule import Cron, ScheduleError
 
 __all__ = ["ReadingModel", "read_response", "repair_args", "repair_time"]
@@ -320,13 +320,7 @@ def said_call(
     reaching only whom they named): used for every call a model makes on a live turn,
     native or written as text (`tools.agent.replies`)."""
     earlier = dialogue(messages)
-    recent = [  # all the person said lately, whatever Homar answered in between
-        p.content
-        for m in messages[-12:]
-        for p in m.parts
-        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
-    ]
-    texted = _text_of_words(args, words, earlier, recent)
+    texted = _text_of_words(args, words, earlier, said_lately(messages, 12))
     name, said = words.settle_kind(name, texted, earlier=earlier)
     if isinstance(said.get("audience"), str):
         said = {k: v for k, v in said.items() if k != "audience"} | (

@@ -30,6 +30,7 @@ from tools.agent.words import (
     has_word,
     named_job,
     read_words,
+    said_lately,
     what_of,
 )
 from tools.approval import needs_approval, render_proposal
@@ -81,13 +82,13 @@ def resolve_time(text: str, now: datetime, tz: str) -> Resolved:
     at = timeparse.read_time(text, now=now, tz=tz)
     if at > now and at.date() != now.astimezone(zone(tz)).date():
         today = timeparse.parse_instant(f"today {text.strip()}", now=now, tz=tz)
-        # only a bare time of day rolls: "2026-12-02 00:00" isn't "today at 00:00, tomorrow?"
-        rolled = today is not None and at - today == timedelta(days=1) and not _DATED.search(text)
+        # only a bare time of day rolls ("today" at the same wall time, a day earlier):
+        # "2026-12-02 00:00" isn't "today at 00:00, tomorrow?"
         if (
             today is not None
-            and rolled
+            and at - today == timedelta(days=1)
+            and not _DATED.search(text)
             and today <= now - NOW_SLACK
-            and today.timetz() == at.timetz()
         ):
             return Resolved(at, rolled=today)
     return Resolved(at)
@@ -219,12 +220,7 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         return
     if _TIMEISH.search(words.text) or not _REMIND_ASKED.search(words.text):
         return  # a time the time language can't read may still be one the model did
-    said = [
-        str(p.content)
-        for m in ctx.messages[-8:]
-        for p in m.parts
-        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
-    ]
+    said = said_lately(ctx.messages, 8)
     now = deps.reference_now()
     if any(not read_words(text, now, deps.zone).timeless for text in said[:-1]):
         return
@@ -271,8 +267,8 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
         got, impossible = None, exc
     except UserError:
         got = None
+    words = words_of(deps)
     if what == "time":
-        words = words_of(deps)
         if words.rolled and words.instant is not None and (got is None or got.at <= now):
             # "at 8am" said at 10:30, the model's time unread or today's: ask "tomorrow?"
             return Resolved(words.instant, rolled=words.instant - timedelta(days=1))
@@ -284,7 +280,7 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
             return Resolved(words.settle_instant(got.at))
     if impossible is not None:
         raise impossible  # "Feb 30": only the person can say which day; the reply asks them
-    bad = _NO_SUCH_CLOCK.search(words_of(deps).text) if what == "time" else None
+    bad = _NO_SUCH_CLOCK.search(words.text) if what == "time" else None
     if got is None and bad is not None:
         # "at 25:00": the person's own time is impossible, so asking the model again only
         # got its paraphrase of the retry ("provide the time in ISO 8601 format")
@@ -360,13 +356,7 @@ def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[Job]) -> str:
 def _said_earlier(ctx: RunContext[HomarDeps]) -> bool:
     """Whether the person said something before this message in the thread's recent turns
     (this message may be the answer to a question: "it's about the dentist")."""
-    said = [
-        p
-        for m in ctx.messages[-8:]
-        for p in m.parts
-        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
-    ]
-    return len(said) > 1
+    return len(said_lately(ctx.messages, 8)) > 1
 
 
 def _not_a_request(ctx: RunContext[HomarDeps]) -> None:

@@ -466,6 +466,17 @@ def names_repeat(text: str) -> bool:
     return bool(_REPEAT.search(normalize(text)))
 
 
+def said_lately(messages: Sequence[ModelMessage], last: int) -> list[str]:
+    """What the person wrote in the last `last` messages of the thread, oldest first,
+    whatever Homar answered in between (the current message included, if among them)."""
+    return [
+        p.content
+        for m in messages[-last:]
+        for p in m.parts
+        if isinstance(p, UserPromptPart) and isinstance(p.content, str)
+    ]
+
+
 def dialogue(messages: Sequence[ModelMessage], turns: int = 3) -> list[str]:
     """The person's earlier messages in the dialogue the latest one continues: going back
     while Homar's answer to each was a question ("What time?"), at most `turns`."""
