@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -384,7 +384,7 @@ async def run_model(
             UserSettingsStore(db),
             TodoStore(db),
         )
-        rt.memory = w.memory
+        rt = replace(rt, memory=w.memory)
         outs = []
         try:
             for i, case in enumerate(cases):
@@ -473,9 +473,13 @@ async def main() -> None:
         from tools.models import make_model
 
         model = make_model(args.model_name, args.model_url)
-        rt = AgentKit(agent=build_agent(), model=model, offline=offline_model())
-        rt.model_settings = ModelSettings(request_timeout=args.timeout)
-        rt.run_timeout = max(rt.run_timeout, 4 * args.timeout)
+        rt = AgentKit(
+            agent=build_agent(),
+            model=model,
+            offline=offline_model(),
+            model_settings=ModelSettings(request_timeout=args.timeout),
+            run_timeout=max(AgentKit.run_timeout, 4 * args.timeout),
+        )
         outs = await run_model("model", rt, cases, progress=True, record=args.record)
         figures |= summarize("model", cases, outs, args.show_failures)
     elif args.model_url:

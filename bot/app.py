@@ -20,7 +20,7 @@ from pydantic_ai.models import Model
 
 from bot import access
 from bot.audience import AudienceGate
-from bot.channels import messageable
+from bot.channels import direct_messages, messageable
 from bot.clock import Clock
 from bot.components import install as install_components
 from bot.components.approvals import post_approval, sweep_forever
@@ -285,8 +285,8 @@ class HomarBot(commands.Bot):
     async def resumed_delivery(self, delivery: Delivery, delivered: Delivered) -> None:
         """A delivery resumed after a crash may have been answered by Discord with the
         earlier marker (same nonce), which sends no new echo: answer the run from here."""
-        if delivery.attempt > 1 and delivery.kind != JobKind.HEARTBEAT:
-            await self.refeed(delivery.nonce)
+        if delivery.run.attempt > 1 and delivery.job.kind != JobKind.HEARTBEAT:
+            await self.refeed(delivery.run.nonce)
 
     async def _refeed_orphans(self) -> None:
         """Answer runs delivered but never answered: their echo was lost (a crash, a gateway
@@ -350,8 +350,7 @@ class HomarBot(commands.Bot):
                 if fallback_user is None:
                     return Posting(done=True, failure=f"could not post in the thread: {exc}")
                 try:
-                    user = self.get_user(fallback_user) or await self.fetch_user(fallback_user)
-                    dm = user.dm_channel or await user.create_dm()
+                    dm = await direct_messages(self, fallback_user)
                     await self._send(dm, part, mentions, part_nonce, extra)
                 except _StillFailing:
                     return Posting(done=False)

@@ -17,6 +17,7 @@ from typing import Any
 
 import discord
 
+from bot.channels import direct_messages
 from storage.consents import ConsentStore
 from storage.guild_settings import GuildSettingsStore
 from tools.audience import MAX_TARGETS, Addressing, Audience
@@ -254,9 +255,7 @@ class AudienceGate:
         """The channel id a delivery to `audience` goes to (a DM channel is opened if needed)."""
         recipient = audience.dm_recipient(where.owner_id)
         if recipient is not None:
-            user = self.client.get_user(recipient) or await self.client.fetch_user(recipient)
-            dm = user.dm_channel or await user.create_dm()
-            return dm.id
+            return (await direct_messages(self.client, recipient)).id
         if audience.channel_id is not None:
             return audience.channel_id
         return where.channel_id

@@ -41,3 +41,9 @@ async def fetched(client: discord.Client, channel_id: int) -> tuple[Any, str]:
         return None, "the thread no longer exists"
     except discord.Forbidden:
         return None, "I no longer have access to it"
+
+
+async def direct_messages(client: discord.Client, user_id: int) -> discord.DMChannel:
+    """The DM channel with a user (the cached user, or asking Discord; opened if needed)."""
+    user = client.get_user(user_id) or await client.fetch_user(user_id)
+    return user.dm_channel or await user.create_dm()

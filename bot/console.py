@@ -88,13 +88,13 @@ class ConsoleTransport(FiredRoutes):
         # What Discord sends as a DM is said here, marked done, never re-fed.
         self.console.say("homar (DM)> " + escalation_message(delivery, "this chat"))
         runtime = self.console.runtime
-        await runtime.store.mark_executed(delivery.nonce, runtime.clock.now())
-        return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
+        await runtime.store.mark_executed(delivery.run.nonce, runtime.clock.now())
+        return Delivered(message_id=None, channel_id=delivery.job.channel_id, route="console")
 
     async def post_marker(self, delivery: Delivery) -> Delivered:
         self.console.marker(delivery.text)
-        await self.console.refeed(delivery.nonce)
-        return Delivered(message_id=None, channel_id=delivery.channel_id, route="console")
+        await self.console.refeed(delivery.run.nonce)
+        return Delivered(message_id=None, channel_id=delivery.job.channel_id, route="console")
 
 
 class Console:

@@ -9,13 +9,13 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.clock import Clock, SystemClock
-from storage.jobs import Claim
+from storage.jobs import Claim, Job, Run
 from tools.jobs.engine import Engine
 from tools.jobs.marker import marker_text
 from tools.jobs.runs import Decision, Outcome
@@ -29,29 +29,20 @@ LOOKAHEAD = timedelta(milliseconds=250)
 YOUNG_COLLECTION_EVERY = 50_000  # allocations between young garbage collections
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Delivery:
-    """One run to put in front of its owner: the marker message and where it goes."""
+    """One run to put in front of its owner: the job and run storage handed out, the slot
+    it is for and how late it fires. Its marker message is `text`; where it goes is the
+    job's thread."""
 
-    job_id: int
-    run_id: int
-    nonce: str
-    owner_id: int
-    guild_id: int | None
-    channel_id: int
-    parent_channel_id: int | None
-    command: str
-    kind: str
+    job: Job
+    run: Run
     scheduled_for: datetime
     late_by: timedelta
-    attempt: int
-    run_kind: str = "run"
-    meta: dict[str, Any] = field(default_factory=dict)
-    audience: dict[str, Any] | None = None  # who the job addresses (None: its owner, here)
 
     @property
     def text(self) -> str:
-        return marker_text(self.kind, self.command, self.run_kind)
+        return marker_text(self.job.kind, self.job.command, self.run.kind)
 
     @property
     def late(self) -> bool:
@@ -515,28 +506,12 @@ class Dispatcher:
                 try:
                     await hook(delivery, result)
                 except Exception:
-                    log.exception("delivered-hook failed for job %s", delivery.job_id)
+                    log.exception("delivered-hook failed for job %s", delivery.job.id)
         return outcomes
 
     def _delivery(self, claim: Claim, decision: Decision) -> Delivery:
         job, run = claim.job, claim.run
-        return Delivery(
-            job_id=job.id,
-            run_id=run.id,
-            nonce=run.nonce,
-            owner_id=job.owner_id,
-            guild_id=job.guild_id,
-            channel_id=job.channel_id,
-            parent_channel_id=job.parent_channel_id,
-            command=job.command,
-            kind=job.kind,
-            scheduled_for=decision.slot,
-            late_by=decision.late_by,
-            attempt=run.attempt,
-            run_kind=run.kind,
-            meta=dict(job.meta or {}),
-            audience=job.audience,
-        )
+        return Delivery(job, run, decision.slot, decision.late_by)
 
 
 def _ids(claim: Claim) -> dict[str, int]:

@@ -14,6 +14,7 @@ from datetime import datetime
 
 import discord
 
+from bot.channels import direct_messages
 from bot.components.reminders import reminder_view
 from bot.dispatcher import Delivered, Delivery
 from bot.mentions import NO_MENTIONS, owner_only
@@ -28,13 +29,13 @@ _NO_DM = (discord.Forbidden, discord.NotFound)
 
 def where(delivery: Delivery) -> str:
     """A link to the reminder's thread that works from a DM."""
-    guild = delivery.guild_id if delivery.guild_id is not None else "@me"
-    return f"<#{delivery.channel_id}> (https://discord.com/channels/{guild}/{delivery.channel_id})"
+    guild = delivery.job.guild_id if delivery.job.guild_id is not None else "@me"
+    return f"<#{delivery.job.channel_id}> (https://discord.com/channels/{guild}/{delivery.job.channel_id})"
 
 
 def escalation_message(delivery: Delivery, place: str) -> str:
-    first, sent = followups.escalation_facts(delivery.meta)
-    return followups.escalation_text(delivery.command, place, first, sent)
+    first, sent = followups.escalation_facts(delivery.job.meta)
+    return followups.escalation_text(delivery.job.command, place, first, sent)
 
 
 class Escalation:
@@ -52,25 +53,24 @@ class Escalation:
 
         Discord errors other than a refused DM propagate (the transport retries them).
         """
-        view = reminder_view((d.job_id, d.run_id))
+        view = reminder_view((d.job.id, d.run.id))
         assert view is not None  # a reminder always has its Done/Snooze
         text = escalation_message(d, where(d))
-        ids = {"job_id": d.job_id, "run_id": d.run_id, "thread_id": d.channel_id}
+        ids = {"job_id": d.job.id, "run_id": d.run.id, "thread_id": d.job.channel_id}
         try:
-            user = self.client.get_user(d.owner_id) or await self.client.fetch_user(d.owner_id)
-            dm = user.dm_channel or await user.create_dm()
-            msg = await dm.send(text, nonce=d.nonce, view=view, allowed_mentions=NO_MENTIONS)
+            dm = await direct_messages(self.client, d.job.owner_id)
+            msg = await dm.send(text, nonce=d.run.nonce, view=view, allowed_mentions=NO_MENTIONS)
             result = Delivered(msg.id, dm.id, route="escalation-dm")
         except _NO_DM as exc:
-            log.info("job %s: cannot DM the owner to escalate: %s", d.job_id, exc, extra=ids)
-            channel = self.client.get_partial_messageable(d.channel_id, guild_id=d.guild_id)
+            log.info("job %s: cannot DM the owner to escalate: %s", d.job.id, exc, extra=ids)
+            channel = self.client.get_partial_messageable(d.job.channel_id, guild_id=d.job.guild_id)
             msg = await channel.send(
-                f"<@{d.owner_id}> {escalation_message(d, 'this thread')}",
-                nonce=d.nonce,
+                f"<@{d.job.owner_id}> {escalation_message(d, 'this thread')}",
+                nonce=d.run.nonce,
                 view=view,
-                allowed_mentions=owner_only(d.owner_id),
+                allowed_mentions=owner_only(d.job.owner_id),
             )
-            result = Delivered(msg.id, d.channel_id, route="escalation-thread")
+            result = Delivered(msg.id, d.job.channel_id, route="escalation-thread")
         # Sent: never re-feed this run to the agent (it is not a command).
-        await self.store.mark_executed(d.nonce, self.clock())
+        await self.store.mark_executed(d.run.nonce, self.clock())
         return result

@@ -26,9 +26,9 @@ class FiredRoutes(ABC):
         self.heartbeat = heartbeat  # beats are handled in-process
 
     async def deliver(self, delivery: Delivery) -> Delivered:
-        if delivery.kind == JobKind.HEARTBEAT:
+        if delivery.job.kind == JobKind.HEARTBEAT:
             return await self.heartbeat.beat(delivery)
-        if delivery.run_kind == ESCALATE_RUN:
+        if delivery.run.kind == ESCALATE_RUN:
             return await self.escalate(delivery)
         return await self.post_marker(delivery)
 

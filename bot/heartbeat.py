@@ -63,23 +63,23 @@ class Heartbeat:
 
     async def beat(self, delivery: Delivery) -> Delivered:
         """Never raises: a beat that fails is simply a beat that did nothing."""
-        ids = {"job_id": delivery.job_id, "thread_id": delivery.channel_id}
+        ids = {"job_id": delivery.job.id, "thread_id": delivery.job.channel_id}
         try:
             await self._beat(delivery)
         except Exception:
-            log.exception("heartbeat job %s failed", delivery.job_id, extra=ids)
-        return Delivered(message_id=None, channel_id=delivery.channel_id, route="heartbeat")
+            log.exception("heartbeat job %s failed", delivery.job.id, extra=ids)
+        return Delivered(message_id=None, channel_id=delivery.job.channel_id, route="heartbeat")
 
     async def _beat(self, d: Delivery) -> None:
         runtime = self.runtime
         now = runtime.clock.now()
         # Handled here and now, so a restart never re-feeds a beat to the agent as a plain job.
-        run = await runtime.store.mark_executed(d.nonce, now)
+        run = await runtime.store.mark_executed(d.run.nonce, now)
         if run is None:
             return  # a re-sent beat that was already handled
-        if not runtime.queues.is_idle(d.channel_id):
+        if not runtime.queues.is_idle(d.job.channel_id):
             return  # busy: the next beat will look again
-        job = await runtime.store.get(d.job_id)
+        job = await runtime.store.get(d.job.id)
         if job is None or not runtime.may_run(job):
             return
         unasked = await self._unasked(job)
@@ -87,7 +87,7 @@ class Heartbeat:
         if workable is not None and await runtime.usage.over_cap(_worker(workable, job), now):
             workable = None  # the offline model can't do the work; wait for tomorrow's allowance
         if unasked or workable is not None:
-            runtime.queues.submit(d.channel_id, lambda: self._work(run, job))
+            runtime.queues.submit(d.job.channel_id, lambda: self._work(run, job))
 
     async def _workable(self, job: Job) -> TodoItem | None:
         """The oldest to-do this heartbeat may work on: the owner's own or approved by the

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
-from bot.channels import fetched
+from bot.channels import direct_messages, fetched
 from bot.dispatcher import Delivered, Delivery, DeliveryError
 from bot.fired_routes import FiredRoutes
 from bot.mentions import NO_MENTIONS, owner_only
@@ -86,8 +86,8 @@ class DiscordTransport(FiredRoutes):
                 "I'll keep trying and pause it if this goes on."
             )
         try:
-            user = self.client.get_user(job.owner_id) or await self.client.fetch_user(job.owner_id)
-            await user.send(text, allowed_mentions=NO_MENTIONS)
+            dm = await direct_messages(self.client, job.owner_id)
+            await dm.send(text, allowed_mentions=NO_MENTIONS)
             return
         except discord.HTTPException as exc:
             log.info("job %s: cannot DM the owner about failures: %s", job.id, exc)
@@ -110,10 +110,10 @@ class DiscordTransport(FiredRoutes):
     async def _where(self, d: Delivery) -> int:
         """The job's thread, or its audience's channel or DM if the owner may still address
         it (checked again now); if not, the thread, where the owner is told why."""
-        if not d.audience:
-            return d.channel_id
-        where = Addressing(d.owner_id, d.guild_id, d.channel_id)
-        target, _ = await self.gate.route(Audience.from_json(d.audience), where)
+        if not d.job.audience:
+            return d.job.channel_id
+        where = Addressing(d.job.owner_id, d.job.guild_id, d.job.channel_id)
+        target, _ = await self.gate.route(Audience.from_json(d.job.audience), where)
         return target
 
     async def _deliver(self, d: Delivery) -> Delivered:
@@ -124,7 +124,7 @@ class DiscordTransport(FiredRoutes):
         if channel is not None:
             for reopened in (False, True):
                 try:
-                    msg = await self._send(channel, text, d.nonce)
+                    msg = await self._send(channel, text, d.run.nonce)
                     return Delivered(msg.id, channel.id)
                 except discord.HTTPException as exc:
                     if retryable(exc):
@@ -137,29 +137,28 @@ class DiscordTransport(FiredRoutes):
                         break
                     if not await self._unarchive(channel):
                         break
-            ids = {"job_id": d.job_id, "run_id": d.run_id, "thread_id": d.channel_id}
-            log.warning("job %s: cannot post in its thread: %s", d.job_id, problem, extra=ids)
+            ids = {"job_id": d.job.id, "run_id": d.run.id, "thread_id": d.job.channel_id}
+            log.warning("job %s: cannot post in its thread: %s", d.job.id, problem, extra=ids)
         return await self._fallback(d, problem)
 
     async def _fallback(self, d: Delivery, problem: str) -> Delivered:
-        where = f"<#{d.channel_id}>"
+        where = f"<#{d.job.channel_id}>"
         note = f"\n(This was meant for {where}, but {problem}.)"
         try:
-            user = self.client.get_user(d.owner_id) or await self.client.fetch_user(d.owner_id)
-            dm = user.dm_channel or await user.create_dm()
-            msg = await self._send(dm, with_note(d.text, note), d.nonce)
+            dm = await direct_messages(self.client, d.job.owner_id)
+            msg = await self._send(dm, with_note(d.text, note), d.run.nonce)
             return Delivered(msg.id, dm.id, route="dm")
         except discord.HTTPException as exc:
             if retryable(exc):
                 raise
             dm_problem = _describe(exc)
-        if d.parent_channel_id:
-            parent, _ = await fetched(self.client, d.parent_channel_id)
+        if d.job.parent_channel_id:
+            parent, _ = await fetched(self.client, d.job.parent_channel_id)
             if parent is not None:
                 try:
                     why = f"this was meant for {where}, but {problem}"
-                    text = with_note(d.text, f"\n(<@{d.owner_id}>: {why}.)")
-                    msg = await self._send(parent, text, d.nonce, owner_only(d.owner_id))
+                    text = with_note(d.text, f"\n(<@{d.job.owner_id}>: {why}.)")
+                    msg = await self._send(parent, text, d.run.nonce, owner_only(d.job.owner_id))
                     return Delivered(msg.id, parent.id, route="parent")
                 except discord.HTTPException as exc:
                     if retryable(exc):

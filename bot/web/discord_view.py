@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.channels import direct_messages
+
 if TYPE_CHECKING:
     from discord import Client
 
@@ -82,6 +84,4 @@ class BotGuildView:
         return member.guild_permissions.manage_messages
 
     async def dm_channel(self, user_id: int) -> int:
-        user = self.client.get_user(user_id) or await self.client.fetch_user(user_id)
-        channel = user.dm_channel or await user.create_dm()
-        return channel.id
+        return (await direct_messages(self.client, user_id)).id

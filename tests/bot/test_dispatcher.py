@@ -28,11 +28,11 @@ class FakeDiscord:
         self.posts: list[Delivery] = []
 
     def post(self, delivery: Delivery) -> int:
-        assert len(delivery.nonce) <= 25
-        if delivery.nonce not in self.by_nonce:
-            self.by_nonce[delivery.nonce] = len(self.by_nonce) + 1
+        assert len(delivery.run.nonce) <= 25
+        if delivery.run.nonce not in self.by_nonce:
+            self.by_nonce[delivery.run.nonce] = len(self.by_nonce) + 1
             self.posts.append(delivery)
-        return self.by_nonce[delivery.nonce]
+        return self.by_nonce[delivery.run.nonce]
 
 
 class Recording:
@@ -122,12 +122,12 @@ async def test_sleeps_until_due_and_delivers_once(h: Harness) -> None:
     assert t.calls == []
     await h.move(d, timedelta(seconds=1))
     [delivery] = t.calls
-    assert delivery.job_id == job_id and delivery.text == "[DELAYED_COMMAND] ping"
-    assert not delivery.late and delivery.attempt == 1
+    assert delivery.job.id == job_id and delivery.text == "[DELAYED_COMMAND] ping"
+    assert not delivery.late and delivery.run.attempt == 1
     job = await h.engine.get(job_id)
     assert job.status == JobStatus.COMPLETED
     [run] = await h.engine.history(job_id)
-    assert run.outcome == RunOutcome.DELIVERED and run.nonce == delivery.nonce
+    assert run.outcome == RunOutcome.DELIVERED and run.nonce == delivery.run.nonce
     assert run.message_id == 1
 
 
@@ -165,7 +165,7 @@ async def test_woken_early_by_an_earlier_job(h: Harness) -> None:
     await once(h, timedelta(minutes=1), "sooner")  # created while the loop sleeps until +5 h
     await settle(d)
     await h.move(d, timedelta(minutes=1))
-    assert [x.command for x in t.calls] == ["sooner"]
+    assert [x.job.command for x in t.calls] == ["sooner"]
 
 
 async def test_woken_by_reschedule(h: Harness) -> None:
@@ -174,7 +174,7 @@ async def test_woken_by_reschedule(h: Harness) -> None:
     await h.engine.update(job_id, schedule=Schedule(Once(h.clock.now() + timedelta(seconds=30))))
     await settle(d)
     await h.move(d, timedelta(seconds=30))
-    assert [x.job_id for x in t.calls] == [job_id]
+    assert [x.job.id for x in t.calls] == [job_id]
 
 
 async def test_recurring_advances_and_ends_with_max_runs(h: Harness) -> None:
@@ -216,7 +216,11 @@ async def test_transport_error_retried_with_backoff(h: Harness) -> None:
     assert len(t.calls) == 2  # second backoff is 4 s
     await h.move(d, timedelta(seconds=1))
     assert len(t.calls) == 3 and len(h.discord.posts) == 1
-    assert len({c.nonce for c in t.calls}) == 1 and [c.attempt for c in t.calls] == [1, 2, 3]
+    assert len({c.run.nonce for c in t.calls}) == 1 and [c.run.attempt for c in t.calls] == [
+        1,
+        2,
+        3,
+    ]
     [run] = await h.engine.history(job_id)
     assert run.outcome == RunOutcome.DELIVERED
     assert [e["error"] for e in run.details["errors"]] == ["502 Bad Gateway"] * 2
@@ -269,7 +273,7 @@ async def test_downtime_one_shot_late_recurring_catch_up_or_skip(h: Harness) -> 
     # the bot was off from 08:00 until the next day 06:40
     await h.clock.set(datetime(2026, 11, 24, 6, 40, tzinfo=UTC))
     _d, t = await h.start()
-    by_job = {c.job_id: c for c in t.calls}
+    by_job = {c.job.id: c for c in t.calls}
     assert by_job[late].late
     assert by_job[daily.id].scheduled_for == datetime(2026, 11, 24, 6, tzinfo=UTC)  # catch-up
     assert hourly.id not in by_job  # newest hourly slot (06:00) is 40 min old > half an hour
@@ -303,14 +307,14 @@ async def test_crash_and_restart_delivers_exactly_once(h: Harness, mode: str, re
         d2, t2 = await h.start(release_claims_on_start=False)
         assert t2.calls == []  # still leased to the dead process
         await h.move(d2, timedelta(seconds=90))
-    assert sorted(c.job_id for c in t2.calls) == ids
-    assert sorted(p.job_id for p in h.discord.posts) == ids  # one message per job slot
+    assert sorted(c.job.id for c in t2.calls) == ids
+    assert sorted(p.job.id for p in h.discord.posts) == ids  # one message per job slot
     for job_id in ids:
         assert (await h.engine.get(job_id)).status == JobStatus.COMPLETED
         [run] = await h.engine.history(job_id)
         assert run.outcome == RunOutcome.DELIVERED and run.attempt == 2
     # the re-delivery reused each run's nonce
-    assert {c.nonce for c in t.calls} == {c.nonce for c in t2.calls}
+    assert {c.run.nonce for c in t.calls} == {c.run.nonce for c in t2.calls}
 
 
 async def test_crash_after_recording_does_not_redeliver(h: Harness) -> None:
@@ -338,7 +342,7 @@ async def test_recurring_crash_keeps_slot_and_nonce(h: Harness) -> None:
     await asyncio.wait_for(t.reached.wait(), 5)
     await d.stop()
     _d2, t2 = await h.start()
-    assert [c.nonce for c in t2.calls] == [t.calls[0].nonce]
+    assert [c.run.nonce for c in t2.calls] == [t.calls[0].run.nonce]
     assert len(h.discord.posts) == 1
     after = await h.engine.get(job.id)
     assert after.run_count == 1 and after.claimed_slot is None

@@ -33,9 +33,9 @@ class FileTransport:
 
     async def deliver(self, delivery: Delivery) -> Delivered:
         late = (datetime.now(UTC) - delivery.scheduled_for).total_seconds() * 1000
-        self.out.write(f"{delivery.job_id} {delivery.nonce} {late:.1f}\n")
+        self.out.write(f"{delivery.job.id} {delivery.run.nonce} {late:.1f}\n")
         self.out.flush()
-        return Delivered(message_id=delivery.job_id)
+        return Delivered(message_id=delivery.job.id)
 
 
 async def main(url: str, out_path: str, max_sleep: float) -> None:

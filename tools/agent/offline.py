@@ -39,6 +39,7 @@ from tools.agent.words import (
     REMIND,
     has_word,
     job_topic,
+    last_answer,
     read_words,
     what_of,
 )
@@ -357,27 +358,6 @@ def _prompts(messages: list[ModelMessage]) -> list[str]:
     return out
 
 
-def _last_answer(messages: list[ModelMessage]) -> str:
-    """What Homar said last before the current message (its question, if it asked one): a
-    text answer, or what a tool answered (a model's run ends on the tool's own words; a run
-    may get that tool answer and the new message in one request)."""
-    if not messages:
-        return ""
-    current = messages[-1]
-    asked = [i for i, p in enumerate(current.parts) if isinstance(p, UserPromptPart)]
-    earlier: list[Sequence[Any]] = [m.parts for m in messages[:-1]]
-    if isinstance(current, ModelRequest) and asked:
-        earlier.append(current.parts[: asked[-1]])
-    for parts in reversed(earlier):
-        text = [p.content for p in parts if isinstance(p, TextPart)]
-        said = [str(p.content) for p in parts if isinstance(p, ToolReturnPart)]
-        if any(isinstance(p, UserPromptPart) for p in parts) and not said:
-            continue
-        if text or said or any(isinstance(p, ToolCallPart) for p in parts):
-            return " ".join(text or said).strip()
-    return ""
-
-
 def settles_answer(history: list[ModelMessage], prompt: str, now: datetime, tz: str) -> bool:
     """Whether this message answers Homar's own question ("tomorrow at 08:00?" → "yes";
     "When should it be?" → "in 2 hours"; "What should I remind you about?" → "to check the
@@ -393,7 +373,7 @@ def _answering(
     messages: list[ModelMessage], prompt: str, now: datetime, tz: str
 ) -> Call | str | None:
     """The current message as the answer to Homar's own question, if it asked one."""
-    asked = _last_answer(messages)
+    asked = last_answer(messages)
     earlier = _prompts(messages)[:-1]
     if not asked or not earlier:
         return None

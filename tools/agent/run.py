@@ -73,7 +73,7 @@ class AgentReply:
     tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions this run called
 
 
-@dataclass
+@dataclass(frozen=True)
 class AgentKit:
     """An agent, the model to run it with, limits and (optionally) the thread memory."""
 

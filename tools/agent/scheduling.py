@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
-from pydantic_ai.messages import TextPart, ToolReturnPart, UserPromptPart
 
 from storage.jobs import Job
 from storage.models import JobKind
@@ -28,6 +27,7 @@ from tools.agent.words import (
     NOT_A_REQUEST,
     Words,
     has_word,
+    last_answer,
     named_job,
     read_words,
     said_lately,
@@ -373,16 +373,7 @@ def _not_a_request(ctx: RunContext[HomarDeps]) -> None:
 def _answers_a_question(ctx: RunContext[HomarDeps]) -> bool:
     """Whether the bot's last answer before this message asked something ("What should I
     remind you about?"): then "it's about the dentist" is the answer, not a statement."""
-    seen_prompt = False
-    for m in reversed(ctx.messages):
-        for p in reversed(m.parts):
-            if isinstance(p, UserPromptPart):
-                if seen_prompt:
-                    return False  # two messages of the person's in a row: no question between
-                seen_prompt = True
-            elif seen_prompt and isinstance(p, TextPart | ToolReturnPart):
-                return "?" in str(p.content)
-    return False
+    return "?" in last_answer(ctx.messages)
 
 
 async def _not_a_change(ctx: RunContext[HomarDeps]) -> None:

@@ -31,6 +31,7 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     TextPart,
+    ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
@@ -475,6 +476,35 @@ def said_lately(messages: Sequence[ModelMessage], last: int) -> list[str]:
         for p in m.parts
         if isinstance(p, UserPromptPart) and isinstance(p.content, str)
     ]
+
+
+def last_answer(messages: Sequence[ModelMessage]) -> str:
+    """What Homar said last before the person's current (latest) message: its question, if
+    it asked one. A text answer, or what a tool answered (a model's run ends on the tool's
+    own words; a run may get that tool answer and the new message in one request). The
+    current message may be followed by the run's own steps (a tool being called now)."""
+    at = next(
+        (
+            (i, j)
+            for i in range(len(messages) - 1, -1, -1)
+            for j in range(len(messages[i].parts) - 1, -1, -1)
+            if isinstance(messages[i].parts[j], UserPromptPart)
+        ),
+        None,
+    )
+    if at is None:
+        return ""
+    i, j = at
+    earlier: list[Sequence[Any]] = [m.parts for m in messages[:i]]
+    earlier.append(messages[i].parts[:j])
+    for parts in reversed(earlier):
+        text = [p.content for p in parts if isinstance(p, TextPart)]
+        said = [str(p.content) for p in parts if isinstance(p, ToolReturnPart)]
+        if any(isinstance(p, UserPromptPart) for p in parts) and not said:
+            continue
+        if text or said or any(isinstance(p, ToolCallPart) for p in parts):
+            return " ".join(text or said).strip()
+    return ""
 
 
 def dialogue(messages: Sequence[ModelMessage], turns: int = 3) -> list[str]:
