@@ -20,12 +20,16 @@ import discord
 from bot.channels import direct_messages
 from storage.consents import ConsentStore
 from storage.guild_settings import GuildSettingsStore
-from tools.audience import MAX_TARGETS, Addressing, Audience
+from tools.audience import (
+    CHANNEL_MENTION,
+    MAX_TARGETS,
+    ROLE_MENTION,
+    USER_MENTION,
+    Addressing,
+    Audience,
+)
 from tools.errors import UserError
 
-_USER = re.compile(r"<@!?(\d{1,20})>")
-_ROLE = re.compile(r"<@&(\d{1,20})>")
-_CHANNEL = re.compile(r"<#(\d{1,20})>")
 _NAMED_CHANNEL = re.compile(r"(?<![<\w])#([\w-]{1,100})")
 _NAMED = re.compile(r"(?<![<\w])@([\w.-]{1,100})")
 _ME = re.compile(r"\b(?:me|myself|I)\b", re.IGNORECASE)
@@ -45,10 +49,10 @@ class AudienceGate:
     async def resolve(self, text: str, where: Addressing) -> Audience:
         """Read "<@1> and me", "<#2>", "<@&3>", "@everyone", "dm me" (as the model passes them)."""
         text = text.strip()[:500]
-        users = [int(u) for u in _USER.findall(text)]
-        roles = [int(r) for r in _ROLE.findall(text)]
-        channels = [int(c) for c in _CHANNEL.findall(text)]
-        rest = _CHANNEL.sub(" ", _ROLE.sub(" ", _USER.sub(" ", text)))
+        users = [int(u) for u in USER_MENTION.findall(text)]
+        roles = [int(r) for r in ROLE_MENTION.findall(text)]
+        channels = [int(c) for c in CHANNEL_MENTION.findall(text)]
+        rest = CHANNEL_MENTION.sub(" ", ROLE_MENTION.sub(" ", USER_MENTION.sub(" ", text)))
         everyone = bool(re.search(r"@everyone\b", rest, re.IGNORECASE))
         here = bool(re.search(r"@here\b", rest, re.IGNORECASE))
         rest = re.sub(r"@(?:everyone|here)\b", " ", rest, flags=re.IGNORECASE)

@@ -15,10 +15,9 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from tools.audience import CHANNEL_MENTION, ROLE_MENTION, USER_MENTION
+
 _STAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
-_USER = re.compile(r"<@!?(\d+)>")
-_CHANNEL = re.compile(r"<#(\d+)>")
-_ROLE = re.compile(r"<@&(\d+)>")
 _FENCE = re.compile(r"```[^\n`]*\n?(.*?)```", re.S)
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _UNDERLINE = re.compile(r"__(.+?)__", re.S)
@@ -81,9 +80,11 @@ class TerminalRenderer:
         return _STAMP.sub(one, text)
 
     def mentions(self, text: str) -> str:
-        text = _USER.sub(lambda m: "@you" if int(m[1]) == self.user_id else f"@user {m[1]}", text)
-        text = _ROLE.sub(lambda m: f"@role {m[1]}", text)
-        return _CHANNEL.sub(lambda m: f"#channel {m[1]}", text)
+        text = USER_MENTION.sub(
+            lambda m: "@you" if int(m[1]) == self.user_id else f"@user {m[1]}", text
+        )
+        text = ROLE_MENTION.sub(lambda m: f"@role {m[1]}", text)
+        return CHANNEL_MENTION.sub(lambda m: f"#channel {m[1]}", text)
 
     def markdown(self, text: str) -> str:
         """Discord markdown → terminal text (styles on a TTY, plain words otherwise)."""

@@ -7,10 +7,16 @@ consent) needs Discord and lives in `bot/`; this module only describes it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 # More than this many people or roles in one reminder is a mass mention, not a reminder.
+# Discord's mention syntax (a snowflake is at most 20 digits): one home for every reader.
+USER_MENTION = re.compile(r"<@!?(\d{1,20})>")
+ROLE_MENTION = re.compile(r"<@&(\d{1,20})>")
+CHANNEL_MENTION = re.compile(r"<#(\d{1,20})>")
+
 MAX_TARGETS = 10
 # People who pressed "Notify me too" on one job; a bigger crowd should use a role.
 MAX_JOINED = 100

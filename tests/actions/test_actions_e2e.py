@@ -85,9 +85,7 @@ async def schedule(world: World, bot: HomarBot, text: str) -> tuple[int, FakeMes
 
 
 async def fire(world: World, bot: HomarBot, thread_id: int) -> FakeMessage:
-    await world.clock.advance(2)
-    marker = await world.bot_says(thread_id, lambda m: m.content.startswith("[DELAYED"))
-    said = await world.bot_says(thread_id, lambda m: m.id > marker.id, timeout=15)
+    _marker, said = await world.fired(thread_id, 2, timeout=15)
     await settle(bot)
     return said
 

@@ -81,6 +81,23 @@ class World:
             channel_id, check, timeout=timeout, include_existing=include_existing
         )
 
+    async def fired(
+        self, channel_id: int, seconds: float, timeout: float = 5.0
+    ) -> tuple[FakeMessage, FakeMessage]:
+        """Move the clock by `seconds`; the new `[DELAYED_COMMAND]` marker that lands in
+        `channel_id` and the bot's next message there (the fired run's answer)."""
+        before = {m.id for m in self.bot_messages(channel_id)}
+        await self.clock.advance(seconds)
+        marker = await self.bot_says(
+            channel_id,
+            lambda m: m.content.startswith("[DELAYED") and m.id not in before,
+            include_existing=True,
+        )
+        reply = await self.bot_says(
+            channel_id, lambda m: m.id > marker.id, timeout=timeout, include_existing=True
+        )
+        return marker, reply
+
 
 def make_world(fake: FakeDiscord, tmp_path: Path) -> World:
     guild = fake.add_guild("Homar Test")

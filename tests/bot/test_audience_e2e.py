@@ -82,14 +82,7 @@ async def fire(
     world: World, bot: HomarBot, channel_id: int, seconds: float = 5 * 60
 ) -> FakeMessage:
     """Move the clock; the marker lands in `channel_id` and the reply after it."""
-    before = {m.id for m in world.bot_messages(channel_id)}
-    await world.clock.advance(seconds)
-    marker = await world.bot_says(
-        channel_id,
-        lambda m: m.content.startswith("[DELAYED") and m.id not in before,
-        include_existing=True,
-    )
-    reply = await world.bot_says(channel_id, lambda m: m.id > marker.id, include_existing=True)
+    _marker, reply = await world.fired(channel_id, seconds)
     await settle(bot)
     return reply
 

@@ -42,9 +42,7 @@ async def test_reminder_fires_marker_then_agent_reminds_owner(world: World) -> N
         assert "job #" in confirmation.content
         assert world.markers(thread_id) == []
 
-        await world.clock.advance(2)
-        marker = await world.bot_says(thread_id, lambda m: m.content.startswith("[DELAYED"))
-        reminder = await world.bot_says(thread_id, lambda m: m.id > marker.id)
+        marker, reminder = await world.fired(thread_id, 2)
         await settle(bot)
 
     assert marker.content == "[DELAYED_COMMAND] Send a reminder about: stretch"
@@ -110,9 +108,7 @@ async def test_archived_thread_still_gets_the_reminder(world: World) -> None:
         thread_id = await start_thread(world, "remind me in 5 minutes to check the oven")
         await world.bot_says(thread_id)
         await world.fake.archive_thread(thread_id)
-        await world.clock.advance(5 * 60)
-        marker = await world.bot_says(thread_id, lambda m: m.content.startswith("[DELAYED"))
-        await world.bot_says(thread_id, lambda m: m.id > marker.id)
+        await world.fired(thread_id, 5 * 60)
         await settle(bot)
     assert not world.fake.channels[thread_id].archived
 
@@ -129,9 +125,7 @@ async def test_model_down_reminder_still_delivered(world: World) -> None:
         # Now both the configured model and the offline one fail.
         model.hand_to(FunctionModel(_raising))
         offline.hand_to(FunctionModel(_raising))
-        await world.clock.advance(120)
-        marker = await world.bot_says(thread_id, lambda m: m.content.startswith("[DELAYED"))
-        reminder = await world.bot_says(thread_id, lambda m: m.id > marker.id)
+        _marker, reminder = await world.fired(thread_id, 120)
         await settle(bot)
     assert f"<@{world.alice.id}>" in reminder.content
     assert "feed the cat" in reminder.content

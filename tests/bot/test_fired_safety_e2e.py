@@ -31,9 +31,7 @@ async def fire(world: World, bot: HomarBot, thread_id: int, text: str) -> str:
         schedule=Schedule(Once(world.clock.now() + timedelta(minutes=2)), "UTC"),
         kind="delayed",
     )
-    await world.clock.advance(120)
-    marker = await world.bot_says(thread_id, lambda m: m.content.startswith("[DELAYED"))
-    reply = await world.bot_says(thread_id, lambda m: m.id > marker.id)
+    _marker, reply = await world.fired(thread_id, 120)
     await settle(bot)
     assert (await bot.runtime.engine.get(job.id)).status == "completed"
     return reply.content

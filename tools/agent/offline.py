@@ -43,6 +43,7 @@ from tools.agent.words import (
     read_words,
     what_of,
 )
+from tools.audience import USER_MENTION
 from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
@@ -112,7 +113,7 @@ def reference(info: AgentInfo, messages: Sequence[ModelMessage] = ()) -> tuple[d
 
 
 def _clean(text: str) -> str:
-    text = re.sub(r"<@!?\d+>", " ", text)
+    text = USER_MENTION.sub(" ", text)
     text = re.sub(r"^\s*(hey |hi |ok |okay )?homar[,:]?\s+", "", text, flags=re.I)
     return " ".join(text.split()).strip()
 

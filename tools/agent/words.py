@@ -37,6 +37,7 @@ from pydantic_ai.messages import (
 )
 
 from tools import timeparse
+from tools.audience import USER_MENTION
 from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
 from tools.schedule.zones import zone_time_in
 
@@ -51,7 +52,6 @@ __all__ = [
     "read_words",
 ]
 
-_MENTION = re.compile(r"<@!?\d+>")
 # Whom a job may reach, as written: "<@1>", "<@&2>" (a role), "<#3>", "@name", "#channel".
 _ADDRESS = re.compile(r"<(?:@[!&]?|#)\d+>|(?<![\w<])[@#][\w-]+")
 _DM = re.compile(r"\b(?:dms?|direct(?:ly)? message|privately|in private)\b", re.I)
@@ -553,7 +553,7 @@ def _address(token: str) -> str:
 
 def read_words(text: str, now: datetime, tz: str) -> Words:
     """Read the time in a person's message (`now` aware; `tz` their zone). Never raises."""
-    raw = " ".join(_MENTION.sub(" ", text or "").split())
+    raw = " ".join(USER_MENTION.sub(" ", text or "").split())
     addressed = frozenset(_address(a) for a in _ADDRESS.findall(text or ""))
     try:
         return replace(_read(raw, now, tz), addressed=addressed)
@@ -703,7 +703,7 @@ def has_word(command: str, word: str) -> bool:
 def named_job(text: str) -> tuple[int | None, list[str]]:
     """The job a change request names: by number ("move 42 to friday", "cancel job #7")
     or by words ("cancel the standup" → ["standup"]); (None, []) for any other message."""
-    low = " ".join(_MENTION.sub(" ", text or "").lower().split()).rstrip(" .!?")
+    low = " ".join(USER_MENTION.sub(" ", text or "").lower().split()).rstrip(" .!?")
     low = re.sub(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+", "", low)
     for verbs in MANAGE_VERBS.values():
         m = re.match(rf"^(?:{verbs})\b\s*(?P<rest>.*)$", low)
