@@ -60,6 +60,8 @@ class UTCDateTime(TypeDecorator[datetime]):
         def to_text(value: datetime | None) -> str | None:
             if value is None:
                 return None
+            if value.tzinfo is UTC:  # most are: "YYYY-MM-DD HH:MM:SS.ffffff" before "+00:00"
+                return value.isoformat(" ", "microseconds")[:26]
             if value.tzinfo is None:
                 raise ValueError("naive datetime stored; times must be timezone-aware")
             return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")

@@ -10,8 +10,10 @@ statement.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -36,6 +38,23 @@ class _Compiled:
     results: tuple[Processor, ...]
 
 
+@contextlib.contextmanager
+def collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused for a synchronous burst of allocations (an
+    import's rows and parameter sets, tens of thousands of small acyclic objects): the
+    collector would otherwise run every 700 of them and rescan the growing batch, about a
+    third of an import's time. Nothing awaits inside, so no other work runs meanwhile;
+    reference counting still frees everything, and the collector resumes after."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _none_known(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """`process`, with its answer for None worked out once: most of a new job's optional
     columns are empty, and a JSON column's processor serializes None (to 'null') anew
@@ -53,6 +72,8 @@ def _none_known(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 def _processed(column: Sequence[Any], process: Callable[[Any], Any]) -> list[Any]:
     """`process` applied to each value, once per run of the same object."""
+    if column and column.count(None) == len(column):  # an empty column (counted in C)
+        return [process(None)] * len(column)
     out = []
     last: Any = _processed  # no value is this function
     done: Any = None
@@ -166,7 +187,8 @@ class Prepared:
         c = self._compile(conn.dialect)
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            cursor.executemany(c.sql, self._params_many(c, values))
+            with collection_paused():
+                cursor.executemany(c.sql, self._params_many(c, values))
         finally:
             cursor.close()
 

@@ -19,6 +19,8 @@ _GRAPHEME = regex.compile(r"\X", regex.DOTALL)
 
 def size(text: str) -> int:
     """The length of `text` as a message limit counts it (UTF-16 code units)."""
+    if text.isascii():  # one code unit a character (a flag on the string: no scan)
+        return len(text)
     return len(text.encode("utf-16-le")) // 2
 
 

@@ -13,10 +13,11 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from storage.jobs import GUARDED, Changed, Job, JobKey, JobStore, Run
 from storage.models import JobKind, JobStatus
+from storage.prepared import collection_paused
 from tools.audience import MAX_JOINED, Audience
 from tools.errors import JobNotFound, LimitReached, NotAllowed, UserError
 from tools.jobs.limits import Guardrails, Limits, check_kind, normalize_command
@@ -79,9 +80,9 @@ class SeenOpenJobs:
             self._keys.pop(owner, None)
 
 
-@dataclass(frozen=True)
-class _Checked:
-    """A new job that passed the guardrails: its stored text and its row."""
+class _Checked(NamedTuple):
+    """A new job that passed the guardrails: its stored text and its row (a tuple: an
+    import builds tens of thousands)."""
 
     job: NewJob
     text: str
@@ -228,11 +229,12 @@ class JobCommands:
         """
         now = self.clock()
         batch: list[_Checked] = []
-        for n, job in enumerate(jobs, 1):
-            try:
-                batch.append(self._checked(job, now))
-            except UserError as exc:
-                raise type(exc)(f"Job {n} of {len(jobs)}: {exc}") from exc
+        with collection_paused():
+            for n, job in enumerate(jobs, 1):
+                try:
+                    batch.append(self._checked(job, now))
+                except UserError as exc:
+                    raise type(exc)(f"Job {n} of {len(jobs)}: {exc}") from exc
         stored = await self._insert(
             batch, limits=check_limits, duplicates=True, numbered=True, many=True
         )
@@ -307,6 +309,17 @@ class JobCommands:
         numbered: bool,
     ) -> None:
         """Each owner's quota and duplicates, counting the batch itself."""
+        with collection_paused():  # an import's keys: one small tuple per job
+            self._check_owners(keys, batch, duplicates=duplicates, numbered=numbered)
+
+    def _check_owners(
+        self,
+        keys: dict[int, list[JobKey]],
+        batch: Sequence[_Checked],
+        *,
+        duplicates: bool,
+        numbered: bool,
+    ) -> None:
         by_owner: dict[int, list[tuple[int, _Checked]]] = defaultdict(list)
         for n, checked in enumerate(batch, 1):
             by_owner[checked.job.target.owner_id].append((n, checked))
