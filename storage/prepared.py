@@ -40,11 +40,12 @@ class _Compiled:
 
 @contextlib.contextmanager
 def collection_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused for a synchronous burst of allocations (an
-    import's rows and parameter sets, tens of thousands of small acyclic objects): the
-    collector would otherwise run every 700 of them and rescan the growing batch, about a
-    third of an import's time. Nothing awaits inside, so no other work runs meanwhile;
-    reference counting still frees everything, and the collector resumes after."""
+    """The cyclic garbage collector paused for a burst of allocations (an import's rows
+    and parameter sets, tens of thousands of small acyclic objects): the collector would
+    otherwise run every 700 of them and rescan the growing batch, about a third of an
+    import's time. Keep it to work that is CPU-bound from start to end (an import awaits
+    only its one transaction); reference counting still frees everything meanwhile, and
+    the collector resumes after. Nested pauses resume only when the outermost ends."""
     if not gc.isenabled():
         yield
         return

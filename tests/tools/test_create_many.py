@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from datetime import timedelta
 
 import pytest
@@ -56,6 +57,28 @@ async def test_one_bad_job_refuses_the_batch_and_says_which(
     with pytest.raises(UserError, match="Unknown job kind"):
         await engine.create_many([NewJob(ALICE, "x", Schedule(Once(clock.now())), "nonsense")])
     assert await engine.store.find(owner_id=1) == []
+
+
+async def test_the_collector_runs_again_after_an_import_stored_or_refused(
+    engine: Engine, clock: ManualClock
+) -> None:
+    # An import pauses the cyclic collector while it builds its rows; it must come back on
+    # every way out, or the process would leak every reference cycle from then on.
+    assert gc.isenabled()
+    assert await engine.create_many([once(clock, 1, "fine")]) == 1
+    assert gc.isenabled()
+    with pytest.raises(UserError):
+        await engine.create_many([once(clock, 1, "[DELAYED_COMMAND] sneaky")])
+    assert gc.isenabled()
+    with pytest.raises(UserError):
+        await engine.create_many([once(clock, 2, "dupe"), once(clock, 2, "dupe")])
+    assert gc.isenabled()
+    gc.disable()  # a caller that paused it itself gets it back paused
+    try:
+        assert await engine.create_many([once(clock, 3, "later")]) == 1
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 async def test_limits_count_the_batch_itself(engine: Engine, clock: ManualClock) -> None:

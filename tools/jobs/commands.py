@@ -235,9 +235,9 @@ class JobCommands:
                     batch.append(self._checked(job, now))
                 except UserError as exc:
                     raise type(exc)(f"Job {n} of {len(jobs)}: {exc}") from exc
-        stored = await self._insert(
-            batch, limits=check_limits, duplicates=True, numbered=True, many=True
-        )
+            stored = await self._insert(
+                batch, limits=check_limits, duplicates=True, numbered=True, many=True
+            )
         firsts = [c.row["next_run_at"] for c in batch]
         self._wake(min(firsts) if firsts else None)
         return stored
