@@ -309,17 +309,6 @@ class JobCommands:
         numbered: bool,
     ) -> None:
         """Each owner's quota and duplicates, counting the batch itself."""
-        with collection_paused():  # an import's keys: one small tuple per job
-            self._check_owners(keys, batch, duplicates=duplicates, numbered=numbered)
-
-    def _check_owners(
-        self,
-        keys: dict[int, list[JobKey]],
-        batch: Sequence[_Checked],
-        *,
-        duplicates: bool,
-        numbered: bool,
-    ) -> None:
         by_owner: dict[int, list[tuple[int, _Checked]]] = defaultdict(list)
         for n, checked in enumerate(batch, 1):
             by_owner[checked.job.target.owner_id].append((n, checked))
