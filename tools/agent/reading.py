@@ -260,9 +260,16 @@ def _text_of_words(
 ) -> dict[str, Any]:
     """A job text a model filled with a schema word ("once") or only the time is what the
     person's words say to do: their message without its time and framing, or, when this
-    message is only the answer to our question ("next monday at 9"), the earlier one's."""
+    message is only the answer to our question ("next monday at 9"), the earlier one's.
+    A text that repeats the job's own time ("Call Ken at 3 PM Tokyo time") loses it."""
     for key in _TEXTS:
         value = args.get(key)
+        kept = _without_its_time(value, words) if isinstance(value, str) else None
+        if kept is not None:
+            what = kept or what_of(words.rest) or _earlier_what(earlier, words)
+            if what:
+                return args | {key: what}
+            continue
         if isinstance(value, str) and (
             value.strip(" .!?\"'").lower() in _NOT_A_TEXT
             or _only_time(value, words)
@@ -281,6 +288,21 @@ _COMMON = frozenset(
     | {"will", "not", "can", "please", "remind", "reminder", "reminders", "time", "today"}
     | {"tomorrow", "now", "later", "minutes", "minute", "hours", "hour", "day", "days", "week"}
 )
+
+
+def _without_its_time(text: str, words: Words) -> str | None:
+    """A job text that names the very time the person's words schedule it for, without that
+    time and the request's framing ("Please remind me at 5 PM today." → "", "Call Ken at
+    3 PM Tokyo time" → "Call Ken"); None if the text names no time or another one (a text
+    may mention a time of its own: "tell Bob the meeting is at 3" for a reminder at 5). A
+    command that fires still saying "in 30 minutes" would be read as a new request then."""
+    now = words.now
+    if now is None or now.tzinfo is None or (words.instant is None and words.recurrence is None):
+        return None
+    read = read_words(text, now, str(now.tzinfo))
+    if read.ambiguous or (read.instant, read.recurrence) != (words.instant, words.recurrence):
+        return None
+    return what_of(read.rest)
 
 
 def _made_up(text: str, said: Sequence[str]) -> bool:

@@ -779,9 +779,11 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
             wall = (wall.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone(named))
         at = wall.astimezone(zone(tz))
     local_day = now.astimezone(zone(tz)).date()
-    if at.date() != local_day and not _DAY.search(body) and not named and not _ZONEISH.search(body):
+    rolled_on = at > now and at.date() != local_day  # read as a later day than today
+    if rolled_on and not _DAY.search(body) and not named and not _ZONEISH.search(body):
         # A bare time already past today: whether tomorrow is meant is the person's call
-        # (the tool asks), so the words don't pick the day.
+        # (the tool asks), so the words don't pick the day. (A time the person put in the
+        # past, "yesterday at 9", is theirs as said: the tool says it has passed.)
         ambiguous = rolled = True
     else:
         rolled = False
