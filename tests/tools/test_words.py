@@ -987,3 +987,29 @@ async def test_a_time_the_person_put_in_the_past_makes_no_job(
     r = await ask(runtime, deps, text, call, TextPart("ok"))
     assert not r.job_ids, r.text
     assert "past" in r.text, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "made", "expected"),
+    [
+        # the 0.5B: a text of its own making that also repeats the time
+        (
+            "my dentist appointment is tomorrow at 10:30",
+            "I have an appointment tomorrow at 10:30",
+            "dentist appointment",
+        ),
+        (
+            "the interview is tomorrow at 9:30, remind me",
+            "I'm going to meet with Alice",
+            "interview",
+        ),
+    ],
+)
+async def test_a_made_up_text_without_its_time_is_still_made_up(
+    runtime: AgentKit, deps: HomarDeps, text: str, made: str, expected: str
+) -> None:
+    call = ToolCallPart("schedule_reminder", {"reminder_time": "tomorrow", "message": made})
+    r = await ask(runtime, deps, text, call)
+    job = await _only_job(deps, r)
+    assert expected in job.command and "Alice" not in job.command, job.command
+    assert "10:30" not in job.command and "9:30" not in job.command, job.command

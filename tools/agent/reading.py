@@ -264,20 +264,21 @@ def _text_of_words(
     A text that repeats the job's own time ("Call Ken at 3 PM Tokyo time") loses it."""
     for key in _TEXTS:
         value = args.get(key)
-        kept = _without_its_time(value, words) if isinstance(value, str) else None
-        if kept is not None:
-            what = kept or what_of(words.rest) or _earlier_what(earlier, words)
-            if what:
-                return args | {key: what}
+        if not isinstance(value, str):
             continue
-        if isinstance(value, str) and (
-            value.strip(" .!?\"'").lower() in _NOT_A_TEXT
-            or _only_time(value, words)
-            or _made_up(value, [words.text, *earlier, *recent])
+        kept = _without_its_time(value, words)
+        text = value if kept is None else kept
+        if (
+            not text
+            or text.strip(" .!?\"'").lower() in _NOT_A_TEXT
+            or _only_time(text, words)
+            or _made_up(text, [words.text, *earlier, *recent])
         ):
             what = what_of(words.rest) or _earlier_what(earlier, words)
             if what:
                 return args | {key: what}
+        elif kept is not None:
+            return args | {key: kept}
     return args
 
 
