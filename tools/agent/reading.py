@@ -269,7 +269,7 @@ def _text_of_words(
         kept = _without_its_time(value, words)
         text = value if kept is None else kept
         if (
-            not text
+            kept == ""  # only its time and framing (a blank text is the tools' to refuse)
             or text.strip(" .!?\"'").lower() in _NOT_A_TEXT
             or _only_time(text, words)
             or _made_up(text, [words.text, *earlier, *recent])
