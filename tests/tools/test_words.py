@@ -20,6 +20,7 @@ from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.reading import repair_args, repair_time
 from tools.agent.scheduling import HomarDeps
 from tools.agent.words import read_words
+from tools.jobs.engine import Engine
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
@@ -1013,3 +1014,24 @@ async def test_a_made_up_text_without_its_time_is_still_made_up(
     job = await _only_job(deps, r)
     assert expected in job.command and "Alice" not in job.command, job.command
     assert "10:30" not in job.command and "9:30" not in job.command, job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "when", "made"),
+    [
+        # the 1.5B: "lunch" is a time of day too, but here it is what to do
+        ("remind me at noon to eat lunch", "noon", "eat lunch"),
+        ("remind me at 12 to have lunch with Ana", "12:00", "have lunch with Ana"),
+    ],
+)
+async def test_a_text_word_that_is_also_a_time_stays(
+    runtime: AgentKit, deps: HomarDeps, text: str, when: str, made: str
+) -> None:
+    morning = FIXED_NOW - timedelta(hours=5, minutes=30)  # 10:30 in Berlin: noon is ahead
+    engine = Engine(deps.engine.store, clock=lambda: morning)
+    deps = replace(deps, engine=engine)
+    call = ToolCallPart("schedule_reminder", {"reminder_time": when, "message": made})
+    r = await ask(runtime, deps, text, call)
+    job = await _only_job(deps, r)
+    assert job.command == made, job.command
+    assert job.next_run_at == datetime(2026, 11, 23, 11, tzinfo=ZoneInfo("UTC"))

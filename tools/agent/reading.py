@@ -303,7 +303,14 @@ def _without_its_time(text: str, words: Words) -> str | None:
     read = read_words(text, now, str(now.tzinfo))
     if read.ambiguous or (read.instant, read.recurrence) != (words.instant, words.recurrence):
         return None
+    timed = _words_in(text) - _words_in(read.rest)
+    if timed <= _words_in(words.rest):
+        return None  # the person's own words for what to do ("eat lunch" at noon)
     return what_of(read.rest)
+
+
+def _words_in(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"\w+", text)}
 
 
 def _made_up(text: str, said: Sequence[str]) -> bool:
