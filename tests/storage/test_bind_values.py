@@ -1,14 +1,17 @@
 """How hot-path values are bound on SQLite: the same instant is stored as the same text
-whatever zone it comes in, and an import's empty columns bind like any other None."""
+whatever zone it comes in, an import's empty columns bind like any other None, and JSON
+columns are written as `json.dumps` writes them."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy.dialects import sqlite
 
+from storage.db import json_text
 from storage.models import UTCDateTime
 from storage.prepared import _processed
 from tools.message_size import size
@@ -63,3 +66,29 @@ def test_processed_columns() -> None:
 )
 def test_message_size_counts_utf16_units(text: str, units: int) -> None:
     assert size(text) == units == len(text.encode("utf-16-le")) // 2
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"type": "once", "at": "2026-11-23T10:00:00+00:00"},
+        {"rule": "FREQ=WEEKLY", "exclude": ["EXDATE:20261124T090000Z"], "n": [1, 2.5, None]},
+        {"ü": '日本 \u2028 "quoted" \\ tab\t', "big": 10**30, "tiny": 1e-7, "flag": True},
+        {"nan": float("nan"), "inf": float("-inf"), 1: "an int key", None: "a None key"},
+        [],
+        {},
+        "just a string with ümlauts",
+        None,
+        3,
+    ],
+)
+def test_json_columns_are_written_as_json_dumps_writes_them(value: object) -> None:
+    """The JSON columns' serializer reuses one encoder; its text must be exactly
+    `json.dumps`'s, or stored schedules would compare and round-trip differently."""
+    assert json_text(value) == json.dumps(value)
+    assert type(json_text(value)) is str
+
+
+def test_a_value_json_cannot_write_is_still_refused() -> None:
+    with pytest.raises(TypeError):
+        json_text({"when": datetime(2026, 1, 1, tzinfo=UTC)})
