@@ -1174,3 +1174,134 @@ def test_two_digit_years_read_alike_in_every_notation(yy: str, year: int) -> Non
 def test_a_smiley_in_the_rest_is_kept() -> None:
     found = split_when("remind me friday at 9 to send the slides to Omar :)", now=NOW, tz=TZ)
     assert found is not None and found.rest.endswith(":)")
+
+
+# ---------------------------------------------------------------- more recurrence kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "last_before"),
+    [
+        # The end month comes before the start month in the calendar: the one after it.
+        ("weekly from september to june", date(2027, 9, 1), date(2028, 6, 1)),
+        ("every friday from 1 march to 28 february", date(2027, 3, 5), date(2028, 2, 29)),
+        ("every tuesday from march until february", date(2027, 3, 2), date(2028, 2, 1)),
+    ],
+)
+def test_a_span_ends_after_it_starts(text: str, first: date, last_before: date) -> None:
+    got = runs(text, 200)
+    assert got[0].date() == first
+    assert got[-1].date() < last_before
+    assert got[-1].date() > last_before - timedelta(days=8)
+
+
+@pytest.mark.parametrize(
+    ("text", "days", "clock"),
+    [
+        ("every working day at 9", {0, 1, 2, 3, 4}, (9, 0)),
+        ("business days at noon", {0, 1, 2, 3, 4}, (12, 0)),
+        ("on workdays at 8:15", {0, 1, 2, 3, 4}, (8, 15)),
+        ("each weeknight at 10", {0, 1, 2, 3, 4}, (22, 0)),
+        ("every weeknight", {0, 1, 2, 3, 4}, (21, 0)),
+        ("school nights at 8", {6, 0, 1, 2, 3}, (20, 0)),
+    ],
+)
+def test_working_days_and_weeknights(text: str, days: set[int], clock: tuple[int, int]) -> None:
+    got = runs(text, 10)
+    assert {r.weekday() for r in got} == days
+    assert {(r.hour, r.minute) for r in got} == {clock}
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("the last business day of the month", dt(2026, 11, 30)),
+        ("on the last workday of the month", dt(2026, 11, 30)),
+        ("the first working day of next month", dt(2026, 12, 1)),
+        ("the second weekday of december at 3pm", dt(2026, 12, 2, 15)),
+        ("the 2nd to last business day of january", dt(2027, 1, 28)),
+        ("the last working day of 2027", dt(2027, 12, 31)),
+    ],
+)
+def test_nth_working_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("every day at 9 and 5", [9, 17]),
+        ("daily at 8, 12 and 4", [8, 12, 16]),
+        ("every day at 9am and 5", [9, 17]),
+        ("every day at 10pm and 6", [6, 22]),  # 6 after 22:00 is the next morning's
+        ("every day at 5 and 9", [5, 9]),
+    ],
+)
+def test_listed_bare_hours_follow_the_day(text: str, hours: list[int]) -> None:
+    got = runs(text, 6)
+    assert sorted({r.hour for r in got}) == hours
+
+
+@pytest.mark.parametrize(
+    ("text", "step"),
+    [
+        ("every 1.5 hours", timedelta(minutes=90)),
+        ("every hour and a half", timedelta(minutes=90)),
+        ("every 2 and a half hours", timedelta(minutes=150)),
+        ("every one and a half hours", timedelta(minutes=90)),
+        ("every day and a half", timedelta(hours=36)),
+        ("every 0.5 hours", timedelta(minutes=30)),
+    ],
+)
+def test_rhythms_in_parts_of_a_unit(text: str, step: timedelta) -> None:
+    got = runs(text, 3)
+    assert got[1] - got[0] == step and got[2] - got[1] == step
+    assert got[0] - NOW.replace(tzinfo=None) == step
+
+
+@pytest.mark.parametrize(
+    ("text", "first_two"),
+    [
+        ("every 2 hours starting tomorrow at 8am", [dt(2026, 11, 24, 8), dt(2026, 11, 24, 10)]),
+        ("every 36 hours at 3pm", [dt(2026, 11, 23, 15), dt(2026, 11, 25, 3)]),
+        ("every 90 minutes from 4pm", [dt(2026, 11, 23, 16), dt(2026, 11, 23, 17, 30)]),
+        ("every day starting at 6pm", [dt(2026, 11, 23, 18), dt(2026, 11, 24, 18)]),
+        ("every evening starting at 7", [dt(2026, 11, 23, 19), dt(2026, 11, 24, 19)]),
+        (
+            "every weekday starting friday at 8:30",
+            [dt(2026, 11, 27, 8, 30), dt(2026, 11, 30, 8, 30)],
+        ),
+        ("daily from tomorrow at 7pm", [dt(2026, 11, 24, 19), dt(2026, 11, 25, 19)]),
+    ],
+)
+def test_a_start_with_a_time_is_kept(text: str, first_two: list[datetime]) -> None:
+    assert runs(text, 2) == first_two
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "every day at 9 starting at 6pm",  # two times of day: which one?
+        "every evening starting at 7am",  # an evening at 7am?
+        "every 2 hours on weekdays at 9",  # where the rhythm restarts each day is not said
+        "every 2 hours at 9 and 5",
+    ],
+)
+def test_times_that_disagree_are_not_guessed(text: str) -> None:
+    assert parse_recurrence(text, now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
+        ("every day this week", dt(2026, 11, 24), dt(2026, 11, 29)),
+        ("every day next week at 8", dt(2026, 11, 30, 8), dt(2026, 12, 6, 8)),
+        ("each day for the rest of the month at 7pm", dt(2026, 11, 23, 19), dt(2026, 11, 30, 19)),
+        ("every monday next month", dt(2026, 12, 7), dt(2026, 12, 28)),
+        ("every weekday next week at 9am", dt(2026, 11, 30), dt(2026, 12, 4)),
+        ("hourly for the rest of the day", dt(2026, 11, 23, 11), dt(2026, 11, 23, 23)),
+    ],
+)
+def test_a_calendar_period_bounds_a_recurrence(text: str, first: datetime, last: datetime) -> None:
+    got = runs(text, 100)
+    assert (got[0], got[-1]) == (first, last)

@@ -727,7 +727,7 @@ _CONTAINER = (
     r"(?:the\s+)?(?P<n>\d{1,2}(?:st|nd|rd|th)|second|last)(?:\s+(?P<last>last|to\s+last|"
     r"to\s+the\s+last))?\s+(?P<what>"
     + WEEKDAY_RE
-    + r"|day|week|weekend|wkend)\s+(?:of|in)\s+"
+    + r"|(?:week|work)day|(?:business|working)\s+day|day|week|weekend|wkend)\s+(?:of|in)\s+"
     + _CONTAINER
 )
 def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
@@ -745,9 +745,13 @@ def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
         y, mo = base.year, base.month
 
     def pick(year: int) -> tuple[date, str, int | None] | None:
-        what = m["what"]
+        what = _WORKDAY_WORDS.sub("workday", m["what"])
         if m["yy"]:
             return _nth_in_year(year, what, n)
+        if what == "workday":
+            month = (date(year, mo, d) for d in range(1, days_in_month(year, mo) + 1))
+            got = _nth_of([d for d in month if d.weekday() < 5], n)
+            return (got, "day", None) if got else None
         if what == "day":
             last = days_in_month(year, mo)
             d = n if n > 0 else last + 1 + n
@@ -779,6 +783,16 @@ def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+# A working day: Monday to Friday (holidays differ by country and are not guessed).
+_WORKDAY_WORDS = re.compile(r"(?:week|work)day|(?:business|working)\s+day")
+
+
+def _nth_of(days: list[date], n: int) -> date | None:
+    """The n-th (negative: from the end) of `days`, if there are that many."""
+    idx = n - 1 if n > 0 else n
+    return days[idx] if -len(days) <= idx < len(days) else None
+
+
 def _nth_in_year(year: int, what: str, n: int) -> tuple[date, str, int | None] | None:
     """The n-th (negative: from the end) day, week or weekday of a whole year.
 
@@ -795,11 +809,13 @@ def _nth_in_year(year: int, what: str, n: int) -> tuple[date, str, int | None] |
     elif what in ("weekend", "wkend"):
         days = [d for d in span if d.weekday() == 4 and d + timedelta(days=2) <= last]
         grain, hour = "day", 18
+    elif what == "workday":
+        days, grain, hour = [d for d in span if d.weekday() < 5], "day", None
     else:
         wd = weekday_of(what)
         days, grain, hour = [d for d in span if d.weekday() == wd], "day", None
-    idx = n - 1 if n > 0 else n
-    return (days[idx], grain, hour) if -len(days) <= idx < len(days) else None
+    got = _nth_of(days, n)
+    return (got, grain, hour) if got else None
 
 
 @piece(r"(?P<n>\d+|an?)\s+(?P<wd>" + WEEKDAY_RE + r")\s+from\s+(?:now|today)")

@@ -28,12 +28,14 @@ from .instant import (
     zone_named,
 )
 from .lexicon import MONTH_RE, WEEKDAY_RE, month_of, normalize, weekday_of
+from .resolve import add_months, week_start
 
 _RR = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
 _KEYWORD = re.compile(
     r"\b(?:every|each|everyday|daily|weekly|monthly|yearly|annually|hourly|nightly|minutely|"
     r"fortnightly|bi-?weekly|quarterly|birthdays?|bdays?|anniversary|anniversaries|"
-    r"weekdays|weekends|twice|thrice|once a|per (?:day|week|month|year)|times a day|"
+    r"weekdays|weekends|week-?nights|workdays|(?:working|business|school) days|school nights|"
+    r"twice|thrice|once a|per (?:day|week|month|year)|times a day|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
 )
 _POD_HOURS = {
@@ -60,6 +62,8 @@ class Pattern:
     times: list[tuple[int, int]] = field(default_factory=list)
     pod: str | None = None
     start: date | None = None
+    start_clock: tuple[int, int] | None = None  # "starting tomorrow at 8am": its time of day
+    start_bare: bool = False  # that time was a bare hour ("from 7"): a part of day places it
     until: datetime | None = None
     count: int | None = None
     nth_day_of_week: int | None = None
@@ -118,6 +122,10 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
                 return None  # "every morning at 9pm": which of the two was meant?
             h = h % 12 + (12 if pm else 0)
         elif pod in ("afternoon", "evening", "night") and h < 12:
+            h += 12
+        elif out and h < out[-1][0] < h + 12:
+            # Times are listed in the day's order: a bare hour after a later one is in the
+            # afternoon ("at 9 and 5": 09:00 and 17:00; "at 8, 12 and 4": 16:00 last).
             h += 12
         if not (0 <= h <= 23 and 0 <= mi <= 59) or (h, mi) in out:
             return None  # not a clock time, or one listed twice ("at 9 and 9": a slip)
@@ -189,9 +197,59 @@ def _end_of(text: str, c: Ctx) -> datetime | None:
     return got
 
 
-def _start_of(text: str, c: Ctx) -> date | None:
-    got = _read(text, c)[1]
-    return got.date() if got else None
+def _end_after(text: str, start: date | None, c: Ctx) -> datetime | None:
+    """`_end_of(text)`, read from the start when there is one: "starting in april, daily
+    until march" and "from november until february" end in the March or February after
+    the start, not in the one before it."""
+    until = _end_of(text, c)
+    if until is not None and start is not None and until.date() < start:
+        at_start = c.now + timedelta(days=(start - c.now.date()).days)
+        until = _end_of(text, Ctx(at_start, c.tz, c.budget))
+    return until
+
+
+# A calendar period as the span: "every day this week", "daily for the rest of the month",
+# "every monday next month at 9" (not "for the next month": that is a length, see _FOR).
+_PERIOD_SPAN = re.compile(
+    r"(?:\s*,)?(?<!\bthe)\s+(?:for\s+|during\s+|through(?:out)?\s+|over\s+)?"
+    r"(?:(?:the\s+)?rest\s+of\s+(?:the\s+|this\s+)?(?P<rest>day|week|month|year)"
+    r"|(?P<which>this|next)\s+(?P<u>week|month|year)|(?P<today>today))"
+    r"(?=$|,|\s+(?:at|@|from|in)\b)"
+)
+
+
+def _period_span(m: re.Match[str], c: Ctx, p: Pattern) -> None:
+    """The rest of today, or the days of this or next week (from Monday), month or year,
+    to the end of the last day."""
+    unit = m["rest"] or m["u"] or "day"
+    shift = 1 if m["which"] == "next" else 0
+    if unit == "day":
+        first, after = c.today, c.today + timedelta(days=1)
+    elif unit == "week":
+        first = week_start(c.today) + timedelta(weeks=shift)
+        after = first + timedelta(weeks=1)
+    elif unit == "month":
+        first = add_months(c.today.replace(day=1), shift)
+        after = add_months(first, 1)
+    else:
+        first = date(c.today.year + shift, 1, 1)
+        after = date(first.year + 1, 1, 1)
+    if shift:
+        p.start = first
+    p.until = datetime.combine(after - timedelta(days=1), time(23, 59, 59), tzinfo=c.tz)
+
+
+def _start_of(text: str, c: Ctx, p: Pattern) -> bool:
+    """Set the pattern's first day, and its time of day when the start names one
+    ("starting tomorrow at 8am", "from 7pm"); False if `text` is no time."""
+    f, got = _read(text, c)
+    if f is None or got is None:
+        return False
+    p.start = got.date()
+    if f.hour is not None:
+        p.start_clock = (got.hour, got.minute)
+        p.start_bare = f.ampm is None and not f.h24
+    return True
 
 
 def _read(text: str, c: Ctx) -> tuple[Frame | None, datetime | None]:
@@ -277,6 +335,15 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"(?:every|each)\s+(?P<f>half|quarter)\s+(?:of\s+)?(?:an?\s+)?hour"),
         "part_hour",
     ),
+    (
+        # "every 1.5 hours", "every 2 and a half hours", "every hour and a half"
+        re.compile(
+            r"(?:every|each)\s+(?:(?P<n>\d{1,4}(?:\.\d{1,3})?)(?P<half>\s+and\s+a\s+half)?\s*"
+            + _COUNTED_UNITS
+            + r"|(?:an?\s+)?(?P<u1>hour|day|week|minute)\s+and\s+a\s+half)"
+        ),
+        "part_units",
+    ),
     (re.compile(r"(?:every|each)\s+(?P<n>\d+)(?:st|nd|rd|th)?\s*" + _COUNTED_UNITS), "n_units"),
     (re.compile(r"(?:every|each|once\s+(?:a|per|every)|per|a)\s+" + _UNITS), "unit"),
     (
@@ -319,7 +386,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<wk>weekdays?|week-?ends?|workdays?)"
+            r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<wk>weekdays?|week-?ends?|workdays?|"
+            r"(?:working|business|school)\s+days?|week-?nights?|school\s+nights?)"
         ),
         "wk",
     ),
@@ -389,11 +457,34 @@ _FILL = re.compile(
 )
 
 
+# A unit's length in the next smaller unit, for rhythms given in parts ("every 1.5 hours").
+_SMALLER = {
+    "minute": ("second", 60),
+    "hour": ("minute", 60),
+    "day": ("hour", 24),
+    "week": ("day", 7),
+}
+
+
+def _unit_name(word: str) -> str:
+    unit = re.sub(r"s$", "", word)
+    return {"sec": "second", "min": "minute", "hr": "hour", "h": "hour"}.get(unit, unit)
+
+
 def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
     g = m.groupdict()
+    if kind == "part_units":
+        unit = _unit_name(g["u"] or g["u1"])
+        value = (float(g["n"]) if g["n"] else 1.0) + (0.5 if g["half"] or g["u1"] else 0.0)
+        while not value.is_integer() and unit in _SMALLER:  # 1.5 weeks → 10.5 days → 252 h
+            unit, per = _SMALLER[unit]
+            value *= per
+        if p.freq or not value.is_integer() or value < 1:
+            return False
+        p.freq, p.interval = _UNIT_FREQ[unit], int(value)
+        return True
     if kind in ("other", "n_units", "unit"):
-        unit = re.sub(r"s$", "", g["u"])
-        unit = {"sec": "second", "min": "minute", "hr": "hour", "h": "hour"}.get(unit, unit)
+        unit = _unit_name(g["u"])
         freq = _UNIT_FREQ[unit]
         n = 2 if kind == "other" else int(g["n"]) if kind == "n_units" else 1
         if p.freq and p.freq != freq:
@@ -499,7 +590,13 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         return True
     if kind == "wk":
         w = g["wk"]
-        days = [5, 6] if w.startswith("week") and "end" in w else [0, 1, 2, 3, 4]
+        if "night" in w:
+            # A weeknight is the night of a working day, Monday to Friday; a school night
+            # is one before a school day, Sunday to Thursday. Both are nights.
+            days = [6, 0, 1, 2, 3] if w.startswith("school") else [0, 1, 2, 3, 4]
+            p.pod = p.pod or "night"
+        else:
+            days = [5, 6] if w.startswith("week") and "end" in w else [0, 1, 2, 3, 4]
         p.byday.extend(_RR[d] for d in days)
         return True
     if kind == "wds":
@@ -582,7 +679,14 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
         return _windowed(p, c, tz)
     if p.freq in ("SECONDLY", "MINUTELY", "HOURLY"):
         secs = {"SECONDLY": 1, "MINUTELY": 60, "HOURLY": 3600}[p.freq] * p.interval
-        if p.exclude or p.setpos:
+        days = p.byday or p.months or p.monthdays
+        later = p.start is not None and p.start > c.today
+        if p.times or (later and not (days or p.exclude or p.setpos)):
+            # "every 2 hours at 9", "every 36 hours starting tomorrow at 8am": the first run.
+            if len(p.times) > 1 or days or p.exclude or p.setpos:
+                return None  # which of the times, or days, the rhythm keeps is not said
+            return Schedule(Every(secs, _first_run(p, c, secs)), tz, p.until, p.count)
+        if p.exclude or p.setpos or later:
             return _sub_daily_rrule(p, c, tz, secs)
         if p.byday or p.months or p.monthdays:
             dow = _cron_list([(_RR.index(d[-2:]) + 1) % 7 for d in p.byday]) if p.byday else "*"
@@ -830,6 +934,21 @@ def _date_parts(freq: str, p: Pattern, byday: list[str]) -> list[str]:
     return parts
 
 
+def _first_run(p: Pattern, c: Ctx, secs: int) -> datetime:
+    """A rhythm's first run when its start is said: that day (today if none) at that time
+    (09:00 if none). A time already past today is the next step of the rhythm from it
+    ("every 2 hours from 3am" at 4:30 runs at 5:00), or tomorrow's for a rhythm of a day
+    or more."""
+    clock = time(*p.times[0]) if p.times else time(DEFAULT_HOUR)
+    first = datetime.combine(p.start or c.today, clock, tzinfo=c.now.tzinfo)
+    if first <= c.now:
+        if secs < 86400:
+            first += timedelta(seconds=secs * ((c.now - first) // timedelta(seconds=secs) + 1))
+        else:
+            first = datetime.combine(first.date() + timedelta(days=1), clock, c.now.tzinfo)
+    return first
+
+
 def _sub_daily_rrule(p: Pattern, c: Ctx, tz: str, secs: int) -> Schedule | None:
     """ "every 8 hours except …": FREQ=HOURLY;INTERVAL=8 on the wall clock, so exceptions
     (local days and wall times) line up with the runs.
@@ -851,7 +970,7 @@ def _sub_daily_rrule(p: Pattern, c: Ctx, tz: str, secs: int) -> Schedule | None:
             parts.append("BYDAY=" + ",".join(dict.fromkeys(p.byday)))
         if p.setpos:
             return None
-        start = datetime.combine(c.today, time(0))
+        start = datetime.combine(p.start or c.today, time(0))
     else:
         start = wall_now + timedelta(seconds=secs)
     try:
@@ -1180,14 +1299,14 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
             rest = s[m.start("x") :]
         to = re.match(r"(?P<a>.+?)\s+(?:to|until|till|through)\s+(?P<b>.+)$", rest)
         if to and re.match(r"from", m.group(0).strip()):
-            p.start = _start_of(to["a"], c)
-            p.until = _end_of(to["b"], c)
-            if p.start is None or p.until is None:
+            if not _start_of(to["a"], c, p):
+                return None
+            p.until = _end_after(to["b"], p.start, c)
+            if p.until is None:
                 return None
             s = s[: m.start()]
         else:
-            p.start = _start_of(m["x"], c)
-            if p.start is None:
+            if not _start_of(m["x"], c, p):
                 return None
             s = (s[: m.start()] + s[m.end() :]).strip()
     m = _FOR.search(s)
@@ -1207,25 +1326,34 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
             s = s[: m.start()] + tail
     m = _UNTIL.search(s)
     if m:
-        p.until = _end_of(m["x"], c)
-        if p.until is not None and p.start is not None and p.until.date() < p.start:
-            # "starting in april, daily until march": the March after the start.
-            later = c.now.replace(year=p.start.year) if p.start.year > c.today.year else c.now
-            p.until = _end_of(
-                m["x"],
-                Ctx(later + timedelta(days=(p.start - later.date()).days), c.tz, c.budget),
-            )
+        p.until = _end_after(m["x"], p.start, c)
         if p.until is None:
             return None
         s = s[: m.start()]
+    m = _PERIOD_SPAN.search(s) if p.start is None and p.until is None else None
+    if m:
+        _period_span(m, c, p)
+        s = (s[: m.start()] + " " + s[m.end() :]).strip()
     pod = None
-    pm = re.search(r"\b(morning|afternoon|evening|night)s?\b", s)
+    pm = re.search(r"\b(?:week-?|school\s+)?(morning|afternoon|evening|night)s?\b", s)
     if pm:
         pod = pm.group(1)
     got = _times(s, pod)
     if got is None:
         return None
     p.times, s = got
+    if p.start_clock is not None:
+        # "every day starting at 6pm": the start's time is the time of day, unless another
+        # one is said ("every day at 9 starting at 6pm": which of the two?).
+        h, mi = p.start_clock
+        if p.start_bare and pod in _POD_HOURS:
+            # "every evening starting at 7": 19:00, whatever "at 7" alone would be now.
+            h = h % 12 + (12 if pod in ("afternoon", "evening", "night") else 0)
+        elif (pod == "morning" and h >= 12) or (pod in ("afternoon", "evening") and h < 12):
+            return None  # "every evening starting at 7am": which of the two was meant?
+        if p.times and p.times != [(h, mi)]:
+            return None
+        p.times = [(h, mi)]
     if not _read_pattern(s.strip(" ,"), p):
         return None
     if p.pod and not p.times:
