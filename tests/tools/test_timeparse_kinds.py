@@ -1305,3 +1305,51 @@ def test_times_that_disagree_are_not_guessed(text: str) -> None:
 def test_a_calendar_period_bounds_a_recurrence(text: str, first: datetime, last: datetime) -> None:
     got = runs(text, 100)
     assert (got[0], got[-1]) == (first, last)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # Hebrew-calendar days, from the arithmetic calendar (dates as published).
+        ("rosh hashanah 2025", dt(2025, 9, 23)),
+        ("yom kippur 2024", dt(2024, 10, 12)),
+        ("passover", dt(2027, 4, 22)),
+        ("pesach 2026", dt(2026, 4, 2)),
+        ("hanukkah", dt(2026, 12, 5)),
+        ("chanukah 2013", dt(2013, 11, 28)),
+        ("purim 2024", dt(2024, 3, 24)),  # a leap year: in Adar II
+        ("shavuot 2025", dt(2025, 6, 2)),
+        ("the day after yom kippur 2023", dt(2023, 9, 26)),
+        ("veteran's day", dt(2027, 11, 11)),
+    ],
+)
+def test_hebrew_calendar_and_more_named_days(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("10-31-74", dt(1974, 10, 31)),
+        ("3-3-2027", dt(2027, 3, 3)),
+        ("31-10-2027", dt(2027, 10, 31)),  # only day first is a date
+        ("12-11-2027", dt(2027, 12, 11)),  # month first, as with slashes
+    ],
+)
+def test_dashed_dates_read_like_slashed_ones(text: str, want: datetime) -> None:
+    assert at(text) == want
+    assert at(text.replace("-", "/")) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("2 thursdays ago", dt(2026, 11, 12)),
+        ("a monday ago", dt(2026, 11, 16)),
+        ("3 fridays back", dt(2026, 11, 6)),
+        ("2 thursdays from now", dt(2026, 12, 3)),
+        ("the last week-end in december", dt(2026, 12, 25, 18)),
+    ],
+)
+def test_counted_weekdays_and_spellings(text: str, want: datetime) -> None:
+    assert at(text) == want

@@ -29,8 +29,43 @@ def easter(year: int) -> date:
     return date(year, month, day + 1)
 
 
+def orthodox_easter(year: int) -> date:
+    """Eastern Orthodox Easter Sunday: the Julian computus (Meeus), as a Gregorian date."""
+    a, b, c = year % 4, year % 7, year % 19
+    d = (19 * c + 15) % 30
+    e = (2 * a + 4 * b - d + 34) % 7
+    month, day = divmod(d + e + 114, 31)
+    julian_to_gregorian = year // 100 - year // 400 - 2
+    return date(year, month, day + 1) + timedelta(days=julian_to_gregorian)
+
+
 def _fixed(month: int, day: int) -> Callable[[int], date | None]:
     return lambda y: date(y, month, day)
+
+
+def _weekday_nearest(month: int, day: int) -> Callable[[int], date | None]:
+    """A fixed day kept on a working day: a Saturday's moves to the Friday before, a
+    Sunday's to the Monday after (Boss's Day)."""
+
+    def rule(y: int) -> date | None:
+        d = date(y, month, day)
+        return d + timedelta(days={5: -1, 6: 1}.get(d.weekday(), 0))
+
+    return rule
+
+
+def _not_sunday(month: int, day: int) -> Callable[[int], date | None]:
+    """A fixed day that moves to the Saturday before when it is a Sunday (King's Day)."""
+
+    def rule(y: int) -> date | None:
+        d = date(y, month, day)
+        return d - timedelta(days=1) if d.weekday() == 6 else d
+
+    return rule
+
+
+def _from_orthodox_easter(days: int) -> Callable[[int], date | None]:
+    return lambda y: orthodox_easter(y) + timedelta(days=days)
 
 
 def _nth(month: int, weekday: int, n: int) -> Callable[[int], date | None]:
@@ -49,6 +84,134 @@ def _after_thanksgiving(days: int) -> Callable[[int], date | None]:
     return rule
 
 
+# ---------------------------------------------------------------- the Hebrew calendar
+# The arithmetic calendar (molad and postponements, as in Dershowitz & Reingold,
+# "Calendrical Calculations"): days are proleptic Gregorian ordinals (`date.toordinal`).
+# Months are numbered from Nisan (1) to Adar (12) or Adar II (13), the year starts in
+# Tishrei (7).
+_HEBREW_EPOCH = -1373427  # 1 Tishrei AM 1
+
+
+def _hebrew_leap(year: int) -> bool:
+    return (7 * year + 1) % 19 < 7
+
+
+def _hebrew_elapsed_days(year: int) -> int:
+    months = (235 * year - 234) // 19
+    parts = 12084 + 13753 * months
+    days = 29 * months + parts // 25920
+    return days + 1 if (3 * (days + 1)) % 7 < 3 else days
+
+
+def _hebrew_new_year(year: int) -> int:
+    ny0, ny1, ny2 = (_hebrew_elapsed_days(y) for y in (year - 1, year, year + 1))
+    delay = 2 if ny2 - ny1 == 356 else 1 if ny1 - ny0 == 382 else 0
+    return _HEBREW_EPOCH + ny1 + delay
+
+
+def _hebrew_month_days(year: int, month: int) -> int:
+    length = _hebrew_new_year(year + 1) - _hebrew_new_year(year)
+    if month in (2, 4, 6, 10, 13) or (month == 12 and not _hebrew_leap(year)):
+        return 29
+    if month == 8:  # Marheshvan: long in a complete year
+        return 30 if length % 10 == 5 else 29
+    if month == 9:  # Kislev: short in a deficient year
+        return 29 if length % 10 == 3 else 30
+    return 30
+
+
+def hebrew_date(year: int, month: int, day: int) -> date:
+    """The Gregorian day of a Hebrew calendar date (Adar in a leap year is Adar II, 13)."""
+    last = 13 if _hebrew_leap(year) else 12
+    before = range(7, month) if month >= 7 else [*range(7, last + 1), *range(1, month)]
+    days = sum(_hebrew_month_days(year, m) for m in before)
+    return date.fromordinal(_hebrew_new_year(year) + days + day - 1)
+
+
+def _hebrew(
+    month: int, day: int, *, autumn: bool, moves: Callable[[date], int] | None = None
+) -> Callable[[int], date | None]:
+    """A Hebrew-calendar holiday in a Gregorian year, from its eve: a Hebrew day begins at
+    sunset, so the holiday begins on the evening of the day before (erev), which is the
+    day this gives. The Hebrew year begins in the autumn: a day from Tishrei on (`autumn`)
+    is in the Hebrew year 3761 after the Gregorian one, the rest in the year 3760 after.
+    Adar (12) is Adar II in a leap year, as Purim is. `moves`: days the observance moves
+    for the weekday the date falls on (a fast postponed from the Sabbath)."""
+
+    def rule(y: int) -> date | None:
+        year = y + (3761 if autumn else 3760)
+        m = 13 if month == 12 and _hebrew_leap(year) else month
+        d = hebrew_date(year, m, day)
+        if moves is not None:
+            d += timedelta(days=moves(d))
+        return d - timedelta(days=1)
+
+    return rule
+
+
+def _after_sabbath(d: date) -> int:
+    return 1 if d.weekday() == 5 else 0
+
+
+def _independence_day_moves(d: date) -> int:
+    """Yom Ha'atzmaut (5 Iyar) keeps clear of the Sabbath: from a Friday or Saturday to
+    the Thursday before, from a Monday to the Tuesday."""
+    return {4: -1, 5: -2, 0: 1}.get(d.weekday(), 0)
+
+
+# ---------------------------------------------------------------- the Islamic calendar
+# The arithmetic (tabular) Hijri calendar: 30-year cycles, leap years 2, 5, 7, 10, 13, 16,
+# 18, 21, 24, 26 and 29. Observed dates follow the moon and may differ by a day.
+_ISLAMIC_EPOCH = 227015  # 1 Muharram AH 1 (16 July 622, Julian)
+
+
+def islamic_date(year: int, month: int, day: int) -> date:
+    """The Gregorian day of a date in the arithmetic Hijri calendar."""
+    return date.fromordinal(
+        _ISLAMIC_EPOCH
+        - 1
+        + (year - 1) * 354
+        + (3 + 11 * year) // 30
+        + 29 * (month - 1)
+        + month // 2
+        + day
+    )
+
+
+class _Islamic:
+    """A Hijri-calendar day (month, day) in Gregorian years. A Hijri year is 11 days
+    shorter, so some Gregorian years hold the day twice: `days(y)` lists both, and the
+    rule itself gives the first. `weekday`: the last such weekday on or before the day
+    ("the last Friday of Ramadan")."""
+
+    def __init__(self, month: int, day: int, weekday: int | None = None) -> None:
+        self.month, self.day, self.weekday = month, day, weekday
+
+    def _on(self, hijri_year: int) -> date:
+        d = islamic_date(hijri_year, self.month, self.day)
+        if self.weekday is not None:
+            d -= timedelta(days=(d.weekday() - self.weekday) % 7)
+        return d
+
+    def days(self, y: int) -> list[date]:
+        first = (y - 622) * 33 // 32 - 1  # a Hijri year a little before y's start
+        found = (self._on(h) for h in range(first, first + 4))
+        return [d for d in found if d.year == y]
+
+    def __call__(self, y: int) -> date | None:
+        days = self.days(y)
+        return days[0] if days else None
+
+
+def holiday_days(rule: Callable[[int], date | None], year: int) -> list[date]:
+    """Every day the holiday falls on in `year` (a Hijri-calendar day may fall twice)."""
+    days = getattr(rule, "days", None)
+    if days is not None:
+        return list(days(year))
+    d = rule(year)
+    return [d] if d is not None else []
+
+
 # Regex for the name (normalised text: lower case, straight apostrophe) → rule.
 _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"christmas\s+eve|xmas\s+eve", _fixed(12, 24)),
@@ -58,19 +221,23 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"new\s+year'?s?(?:\s+day)?", _fixed(1, 1)),
     (r"hall?owe'?en", _fixed(10, 31)),
     (r"valentine'?s?(?:\s+day)?", _fixed(2, 14)),
-    (r"(?:st\.?|saint)\s+patrick'?s?(?:\s+day)?", _fixed(3, 17)),
+    (r"(?:st\.?|saint)\s+(?:patrick|paddy)'?s?(?:\s+day)?", _fixed(3, 17)),
     (r"april\s+fool'?s?'?(?:\s+day)?", _fixed(4, 1)),
     (r"earth\s+day", _fixed(4, 22)),
     (r"groundhog\s+day", _fixed(2, 2)),
     (r"cinco\s+de\s+mayo", _fixed(5, 5)),
     (r"juneteenth", _fixed(6, 19)),
     (r"independence\s+day", _fixed(7, 4)),
-    (r"veterans'?\s+day|armistice\s+day|remembrance\s+day", _fixed(11, 11)),
+    (r"veteran'?s'?\s+day|armistice\s+day|remembrance\s+day", _fixed(11, 11)),
     (r"all\s+saints'?\s+day", _fixed(11, 1)),
     (r"thanksgiving(?:\s+day)?", _after_thanksgiving(0)),
     (r"black\s+friday", _after_thanksgiving(1)),
     (r"cyber\s+monday", _after_thanksgiving(4)),
-    (r"(?:martin\s+luther\s+king(?:,?\s+jr\.?)?(?:'s)?|mlk)(?:\s+jr\.?)?\s+day", _nth(1, 0, 3)),
+    (r"(?:martin\s+luther\s+king(?:,?\s+jr\.?)?(?:'?s)?|mlk)(?:\s+jr\.?)?\s+day", _nth(1, 0, 3)),
+    (r"boss'?s?'?\s+day", _weekday_nearest(10, 16)),
+    (r"world\s+vegan\s+day", _fixed(11, 1)),
+    (r"king'?s'?\s+day|koningsdag", _not_sunday(4, 27)),
+    (r"earth\s+hour", _nth(3, 5, -1)),
     (r"presidents?'?\s+day|washington'?s\s+birthday", _nth(2, 0, 3)),
     (r"mother'?s'?\s+day", _nth(5, 6, 2)),
     (r"father'?s'?\s+day", _nth(6, 6, 3)),
@@ -81,13 +248,65 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"easter(?:\s+sunday)?", _from_easter(0)),
     (r"holy\s+saturday|easter\s+saturday", _from_easter(-1)),
     (r"good\s+friday", _from_easter(-2)),
-    (r"(?:maundy|holy)\s+thursday", _from_easter(-3)),
+    (r"(?:maundy|holy)\s+thursday|thu(?:rsday)?\s+of\s+(?:the\s+)?mysteries", _from_easter(-3)),
     (r"palm\s+sunday", _from_easter(-7)),
     (r"ash\s+wednesday", _from_easter(-46)),
     (r"shrove\s+tuesday|mardi\s+gras|pancake\s+day", _from_easter(-47)),
+    (
+        r"isra'?\s+(?:and|&)\s+mi'?raj|lailat\s+al[- ]mi'?raj|(?:the\s+)?prophet'?s'?\s+"
+        r"ascension|ascension\s+to\s+heaven|night\s+journey",
+        _Islamic(7, 27),
+    ),
     (r"ascension(?:\s+day)?", _from_easter(39)),
-    (r"pentecost|whit\s*sunday", _from_easter(49)),
-    (r"whit\s*monday|pentecost\s+monday", _from_easter(50)),
+    (r"pentecost|whit\s*sunday|white\s+sunday", _from_easter(49)),
+    (r"whit\s*monday|pentecost\s+monday|monday\s+of\s+the\s+holy\s+spirit", _from_easter(50)),
+    (r"trinity\s+sunday", _from_easter(56)),
+    (r"corpus\s+christi", _from_easter(60)),
+    (r"orthodox\s+easter(?:\s+sunday)?", _from_orthodox_easter(0)),
+    (r"clean\s+monday|(?:orthodox\s+)?ash\s+monday", _from_orthodox_easter(-48)),
+    (r"rosh\s+hashan?n?ah?", _hebrew(7, 1, autumn=True)),
+    (r"yom\s+kippur", _hebrew(7, 10, autumn=True)),
+    (
+        r"sukkot|succot|sukkos|succos|feast\s+of\s+(?:the\s+)?(?:ingathering|tabernacles|booths)",
+        _hebrew(7, 15, autumn=True),
+    ),
+    (r"shemini\s+atzeret", _hebrew(7, 22, autumn=True)),
+    (r"simchat\s+torah", _hebrew(7, 23, autumn=True)),
+    (r"(?:the\s+first\s+day\s+of\s+)?(?:c?hanukk?ah?|chanukah)", _hebrew(9, 25, autumn=True)),
+    (r"tu\s+b'?i?\s*shvat", _hebrew(11, 15, autumn=False)),
+    (r"shushan\s+purim", _hebrew(12, 15, autumn=False)),
+    (r"purim", _hebrew(12, 14, autumn=False)),
+    (r"passover|pesach", _hebrew(1, 15, autumn=False)),
+    (r"lag\s+b'?a?\s*'?omer", _hebrew(2, 18, autumn=False)),
+    (r"shavu'?ot|shavuos", _hebrew(3, 6, autumn=False)),
+    (r"(?:the\s+)?(?:first\s+day\s+of\s+)?ramadh?an", _Islamic(9, 1)),
+    (r"eid\s+(?:al|ul|el)[- ]?fitr|eid", _Islamic(10, 1)),
+    (
+        r"eid\s+(?:al|ul|el)[- ]?adh?a|bakr[- ]?e?id|bakrid|(?:the\s+)?(?:sacrifice\s+feast|"
+        r"feast\s+of\s+(?:the\s+)?sacrifice)|kurban\s+bayram",
+        _Islamic(12, 10),
+    ),
+    (r"(?:the\s+)?day\s+of\s+arafah?|arafah?\s+day", _Islamic(12, 9)),
+    (
+        r"mawlid(?:\s+(?:al|an)[- ]nab(?:awi|i))?|milad[- ]?(?:un|an)[- ]?nabi|"
+        r"(?:the\s+)?prophet'?s'?\s+birthday",
+        _Islamic(3, 12),
+    ),
+    (
+        r"laylat\s+al[- ]qadr|lailat\s+al[- ]qadr|(?:the\s+)?night\s+of\s+(?:power|measures|"
+        r"destiny|decree)",
+        _Islamic(9, 27),
+    ),
+    (r"(?:the\s+)?(?:day\s+of\s+)?ashura", _Islamic(1, 10)),
+    (r"(?:islamic|hijri|muslim|arabic)\s+new\s+year(?:'?s)?(?:\s+day)?|muharram", _Islamic(1, 1)),
+    (r"shab[- ]e[- ]barat|mid[- ]sha'?ban", _Islamic(8, 15)),
+    (r"jumu'?atul[- ]wida|jamat[- ]ul[- ]vida|jumu'?ah\s+al[- ]wida", _Islamic(9, 29, weekday=4)),
+    (r"tisha\s+b'?\s*av", _hebrew(5, 9, autumn=False, moves=_after_sabbath)),
+    (
+        r"yom\s+ha'?atzmaut|israel(?:i)?\s+independence\s+day",
+        _hebrew(2, 5, autumn=False, moves=_independence_day_moves),
+    ),
+    (r"yom\s+hashoah|holocaust\s+remembrance\s+day", _hebrew(1, 27, autumn=False)),
 ]
 _COMPILED = [(re.compile(p + r"(?![\w'])"), rule) for p, rule in _RULES]
 
@@ -149,16 +368,16 @@ def holiday_rule(name: str) -> Callable[[int], date | None] | None:
 def holiday_on_or_after(rule: Callable[[int], date | None], start: date) -> date | None:
     """The first day the holiday falls on at or after `start`."""
     for year in (start.year, start.year + 1, start.year + 2):
-        d = rule(year)
-        if d is not None and d >= start:
-            return d
+        later = [d for d in holiday_days(rule, year) if d >= start]
+        if later:
+            return min(later)
     return None
 
 
 def holiday_before(rule: Callable[[int], date | None], end: date) -> date | None:
     """The last day the holiday fell on strictly before `end`."""
     for year in (end.year, end.year - 1, end.year - 2):
-        d = rule(year)
-        if d is not None and d < end:
-            return d
+        earlier = [d for d in holiday_days(rule, year) if d < end]
+        if earlier:
+            return max(earlier)
     return None

@@ -16,7 +16,14 @@ from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from .duration import Duration, match_duration
 from .firstchar import Dispatch, Memo
 from .foreign import looks_foreign, parse_foreign
-from .holidays import HOLIDAY_RE, holiday_before, holiday_on_or_after, holiday_rule, ides_day
+from .holidays import (
+    HOLIDAY_RE,
+    holiday_before,
+    holiday_days,
+    holiday_on_or_after,
+    holiday_rule,
+    ides_day,
+)
 from .lexicon import (
     MONTH_NAMES_LOWER,
     MONTH_RE,
@@ -215,7 +222,7 @@ def two_digit_year(yy: int, c: Ctx) -> int:
     return century + yy if century + yy <= c.today.year + 30 else century - 100 + yy
 
 
-@piece(r"(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4}|\d{2})")
+@piece(r"(?P<m>\d{1,2})(?P<sep>[/-])(?P<d>\d{1,2})(?P=sep)(?P<y>\d{4}|\d{2})(?!\d)")
 def _mdy(m: re.Match[str], f: Frame, c: Ctx) -> None:
     y = int(m["y"])
     if len(m["y"]) == 2:
@@ -818,12 +825,22 @@ def _nth_in_year(year: int, what: str, n: int) -> tuple[date, str, int | None] |
     return (got, grain, hour) if got else None
 
 
-@piece(r"(?P<n>\d+|an?)\s+(?P<wd>" + WEEKDAY_RE + r")\s+from\s+(?:now|today)")
+@piece(
+    r"(?P<n>\d+|an?)\s+(?P<wd>"
+    + WEEKDAY_RE
+    + r")\s+(?:from\s+(?:now|today)|hence|(?P<ago>ago|back))"
+)
 def _n_weekdays_from_now(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "3 fridays from now": the third Friday after today; "2 thursdays ago" the second
+    one before it."""
     n = 1 if m["n"] in ("a", "an") else int(m["n"])
     wd = weekday_of(m["wd"])
-    ahead = (wd - c.today.weekday() - 1) % 7 + 1
-    f.set(date=c.today + timedelta(days=ahead + 7 * (n - 1)), grain="day")
+    if m["ago"]:
+        behind = (c.today.weekday() - wd - 1) % 7 + 1
+        f.set(date=c.today - timedelta(days=behind + 7 * (n - 1)), grain="day")
+    else:
+        ahead = (wd - c.today.weekday() - 1) % 7 + 1
+        f.set(date=c.today + timedelta(days=ahead + 7 * (n - 1)), grain="day")
     f.weak = False
 
 
@@ -1722,6 +1739,7 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
     (re.compile(r"\s+or\s+so$"), "", ("or so",)),
     # Chat spellings: "nxt friday", "tomorrow arvo" (Australian afternoon).
     (re.compile(r"\bnxt\b"), "next", ("nxt",)),
+    (re.compile(r"\bweek-end"), "weekend", ("week-end",)),
     (re.compile(r"\barvo\b"), "afternoon", ("arvo",)),
     # "this coming friday": the coming one.
     (re.compile(r"\bthis\s+(coming|upcoming)\b"), r"\1", ("coming",)),
@@ -1937,7 +1955,8 @@ def _closest(m: re.Match[str], c: Ctx) -> datetime | None:
         rule = holiday_rule(m["h"])
         if rule is None:
             return None
-        days = [d for y in range(base.year - n - 1, base.year + n + 2) if (d := rule(y))]
+        years = range(base.year - n - 1, base.year + n + 2)
+        days = [d for y in years for d in holiday_days(rule, y)]
     days.sort(key=lambda d: (abs((d - base).days), d))
     return wall(days[n - 1], DEFAULT_HOUR, 0, 0, c.tz) if len(days) >= n else None
 
