@@ -1310,20 +1310,21 @@ def test_a_calendar_period_bounds_a_recurrence(text: str, first: datetime, last:
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        # Hebrew-calendar days, from the arithmetic calendar (dates as published).
-        ("rosh hashanah 2025", dt(2025, 9, 23)),
-        ("yom kippur 2024", dt(2024, 10, 12)),
-        ("passover", dt(2027, 4, 22)),
-        ("pesach 2026", dt(2026, 4, 2)),
-        ("hanukkah", dt(2026, 12, 5)),
-        ("chanukah 2013", dt(2013, 11, 28)),
-        ("purim 2024", dt(2024, 3, 24)),  # a leap year: in Adar II
-        ("shavuot 2025", dt(2025, 6, 2)),
-        ("the day after yom kippur 2023", dt(2023, 9, 26)),
+        # Hebrew-calendar days begin at sunset: each is read from its eve (erev), the
+        # day before the date calendars print (Yom Kippur 2024 is 12 October).
+        ("rosh hashanah 2025", dt(2025, 9, 22)),
+        ("yom kippur 2024", dt(2024, 10, 11)),
+        ("passover", dt(2027, 4, 21)),
+        ("pesach 2026", dt(2026, 4, 1)),
+        ("hanukkah", dt(2026, 12, 4)),
+        ("chanukah 2013", dt(2013, 11, 27)),
+        ("purim 2024", dt(2024, 3, 23)),  # a leap year: in Adar II
+        ("shavuot 2025", dt(2025, 6, 1)),
+        ("tisha b'av 2022", dt(2022, 8, 6)),  # 9 Av a Saturday: kept on Sunday 7 August
         ("veteran's day", dt(2027, 11, 11)),
     ],
 )
-def test_hebrew_calendar_and_more_named_days(text: str, want: datetime) -> None:
+def test_hebrew_calendar_days_and_more(text: str, want: datetime) -> None:
     assert at(text) == want
 
 
@@ -1352,4 +1353,71 @@ def test_dashed_dates_read_like_slashed_ones(text: str, want: datetime) -> None:
     ],
 )
 def test_counted_weekdays_and_spellings(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # Hijri months from the moon (as observed in Saudi Arabia).
+        ("eid al-fitr 2023", dt(2023, 4, 21)),
+        ("eid ul fitr 2024", dt(2024, 4, 10)),
+        ("eid al-adha 2023", dt(2023, 6, 28)),
+        ("bakrid 2024", dt(2024, 6, 16)),
+        ("ramadan 2025", dt(2025, 3, 1)),
+        ("islamic new year 2024", dt(2024, 7, 7)),
+        ("ashura 2024", dt(2024, 7, 16)),
+        ("mawlid 2023", dt(2023, 9, 27)),
+        # Chinese New Year: the new moon's day in China.
+        ("chinese new year 2024", dt(2024, 2, 10)),
+        ("lunar new year 2025", dt(2025, 1, 29)),
+        ("chinese new year 2033", dt(2033, 1, 31)),
+        # Hindu lunisolar days, as Indian calendars list them.
+        ("diwali 2022", dt(2022, 10, 24)),
+        ("deepavali 2023", dt(2023, 11, 12)),
+        ("holi 2024", dt(2024, 3, 25)),
+        ("holika dahan 2022", dt(2022, 3, 17)),
+        ("raksha bandhan 2019", dt(2019, 8, 15)),
+        ("ganesh chaturthi 2023", dt(2023, 9, 19)),
+        ("dussehra 2022", dt(2022, 10, 5)),
+        ("maha shivaratri 2024", dt(2024, 3, 8)),
+        ("makar sankranti 2023", dt(2023, 1, 15)),
+        ("baisakhi 2024", dt(2024, 4, 13)),
+        ("orthodox easter 2024", dt(2024, 5, 5)),
+        ("boss's day 2026", dt(2026, 10, 16)),
+    ],
+)
+def test_days_of_other_calendars(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_a_hijri_day_twice_in_one_year_is_not_skipped() -> None:
+    # Ramadan begins in January 2030 and again in December 2030.
+    spring = datetime(2030, 2, 1, 10, tzinfo=Z)
+    got = at("ramadan", now=spring)
+    assert got is not None and (got.year, got.month) == (2030, 12)
+
+
+@pytest.mark.parametrize("text", ["book the holiday", "the pongal recipe", "I love the holidays"])
+def test_holiday_words_inside_other_words_are_no_time(text: str) -> None:
+    assert split_when(text, now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("epiphany", dt(2027, 1, 6)),
+        ("advent sunday", dt(2026, 11, 29)),
+        ("arbor day 2027", dt(2027, 4, 30)),
+        ("administrative professionals day 2024", dt(2024, 4, 24)),
+        ("election day 2024", dt(2024, 11, 5)),
+        ("grandparents day 2024", dt(2024, 9, 8)),
+        ("victoria day 2024", dt(2024, 5, 20)),
+        ("remembrance sunday 2024", dt(2024, 11, 10)),
+        ("mothering sunday 2024", dt(2024, 3, 10)),
+        ("yom hazikaron 2024", dt(2024, 5, 12)),  # kept on Monday 13 May, from its eve
+        ("clean monday 2024", dt(2024, 3, 18)),
+    ],
+)
+def test_more_named_days(text: str, want: datetime) -> None:
     assert at(text) == want

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta, timezone
 
+from . import hindu
+from .lunar import new_moons
 from .resolve import nth_weekday
 
 
@@ -62,6 +64,41 @@ def _not_sunday(month: int, day: int) -> Callable[[int], date | None]:
         return d - timedelta(days=1) if d.weekday() == 6 else d
 
     return rule
+
+
+def _weekday_after(month: int, day: int, weekday: int) -> Callable[[int], date | None]:
+    """The first `weekday` on or after a fixed day (Advent Sunday, Election Day)."""
+
+    def rule(y: int) -> date | None:
+        d = date(y, month, day)
+        return d + timedelta(days=(weekday - d.weekday()) % 7)
+
+    return rule
+
+
+def _weekday_before(month: int, day: int, weekday: int) -> Callable[[int], date | None]:
+    """The last `weekday` strictly before a fixed day (Victoria Day: the Monday before
+    25 May)."""
+
+    def rule(y: int) -> date | None:
+        d = date(y, month, day) - timedelta(days=1)
+        return d - timedelta(days=(d.weekday() - weekday) % 7)
+
+    return rule
+
+
+def _after_labor_day(days: int) -> Callable[[int], date | None]:
+    def rule(y: int) -> date | None:
+        labor = nth_weekday(y, 9, 0, 1)
+        return labor + timedelta(days=days) if labor else None
+
+    return rule
+
+
+def _admin_professionals(y: int) -> date | None:
+    """The Wednesday of the last full week (Sunday to Saturday) of April."""
+    saturday = date(y, 4, 30) - timedelta(days=(date(y, 4, 30).weekday() - 5) % 7)
+    return saturday - timedelta(days=3)
 
 
 def _from_orthodox_easter(days: int) -> Callable[[int], date | None]:
@@ -160,22 +197,29 @@ def _independence_day_moves(d: date) -> int:
 
 
 # ---------------------------------------------------------------- the Islamic calendar
-# The arithmetic (tabular) Hijri calendar: 30-year cycles, leap years 2, 5, 7, 10, 13, 16,
-# 18, 21, 24, 26 and 29. Observed dates follow the moon and may differ by a day.
+# A Hijri month begins the day after the conjunction (new moon) when that comes before
+# sunset in Mecca, else a day later: the Umm al-Qura calendar's rule, with sunset taken
+# as 18:30 local time (its second condition, the moon setting after the sun, is left
+# out). The arithmetic (tabular) calendar only says which conjunction begins which month.
 _ISLAMIC_EPOCH = 227015  # 1 Muharram AH 1 (16 July 622, Julian)
+_MECCA = timezone(timedelta(hours=3))
+
+
+def _tabular_islamic(year: int, month: int, day: int) -> date:
+    """A date in the arithmetic Hijri calendar: 30-year cycles, leap years 2, 5, 7, 10,
+    13, 16, 18, 21, 24, 26 and 29."""
+    days = (year - 1) * 354 + (3 + 11 * year) // 30 + 29 * (month - 1) + month // 2 + day
+    return date.fromordinal(_ISLAMIC_EPOCH - 1 + days)
 
 
 def islamic_date(year: int, month: int, day: int) -> date:
-    """The Gregorian day of a date in the arithmetic Hijri calendar."""
-    return date.fromordinal(
-        _ISLAMIC_EPOCH
-        - 1
-        + (year - 1) * 354
-        + (3 + 11 * year) // 30
-        + 29 * (month - 1)
-        + month // 2
-        + day
-    )
+    """The Gregorian day of a Hijri date (the month from the moon, as above)."""
+    tabular = datetime.combine(_tabular_islamic(year, month, 1), time(0), UTC)
+    moons = new_moons(tabular - timedelta(days=17), tabular + timedelta(days=15))
+    conjunction = min(moons, key=lambda m: abs(m - (tabular - timedelta(days=1))))
+    local = conjunction.astimezone(_MECCA)
+    first = local.date() + timedelta(days=1 if local.time() < time(18, 30) else 2)
+    return first + timedelta(days=day - 1)
 
 
 class _Islamic:
@@ -201,6 +245,103 @@ class _Islamic:
     def __call__(self, y: int) -> date | None:
         days = self.days(y)
         return days[0] if days else None
+
+
+def _lunar(month: int, tithi: int, hour: float, shift: int = 0) -> Callable[[int], date | None]:
+    """A Hindu lunisolar day: lunar day `tithi` of month `month` (0 = Chaitra) observed at
+    `hour` in India (see `hindu`), `shift` days after it."""
+
+    def rule(y: int) -> date | None:
+        d = hindu.lunar_day(y, month, tithi, hour)
+        return d + timedelta(days=shift) if d is not None else None
+
+    return rule
+
+
+def _sankranti(sign: int, shift: int = 0) -> Callable[[int], date | None]:
+    """The day the Sun enters a sidereal sign (0 = Aries), `shift` days after it; for
+    Capricorn (Makar Sankranti and Pongal) an entry after sunset counts for the next day."""
+    return lambda y: hindu.sankranti(y, sign, by_sunset=sign == 9) + timedelta(days=shift)
+
+
+_CHINA = timezone(timedelta(hours=8))
+
+
+def chinese_new_year(year: int) -> date | None:
+    """The Chinese (lunar) New Year: the new moon's day in China between 21 January and
+    20 February."""
+    moons = new_moons(datetime(year, 1, 19, tzinfo=UTC), datetime(year, 2, 22, tzinfo=UTC))
+    days = [m.astimezone(_CHINA).date() for m in moons]
+    return next((d for d in days if date(year, 1, 21) <= d <= date(year, 2, 20)), None)
+
+
+def _parsi_new_year(year: int) -> date | None:
+    """Navroz of the Shahenshahi calendar: years of exactly 365 days, so it comes a day
+    earlier every fourth year (17 August 2018)."""
+    return date.fromordinal(date(2018, 8, 17).toordinal() + 365 * (year - 2018))
+
+
+_H = hindu  # observance hours
+_INDIAN: list[tuple[str, Callable[[int], date | None]]] = [
+    (
+        r"ugadi|yugadi|gudi\s+padwa|chaitra\s+sh?ukh?la?adi|(?:hindu|telugu|kannada|marathi)\s+"
+        r"new\s+year",
+        _lunar(0, 1, _H.SUNRISE),
+    ),
+    (r"ram(?:a)?\s+navami", _lunar(0, 9, _H.NOON)),
+    (r"(?:mahavira?|mahaveer|mahaweer)\s+(?:jayanti|janma\s+kalyanak)", _lunar(0, 13, _H.SUNRISE)),
+    (r"hanuman\s+jayanti", _lunar(0, 15, _H.SUNRISE)),
+    (r"buddha\s+(?:purnima|jayanti|day)|vesak|wesak|vaisakha", _lunar(1, 15, _H.SUNRISE)),
+    (r"ratha?[- ]?yatra", _lunar(3, 2, _H.SUNRISE)),
+    (r"guru\s+purnima", _lunar(3, 15, _H.SUNRISE)),
+    (r"raksha\s+bandhan|rakhi(?:\s+purnima)?", _lunar(4, 15, _H.SUNRISE)),
+    (r"(?:krishna\s+)?janmashtami|gokulashtami", _lunar(4, 23, _H.MIDNIGHT)),
+    (r"ganesh(?:a)?\s+chaturthi|vinayaka\s+chaturthi", _lunar(5, 4, _H.NOON)),
+    (r"navaratri|navratri|durga\s+puja", _lunar(6, 1, _H.SUNRISE)),
+    (r"vijayadashami|dussehra|dasara|dussera", _lunar(6, 10, _H.SUNRISE)),
+    (
+        r"sharad\s+purnima|(?:maharishi\s+)?valmiki\s+jayanti|pargat\s+diwas",
+        _lunar(6, 15, _H.SUNRISE),
+    ),
+    (r"kar[vw]a\s+chauth", _lunar(6, 19, _H.MOONRISE)),
+    (r"dhanteras|dhana?trayodashi", _lunar(6, 28, _H.EVENING)),
+    # Kali Chaudas is a night's worship: the day whose night is in the 14th.
+    (r"narak(?:a)?\s+chaturdashi|kali\s+chaudas|cho?ti\s+diwali", _lunar(6, 29, _H.MIDNIGHT)),
+    (r"diwali|deepavali|divali|lakshmi\s+puja", _lunar(6, 30, _H.EVENING)),
+    (r"govardhan\s+puja|annakut", _lunar(7, 1, _H.SUNRISE)),
+    (r"bhai(?:ya)?\s+dooj|bhau[- ]beej|bhai\s+(?:tika|phonta)", _lunar(7, 2, _H.SUNRISE)),
+    (r"chhath(?:\s+puja)?", _lunar(7, 6, _H.EVENING)),
+    (
+        r"guru\s+nanak(?:\s+dev)?(?:\s+(?:jayanti|gurpurab|birthday))?|kartik(?:a)?\s+purnima",
+        _lunar(7, 15, _H.SUNRISE),
+    ),
+    (
+        r"guru\s+(?:gobind|govind)\s+singh(?:\s+ji)?\s+(?:jayanti|birthday)",
+        _lunar(9, 7, _H.SUNRISE),
+    ),
+    (r"(?:vasant|basant)\s+panchami|saraswati\s+puja", _lunar(10, 5, _H.SUNRISE)),
+    (
+        r"guru\s+(?:ravidas|ravidass)(?:\s+ji)?\s+(?:jayanti|birthday)|magha\s+purnima",
+        _lunar(10, 15, _H.SUNRISE),
+    ),
+    (r"(?:maharishi\s+)?(?:dayananda?\s+)?saraswati\s+jayanti", _lunar(10, 25, _H.SUNRISE)),
+    (r"maha\s*shivaratri|shivaratri|shivratri", _lunar(10, 29, _H.MIDNIGHT)),
+    (r"holika\s+dahan|kamudu\s+pyre|chhoti\s+holi", _lunar(11, 15, _H.EVENING)),
+    (r"holi|dhulandi|dhuleti|phagwah|rangwali\s+holi", _lunar(11, 15, _H.EVENING, shift=1)),
+    (r"bhogi(?:\s+pongal)?", _sankranti(9, -1)),
+    (r"(?:mattu|maattu)\s+pongal", _sankranti(9, 1)),
+    (r"(?:kaa?num|kanni)\s+pongal", _sankranti(9, 2)),
+    (r"makara?\s+sankranti|thai\s+pongal|pongal\s+(?:day|festival)|maghi|uttarayan", _sankranti(9)),
+    (r"[vb]ai?sh?akhi|mesha\s+sankranti", _sankranti(0)),
+    # 25 Boishakh: the Bengali solar year begins the day after the Sun enters Aries.
+    (r"rabindra(?:nath)?\s+jayanti", _sankranti(0, 25)),
+    (r"(?:thiru\s*)?onam|thiruvonam", hindu.onam),
+    (r"parsi\s+new\s+year|jamshedi\s+navroz|shahenshahi\s+new\s+year", _parsi_new_year),
+    (
+        r"(?:chinese\s+(?:lunar\s+)?|lunar\s+)new\s+year'?s?(?:\s+day)?|chinese\s+spring\s+festival",
+        chinese_new_year,
+    ),
+]
 
 
 def holiday_days(rule: Callable[[int], date | None], year: int) -> list[date]:
@@ -236,6 +377,39 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"(?:martin\s+luther\s+king(?:,?\s+jr\.?)?(?:'?s)?|mlk)(?:\s+jr\.?)?\s+day", _nth(1, 0, 3)),
     (r"boss'?s?'?\s+day", _weekday_nearest(10, 16)),
     (r"world\s+vegan\s+day", _fixed(11, 1)),
+    (r"(?:the\s+)?epiphany|three\s+kings'?\s+day|twelfth\s+night", _fixed(1, 6)),
+    (r"(?:the\s+)?assumption(?:\s+of\s+(?:the\s+virgin\s+)?mary)?(?:\s+day)?", _fixed(8, 15)),
+    (r"all\s+souls'?\s+day", _fixed(11, 2)),
+    (r"(?:the\s+)?(?:feast\s+of\s+the\s+)?immaculate\s+conception", _fixed(12, 8)),
+    (r"(?:the\s+)?feast\s+of\s+st\.?\s+francis(?:\s+of\s+assisi)?", _fixed(10, 4)),
+    (r"(?:the\s+)?(?:first\s+sunday\s+of\s+)?advent(?:\s+sunday)?", _weekday_after(11, 27, 6)),
+    (r"(?:international\s+)?women'?s'?\s+day", _fixed(3, 8)),
+    (r"(?:international\s+)?workers'?\s+day|may\s+day", _fixed(5, 1)),
+    (r"world\s+health\s+day", _fixed(4, 7)),
+    (r"world\s+environment\s+day", _fixed(6, 5)),
+    (r"(?:international\s+)?youth\s+day", _fixed(8, 12)),
+    (r"world\s+aids\s+day", _fixed(12, 1)),
+    (r"human\s+rights\s+day", _fixed(12, 10)),
+    (r"(?:united\s+nations|un)\s+day", _fixed(10, 24)),
+    (r"world\s+book\s+day", _fixed(4, 23)),
+    (r"pi\s+day", _fixed(3, 14)),
+    (r"flag\s+day", _fixed(6, 14)),
+    (r"patriot\s+day", _fixed(9, 11)),
+    (r"tax\s+day", _fixed(4, 15)),
+    (r"(?:abraham\s+)?lincoln'?s\s+birthday", _fixed(2, 12)),
+    (r"emancipation\s+day", _fixed(4, 16)),
+    (r"arbor\s+day", _nth(4, 4, -1)),
+    (r"(?:administrative\s+professionals|secretaries)'?\s+day", _admin_professionals),
+    (r"(?:national\s+)?grandparents'?\s+day", _after_labor_day(6)),
+    (r"election\s+day", _weekday_after(11, 2, 1)),
+    (r"canada\s+day", _fixed(7, 1)),
+    (r"australia\s+day", _fixed(1, 26)),
+    (r"anzac\s+day", _fixed(4, 25)),
+    (r"bastille\s+day", _fixed(7, 14)),
+    (r"guy\s+fawkes(?:'?\s+(?:day|night))?|bonfire\s+night", _fixed(11, 5)),
+    (r"burns'?\s+night", _fixed(1, 25)),
+    (r"victoria\s+day", _weekday_before(5, 25, 0)),
+    (r"remembrance\s+sunday", _nth(11, 6, 2)),
     (r"king'?s'?\s+day|koningsdag", _not_sunday(4, 27)),
     (r"earth\s+hour", _nth(3, 5, -1)),
     (r"presidents?'?\s+day|washington'?s\s+birthday", _nth(2, 0, 3)),
@@ -250,7 +424,8 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"good\s+friday", _from_easter(-2)),
     (r"(?:maundy|holy)\s+thursday|thu(?:rsday)?\s+of\s+(?:the\s+)?mysteries", _from_easter(-3)),
     (r"palm\s+sunday", _from_easter(-7)),
-    (r"ash\s+wednesday", _from_easter(-46)),
+    (r"ash\s+wednesday|(?:the\s+)?(?:start\s+of\s+|beginning\s+of\s+)?lent", _from_easter(-46)),
+    (r"mothering\s+sunday", _from_easter(-21)),
     (r"shrove\s+tuesday|mardi\s+gras|pancake\s+day", _from_easter(-47)),
     (
         r"isra'?\s+(?:and|&)\s+mi'?raj|lailat\s+al[- ]mi'?raj|(?:the\s+)?prophet'?s'?\s+"
@@ -263,7 +438,13 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"trinity\s+sunday", _from_easter(56)),
     (r"corpus\s+christi", _from_easter(60)),
     (r"orthodox\s+easter(?:\s+sunday)?", _from_orthodox_easter(0)),
-    (r"clean\s+monday|(?:orthodox\s+)?ash\s+monday", _from_orthodox_easter(-48)),
+    (
+        r"clean\s+monday|(?:orthodox\s+)?ash\s+monday|(?:the\s+)?(?:start\s+of\s+)?great\s+lent",
+        _from_orthodox_easter(-48),
+    ),
+    (r"orthodox\s+good\s+friday", _from_orthodox_easter(-2)),
+    (r"orthodox\s+holy\s+saturday", _from_orthodox_easter(-1)),
+    (r"lazarus\s+saturday", _from_orthodox_easter(-8)),
     (r"rosh\s+hashan?n?ah?", _hebrew(7, 1, autumn=True)),
     (r"yom\s+kippur", _hebrew(7, 10, autumn=True)),
     (
@@ -279,13 +460,15 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"passover|pesach", _hebrew(1, 15, autumn=False)),
     (r"lag\s+b'?a?\s*'?omer", _hebrew(2, 18, autumn=False)),
     (r"shavu'?ot|shavuos", _hebrew(3, 6, autumn=False)),
+    *_INDIAN,
     (r"(?:the\s+)?(?:first\s+day\s+of\s+)?ramadh?an", _Islamic(9, 1)),
-    (r"eid\s+(?:al|ul|el)[- ]?fitr|eid", _Islamic(10, 1)),
+    (r"eid\s+(?:al|ul|el)[- ]?fitr", _Islamic(10, 1)),
     (
-        r"eid\s+(?:al|ul|el)[- ]?adh?a|bakr[- ]?e?id|bakrid|(?:the\s+)?(?:sacrifice\s+feast|"
+        r"eid\s+(?:al|ul|el)[- ]?(?:adha|ada)|bakr[- ]?e?id|bakrid|(?:the\s+)?(?:sacrifice\s+feast|"
         r"feast\s+of\s+(?:the\s+)?sacrifice)|kurban\s+bayram",
         _Islamic(12, 10),
     ),
+    (r"eid", _Islamic(10, 1)),
     (r"(?:the\s+)?day\s+of\s+arafah?|arafah?\s+day", _Islamic(12, 9)),
     (
         r"mawlid(?:\s+(?:al|an)[- ]nab(?:awi|i))?|milad[- ]?(?:un|an)[- ]?nabi|"
@@ -301,12 +484,20 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"(?:islamic|hijri|muslim|arabic)\s+new\s+year(?:'?s)?(?:\s+day)?|muharram", _Islamic(1, 1)),
     (r"shab[- ]e[- ]barat|mid[- ]sha'?ban", _Islamic(8, 15)),
     (r"jumu'?atul[- ]wida|jamat[- ]ul[- ]vida|jumu'?ah\s+al[- ]wida", _Islamic(9, 29, weekday=4)),
-    (r"tisha\s+b'?\s*av", _hebrew(5, 9, autumn=False, moves=_after_sabbath)),
+    (r"tisha\s+(?:b'?av|bav|b\s+av)", _hebrew(5, 9, autumn=False, moves=_after_sabbath)),
     (
         r"yom\s+ha'?atzmaut|israel(?:i)?\s+independence\s+day",
         _hebrew(2, 5, autumn=False, moves=_independence_day_moves),
     ),
     (r"yom\s+hashoah|holocaust\s+remembrance\s+day", _hebrew(1, 27, autumn=False)),
+    # The Memorial Day is the day before Independence Day, wherever that moved to.
+    (
+        r"yom\s+hazikaron",
+        _hebrew(2, 4, autumn=False, moves=lambda d: _independence_day_moves(d + timedelta(days=1))),
+    ),
+    (r"yom\s+yerushalayim|jerusalem\s+day", _hebrew(2, 28, autumn=False)),
+    (r"tu\s+b'?\s*av|tu\s+bav", _hebrew(5, 15, autumn=False)),
+    (r"pesach\s+sheni", _hebrew(2, 14, autumn=False)),
 ]
 _COMPILED = [(re.compile(p + r"(?![\w'])"), rule) for p, rule in _RULES]
 

@@ -31,8 +31,7 @@ def _phase(k: float) -> datetime:
     """The new moon (integer k) or full moon (k + 0.5) numbered from January 2000."""
     t = k / 1236.85
     jde = (
-        2451550.09766 + _SYNODIC * k + 0.00015437 * t**2 - 0.000000150 * t**3
-        + 0.00000000073 * t**4
+        2451550.09766 + _SYNODIC * k + 0.00015437 * t**2 - 0.000000150 * t**3 + 0.00000000073 * t**4
     )
     e = 1 - 0.002516 * t - 0.0000074 * t**2
     m = 2.5534 + 29.10535670 * k - 0.0000014 * t**2 - 0.00000011 * t**3
@@ -44,17 +43,31 @@ def _phase(k: float) -> datetime:
     else:  # full moon
         c = (-0.40614, 0.17302, 0.01614, 0.01043, 0.00734, -0.00515, 0.00209)
     jde += (
-        c[0] * _sin(mp) + c[1] * e * _sin(m) + c[2] * _sin(2 * mp) + c[3] * _sin(2 * f)
-        + c[4] * e * _sin(mp - m) + c[5] * e * _sin(mp + m) + c[6] * e * e * _sin(2 * m)
-        - 0.00111 * _sin(mp - 2 * f) - 0.00057 * _sin(mp + 2 * f)
-        + 0.00056 * e * _sin(2 * mp + m) - 0.00042 * _sin(3 * mp)
-        + 0.00042 * e * _sin(m + 2 * f) + 0.00038 * e * _sin(m - 2 * f)
-        - 0.00024 * e * _sin(2 * mp - m) - 0.00017 * _sin(om)
-        - 0.00007 * _sin(mp + 2 * m) + 0.00004 * _sin(2 * mp - 2 * f)
-        + 0.00004 * _sin(3 * m) + 0.00003 * _sin(mp + m - 2 * f)
-        + 0.00003 * _sin(2 * mp + 2 * f) - 0.00003 * _sin(mp + m + 2 * f)
-        + 0.00003 * _sin(mp - m + 2 * f) - 0.00002 * _sin(mp - m - 2 * f)
-        - 0.00002 * _sin(3 * mp + m) + 0.00002 * _sin(4 * mp)
+        c[0] * _sin(mp)
+        + c[1] * e * _sin(m)
+        + c[2] * _sin(2 * mp)
+        + c[3] * _sin(2 * f)
+        + c[4] * e * _sin(mp - m)
+        + c[5] * e * _sin(mp + m)
+        + c[6] * e * e * _sin(2 * m)
+        - 0.00111 * _sin(mp - 2 * f)
+        - 0.00057 * _sin(mp + 2 * f)
+        + 0.00056 * e * _sin(2 * mp + m)
+        - 0.00042 * _sin(3 * mp)
+        + 0.00042 * e * _sin(m + 2 * f)
+        + 0.00038 * e * _sin(m - 2 * f)
+        - 0.00024 * e * _sin(2 * mp - m)
+        - 0.00017 * _sin(om)
+        - 0.00007 * _sin(mp + 2 * m)
+        + 0.00004 * _sin(2 * mp - 2 * f)
+        + 0.00004 * _sin(3 * m)
+        + 0.00003 * _sin(mp + m - 2 * f)
+        + 0.00003 * _sin(2 * mp + 2 * f)
+        - 0.00003 * _sin(mp + m + 2 * f)
+        + 0.00003 * _sin(mp - m + 2 * f)
+        - 0.00002 * _sin(mp - m - 2 * f)
+        - 0.00002 * _sin(3 * mp + m)
+        + 0.00002 * _sin(4 * mp)
     )
     # The planetary arguments' terms.
     a = (
@@ -114,3 +127,66 @@ def lahiri_ayanamsa(at: datetime) -> float:
     """The Lahiri ayanamsa (degrees): sidereal = tropical − this (23.853° at J2000,
     50.29″ a year)."""
     return 23.853 + (_jd(at) - 2451545.0) / 365.25 * 50.29 / 3600
+
+
+# The Moon's longitude: the periodic terms of Meeus ch. 47 above 0.002° (in 1e-6 degrees),
+# as (D, M, M', F, coefficient); M's terms are scaled by E per power of M.
+_MOON_TERMS = (
+    (0, 0, 1, 0, 6288774),
+    (2, 0, -1, 0, 1274027),
+    (2, 0, 0, 0, 658314),
+    (0, 0, 2, 0, 213618),
+    (0, 1, 0, 0, -185116),
+    (0, 0, 0, 2, -114332),
+    (2, 0, -2, 0, 58793),
+    (2, -1, -1, 0, 57066),
+    (2, 0, 1, 0, 53322),
+    (2, -1, 0, 0, 45758),
+    (0, 1, -1, 0, -40923),
+    (1, 0, 0, 0, -34720),
+    (0, 1, 1, 0, -30383),
+    (2, 0, 0, -2, 15327),
+    (0, 0, 1, 2, -12528),
+    (0, 0, 1, -2, 10980),
+    (4, 0, -1, 0, 10675),
+    (0, 0, 3, 0, 10034),
+    (4, 0, -2, 0, 8548),
+    (2, 1, -1, 0, -7888),
+    (2, 1, 0, 0, -6766),
+    (1, 0, -1, 0, -5163),
+    (1, 1, 0, 0, 4987),
+    (2, -1, 1, 0, 4036),
+    (2, 0, 2, 0, 3994),
+    (4, 0, 0, 0, 3861),
+    (2, 0, -3, 0, 3665),
+    (0, 1, -2, 0, -2689),
+    (2, 0, -1, 2, -2602),
+    (2, -1, -2, 0, 2390),
+    (1, 0, 1, 0, -2348),
+    (2, -2, 0, 0, 2236),
+    (0, 1, 2, 0, -2120),
+    (0, 2, 0, 0, -2069),
+)
+
+
+def moon_longitude(at: datetime) -> float:
+    """The Moon's geocentric ecliptic longitude (tropical, degrees; about 0.01°)."""
+    t = (_jd(at) - 2451545.0) / 36525
+    lp = 218.3164477 + 481267.88123421 * t - 0.0015786 * t * t
+    d = 297.8501921 + 445267.1114034 * t - 0.0018819 * t * t
+    m = 357.5291092 + 35999.0502909 * t - 0.0001536 * t * t
+    mp = 134.9633964 + 477198.8675055 * t + 0.0087414 * t * t
+    f = 93.2720950 + 483202.0175233 * t - 0.0036539 * t * t
+    e = 1 - 0.002516 * t - 0.0000074 * t * t
+    a1 = 119.75 + 131.849 * t
+    a2 = 53.09 + 479264.290 * t
+    total = 3958 * _sin(a1) + 1962 * _sin(lp - f) + 318 * _sin(a2)
+    for cd, cm, cmp, cf, coef in _MOON_TERMS:
+        total += coef * e ** abs(cm) * _sin(cd * d + cm * m + cmp * mp + cf * f)
+    om = 125.04 - 1934.136 * t  # nutation in longitude, as for the Sun
+    return (lp + total / 1e6 - 0.00478 * _sin(om)) % 360
+
+
+def elongation(at: datetime) -> float:
+    """The Moon's angle east of the Sun (0–360°): 0 at new moon, 180 at full."""
+    return (moon_longitude(at) - sun_longitude(at)) % 360
