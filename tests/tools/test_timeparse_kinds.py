@@ -1417,6 +1417,14 @@ def test_holiday_words_inside_other_words_are_no_time(text: str) -> None:
         ("mothering sunday 2024", dt(2024, 3, 10)),
         ("yom hazikaron 2024", dt(2024, 5, 12)),  # kept on Monday 13 May, from its eve
         ("clean monday 2024", dt(2024, 3, 18)),
+        ("taanit esther 2024", dt(2024, 3, 21)),  # a dawn fast: the day itself
+        ("fast of gedaliah 2024", dt(2024, 10, 6)),  # 3 Tishrei a Saturday: on Sunday
+        ("mid-autumn festival 2024", dt(2024, 9, 17)),
+        ("dragon boat festival 2023", dt(2023, 6, 22)),
+        ("lantern festival 2025", dt(2025, 2, 12)),
+        ("qingming 2024", dt(2024, 4, 4)),
+        ("vishu 2024", dt(2024, 4, 14)),  # the Sun entered Aries after sunset on the 13th
+        ("akshaya tritiya 2024", dt(2024, 5, 10)),
     ],
 )
 def test_more_named_days(text: str, want: datetime) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, timezone
 
 from . import hindu
-from .lunar import new_moons
+from .lunar import new_moons, sun_longitude
 from .resolve import nth_weekday
 
 
@@ -166,14 +166,20 @@ def hebrew_date(year: int, month: int, day: int) -> date:
 
 
 def _hebrew(
-    month: int, day: int, *, autumn: bool, moves: Callable[[date], int] | None = None
+    month: int,
+    day: int,
+    *,
+    autumn: bool,
+    moves: Callable[[date], int] | None = None,
+    eve: bool = True,
 ) -> Callable[[int], date | None]:
     """A Hebrew-calendar holiday in a Gregorian year, from its eve: a Hebrew day begins at
     sunset, so the holiday begins on the evening of the day before (erev), which is the
     day this gives. The Hebrew year begins in the autumn: a day from Tishrei on (`autumn`)
     is in the Hebrew year 3761 after the Gregorian one, the rest in the year 3760 after.
     Adar (12) is Adar II in a leap year, as Purim is. `moves`: days the observance moves
-    for the weekday the date falls on (a fast postponed from the Sabbath)."""
+    for the weekday the date falls on (a fast postponed from the Sabbath). A minor fast
+    begins at dawn, not at sunset (`eve=False`): the day itself."""
 
     def rule(y: int) -> date | None:
         year = y + (3761 if autumn else 3760)
@@ -181,7 +187,7 @@ def _hebrew(
         d = hebrew_date(year, m, day)
         if moves is not None:
             d += timedelta(days=moves(d))
-        return d - timedelta(days=1)
+        return d - timedelta(days=1) if eve else d
 
     return rule
 
@@ -258,10 +264,13 @@ def _lunar(month: int, tithi: int, hour: float, shift: int = 0) -> Callable[[int
     return rule
 
 
-def _sankranti(sign: int, shift: int = 0) -> Callable[[int], date | None]:
-    """The day the Sun enters a sidereal sign (0 = Aries), `shift` days after it; for
-    Capricorn (Makar Sankranti and Pongal) an entry after sunset counts for the next day."""
-    return lambda y: hindu.sankranti(y, sign, by_sunset=sign == 9) + timedelta(days=shift)
+def _sankranti(
+    sign: int, shift: int = 0, *, by_sunset: bool = True
+) -> Callable[[int], date | None]:
+    """The day the Sun enters a sidereal sign (0 = Aries), `shift` days after it; an entry
+    after sunset counts for the next day, except where a calendar keeps the day of the
+    entry itself (`by_sunset=False`: Vaisakhi, the Bengali year)."""
+    return lambda y: hindu.sankranti(y, sign, by_sunset=by_sunset) + timedelta(days=shift)
 
 
 _CHINA = timezone(timedelta(hours=8))
@@ -273,6 +282,60 @@ def chinese_new_year(year: int) -> date | None:
     moons = new_moons(datetime(year, 1, 19, tzinfo=UTC), datetime(year, 2, 22, tzinfo=UTC))
     days = [m.astimezone(_CHINA).date() for m in moons]
     return next((d for d in days if date(year, 1, 21) <= d <= date(year, 2, 20)), None)
+
+
+def _sun_reaches(longitude: float, start: datetime) -> datetime:
+    """When the Sun's apparent longitude next reaches `longitude` after `start` (it moves
+    about 0.9856° a day; Newton's steps to within seconds)."""
+    at = start + timedelta(days=((longitude - sun_longitude(start)) % 360) / 0.9856)
+    for _ in range(4):
+        off = (longitude - sun_longitude(at) + 180) % 360 - 180
+        at += timedelta(days=off / 0.9856)
+    return at
+
+
+def _chinese_day(month: int, day: int) -> Callable[[int], date | None]:
+    """A day of the Chinese lunisolar calendar: month `month` is the one (new moon to new
+    moon, in China) that holds the Sun's entry into longitude 30·(month − 2)°: the winter
+    solstice falls in the 11th, the autumn equinox in the 8th. A leap month holds no such
+    entry, so it is never taken for the month. (In the rare years where the leap month
+    sits next to the 11th, as in 2033, this can name the wrong month: the New Year and the
+    Lantern Festival are found another way, `chinese_new_year`.)"""
+    longitude = (30 * (month - 2)) % 360
+
+    def rule(y: int) -> date | None:
+        # The entry in year y (or, for the 11th and 12th months' days early in y, the one
+        # in December before it).
+        for base in (datetime(y, 1, 1, tzinfo=UTC), datetime(y - 1, 11, 1, tzinfo=UTC)):
+            entry = _sun_reaches(longitude, base)
+            moons = new_moons(entry - timedelta(days=31), entry + timedelta(days=1))
+            begins = max(
+                (
+                    m
+                    for m in moons
+                    if m.astimezone(_CHINA).date() <= entry.astimezone(_CHINA).date()
+                ),
+                default=None,
+            )
+            if begins is None:
+                continue
+            d = begins.astimezone(_CHINA).date() + timedelta(days=day - 1)
+            if d.year == y:
+                return d
+        return None
+
+    return rule
+
+
+def _solar_term(longitude: float) -> Callable[[int], date | None]:
+    """The day (in China) the Sun reaches a longitude: Qingming at 15°."""
+    return lambda y: (
+        _sun_reaches(longitude, datetime(y, 1, 1, tzinfo=UTC)).astimezone(_CHINA).date()
+    )
+
+
+def _days_after(d: date | None, days: int) -> date | None:
+    return d + timedelta(days=days) if d is not None else None
 
 
 def _parsi_new_year(year: int) -> date | None:
@@ -332,15 +395,30 @@ _INDIAN: list[tuple[str, Callable[[int], date | None]]] = [
     (r"(?:mattu|maattu)\s+pongal", _sankranti(9, 1)),
     (r"(?:kaa?num|kanni)\s+pongal", _sankranti(9, 2)),
     (r"makara?\s+sankranti|thai\s+pongal|pongal\s+(?:day|festival)|maghi|uttarayan", _sankranti(9)),
-    (r"[vb]ai?sh?akhi|mesha\s+sankranti", _sankranti(0)),
+    (r"[vb]ai?sh?akhi|mesha\s+sankranti", _sankranti(0, by_sunset=False)),
+    (r"vishu|puthandu|tamil\s+new\s+year", _sankranti(0)),
+    (r"pohela\s+boishakh|poila\s+baisakh|bengali\s+new\s+year", _sankranti(0, 1, by_sunset=False)),
+    (r"lohri", _sankranti(9, -1)),
+    (r"akshaya\s+tritiya|akha\s+teej", _lunar(1, 3, _H.SUNRISE)),
+    (r"durga\s+ashtami|maha\s+ashtami", _lunar(6, 8, _H.SUNRISE)),
+    (r"maha\s+navami", _lunar(6, 9, _H.SUNRISE)),
     # 25 Boishakh: the Bengali solar year begins the day after the Sun enters Aries.
-    (r"rabindra(?:nath)?\s+jayanti", _sankranti(0, 25)),
+    (r"rabindra(?:nath)?\s+jayanti", _sankranti(0, 25, by_sunset=False)),
     (r"(?:thiru\s*)?onam|thiruvonam", hindu.onam),
     (r"parsi\s+new\s+year|jamshedi\s+navroz|shahenshahi\s+new\s+year", _parsi_new_year),
     (
         r"(?:chinese\s+(?:lunar\s+)?|lunar\s+)new\s+year'?s?(?:\s+day)?|chinese\s+spring\s+festival",
         chinese_new_year,
     ),
+    (r"(?:the\s+)?lantern\s+festival|yuanxiao", lambda y: _days_after(chinese_new_year(y), 14)),
+    (r"(?:the\s+)?dragon\s+boat\s+festival|duanwu(?:\s+festival)?", _chinese_day(5, 5)),
+    (r"qixi(?:\s+festival)?|(?:the\s+)?double\s+seventh(?:\s+festival)?", _chinese_day(7, 7)),
+    (
+        r"(?:the\s+)?(?:mid[- ]?autumn|moon(?:cake)?)\s+festival|zhongqiu(?:\s+festival)?",
+        _chinese_day(8, 15),
+    ),
+    (r"(?:the\s+)?double\s+ninth(?:\s+festival)?|chongyang(?:\s+festival)?", _chinese_day(9, 9)),
+    (r"qingming(?:\s+festival)?|tomb[- ]sweeping\s+day", _solar_term(15)),
 ]
 
 
@@ -497,6 +575,15 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     ),
     (r"yom\s+yerushalayim|jerusalem\s+day", _hebrew(2, 28, autumn=False)),
     (r"tu\s+b'?\s*av|tu\s+bav", _hebrew(5, 15, autumn=False)),
+    (r"(?:tzom|fast\s+of)\s+gedaliah", _hebrew(7, 3, autumn=True, moves=_after_sabbath, eve=False)),
+    (
+        r"ta'?anit\s+esther|(?:the\s+)?fast\s+of\s+esther",
+        _hebrew(12, 13, autumn=False, moves=lambda d: -2 if d.weekday() == 5 else 0, eve=False),
+    ),
+    (
+        r"(?:the\s+)?(?:17th\s+of\s+tammuz|seventeenth\s+of\s+tammuz|shiva\s+asar\s+b'?\s*tammuz)",
+        _hebrew(4, 17, autumn=False, moves=_after_sabbath, eve=False),
+    ),
     (r"pesach\s+sheni", _hebrew(2, 14, autumn=False)),
 ]
 _COMPILED = [(re.compile(p + r"(?![\w'])"), rule) for p, rule in _RULES]
