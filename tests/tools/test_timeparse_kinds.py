@@ -1429,3 +1429,26 @@ def test_holiday_words_inside_other_words_are_no_time(text: str) -> None:
 )
 def test_more_named_days(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "days", "clock"),
+    [
+        ("twice a week on mon and thu", {0, 3}, (9, 0)),
+        ("3 times a week on mon, wed and fri at 7am", {0, 2, 4}, (7, 0)),
+    ],
+)
+def test_times_a_week_on_named_days(text: str, days: set[int], clock: tuple[int, int]) -> None:
+    got = runs(text, 8)
+    assert {r.weekday() for r in got} == days
+    assert {(r.hour, r.minute) for r in got} == {clock}
+
+
+def test_times_a_week_that_do_not_match_the_days_are_not_guessed() -> None:
+    assert parse_recurrence("twice a week on monday", now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize("text", ["semi-annually", "half-yearly"])
+def test_half_yearly_words(text: str) -> None:
+    got = runs(text, 3)
+    assert [(r.year * 12 + r.month) - (got[0].year * 12 + got[0].month) for r in got] == [0, 6, 12]

@@ -35,7 +35,8 @@ _KEYWORD = re.compile(
     r"\b(?:every|each|everyday|daily|weekly|monthly|yearly|annually|hourly|nightly|minutely|"
     r"fortnightly|bi-?weekly|quarterly|birthdays?|bdays?|anniversary|anniversaries|"
     r"weekdays|weekends|week-?nights|workdays|(?:working|business|school) days|school nights|"
-    r"twice|thrice|once a|per (?:day|week|month|year)|times a day|"
+    r"twice|thrice|once a|per (?:day|week|month|year)|times a (?:day|week)|semi-?annually|"
+    r"half-?yearly|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
 )
 _POD_HOURS = {
@@ -349,9 +350,17 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"(?P<w>everyday|daily|nightly|weekly|monthly|yearly|annually|hourly|minutely|"
-            r"fortnightly|bi-?weekly|quarterly)"
+            r"fortnightly|bi-?weekly|quarterly|semi-?annually|half-?yearly)"
         ),
         "adverb",
+    ),
+    # "twice a week on mon and thu": the count is the days' own, said twice.
+    (
+        re.compile(
+            r"(?P<k>twice|thrice|(?P<n>\d+)\s+times)\s+(?:a|per|every)\s+week\s+(?:on\s+)?"
+            r"(?P<wds>" + _WD_LIST.pattern.replace("?P<a>", "").replace("?P<b>", "") + r")"
+        ),
+        "times_a_week",
     ),
     (re.compile(r"(?P<k>twice|thrice|(?P<n>\d+)\s+times)\s+(?:a|per|every)\s+day"), "times_a_day"),
     (
@@ -466,6 +475,19 @@ _SMALLER = {
 }
 
 
+# Adverbs of a rhythm longer than their unit: (frequency, interval).
+_RHYTHM_ADVERBS = {
+    "fortnightly": ("WEEKLY", 2),
+    "biweekly": ("WEEKLY", 2),
+    "bi-weekly": ("WEEKLY", 2),
+    "quarterly": ("MONTHLY", 3),
+    "semiannually": ("MONTHLY", 6),
+    "semi-annually": ("MONTHLY", 6),
+    "halfyearly": ("MONTHLY", 6),
+    "half-yearly": ("MONTHLY", 6),
+}
+
+
 def _unit_name(word: str) -> str:
     unit = re.sub(r"s$", "", word)
     return {"sec": "second", "min": "minute", "hr": "hour", "h": "hour"}.get(unit, unit)
@@ -492,9 +514,16 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
             return kind == "unit" and unit == "day" and p.freq in ("WEEKLY", "MONTHLY", "YEARLY")
         p.freq, p.interval = freq, max(n, p.interval if p.freq == freq else 1)
         return n > 0
+    if kind == "times_a_week":
+        days = _weekdays(g["wds"])
+        times = {"twice": 2, "thrice": 3}.get(g["k"]) or int(g["n"] or 0)
+        if len(set(days)) != times:
+            return False  # "twice a week on monday": which is the other day?
+        p.byday.extend(_RR[d] for d in days)
+        return True
     if kind == "adverb":
-        if g["w"] in ("fortnightly", "biweekly", "bi-weekly", "quarterly"):
-            freq, n = ("MONTHLY", 3) if g["w"] == "quarterly" else ("WEEKLY", 2)
+        if g["w"] in _RHYTHM_ADVERBS:
+            freq, n = _RHYTHM_ADVERBS[g["w"]]
             if p.freq and p.freq != freq:
                 return False
             p.freq, p.interval = freq, n
