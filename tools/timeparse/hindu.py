@@ -21,7 +21,7 @@ from .lunar import elongation, lahiri_ayanamsa, moon_longitude, new_moons, sun_l
 IST = timezone(timedelta(hours=5, minutes=30))
 SUNRISE, NOON, EVENING, MOONRISE, MIDNIGHT = 6.0, 12.0, 19.0, 20.5, 24.0
 
-# The lunar months, from Chaitra (0), for reference in rules.
+# The lunar months' names, from Chaitra (0).
 MONTHS = (
     "chaitra",
     "vaishakha",

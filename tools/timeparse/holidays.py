@@ -253,12 +253,13 @@ class _Islamic:
         return days[0] if days else None
 
 
-def _lunar(month: int, tithi: int, hour: float, shift: int = 0) -> Callable[[int], date | None]:
-    """A Hindu lunisolar day: lunar day `tithi` of month `month` (0 = Chaitra) observed at
-    `hour` in India (see `hindu`), `shift` days after it."""
+def _lunar(month: str, tithi: int, hour: float, shift: int = 0) -> Callable[[int], date | None]:
+    """A Hindu lunisolar day: lunar day `tithi` (1–15 waxing, 16–30 waning) of the lunar
+    month named `month`, observed at `hour` in India (see `hindu`), `shift` days after it."""
+    index = hindu.MONTHS.index(month)
 
     def rule(y: int) -> date | None:
-        d = hindu.lunar_day(y, month, tithi, hour)
+        d = hindu.lunar_day(y, index, tithi, hour)
         return d + timedelta(days=shift) if d is not None else None
 
     return rule
@@ -349,48 +350,54 @@ _INDIAN: list[tuple[str, Callable[[int], date | None]]] = [
     (
         r"ugadi|yugadi|gudi\s+padwa|chaitra\s+sh?ukh?la?adi|(?:hindu|telugu|kannada|marathi)\s+"
         r"new\s+year",
-        _lunar(0, 1, _H.SUNRISE),
+        _lunar("chaitra", 1, _H.SUNRISE),
     ),
-    (r"ram(?:a)?\s+navami", _lunar(0, 9, _H.NOON)),
-    (r"(?:mahavira?|mahaveer|mahaweer)\s+(?:jayanti|janma\s+kalyanak)", _lunar(0, 13, _H.SUNRISE)),
-    (r"hanuman\s+jayanti", _lunar(0, 15, _H.SUNRISE)),
-    (r"buddha\s+(?:purnima|jayanti|day)|vesak|wesak|vaisakha", _lunar(1, 15, _H.SUNRISE)),
-    (r"ratha?[- ]?yatra", _lunar(3, 2, _H.SUNRISE)),
-    (r"guru\s+purnima", _lunar(3, 15, _H.SUNRISE)),
-    (r"raksha\s+bandhan|rakhi(?:\s+purnima)?", _lunar(4, 15, _H.SUNRISE)),
-    (r"(?:krishna\s+)?janmashtami|gokulashtami", _lunar(4, 23, _H.MIDNIGHT)),
-    (r"ganesh(?:a)?\s+chaturthi|vinayaka\s+chaturthi", _lunar(5, 4, _H.NOON)),
-    (r"navaratri|navratri|durga\s+puja", _lunar(6, 1, _H.SUNRISE)),
-    (r"vijayadashami|dussehra|dasara|dussera", _lunar(6, 10, _H.SUNRISE)),
+    (r"ram(?:a)?\s+navami", _lunar("chaitra", 9, _H.NOON)),
+    (
+        r"(?:mahavira?|mahaveer|mahaweer)\s+(?:jayanti|janma\s+kalyanak)",
+        _lunar("chaitra", 13, _H.SUNRISE),
+    ),
+    (r"hanuman\s+jayanti", _lunar("chaitra", 15, _H.SUNRISE)),
+    (r"buddha\s+(?:purnima|jayanti|day)|vesak|wesak|vaisakha", _lunar("vaishakha", 15, _H.SUNRISE)),
+    (r"ratha?[- ]?yatra", _lunar("ashadha", 2, _H.SUNRISE)),
+    (r"guru\s+purnima", _lunar("ashadha", 15, _H.SUNRISE)),
+    (r"raksha\s+bandhan|rakhi(?:\s+purnima)?", _lunar("shravana", 15, _H.SUNRISE)),
+    (r"(?:krishna\s+)?janmashtami|gokulashtami", _lunar("shravana", 23, _H.MIDNIGHT)),
+    (r"ganesh(?:a)?\s+chaturthi|vinayaka\s+chaturthi", _lunar("bhadrapada", 4, _H.NOON)),
+    (r"navaratri|navratri|durga\s+puja", _lunar("ashvin", 1, _H.SUNRISE)),
+    (r"vijayadashami|dussehra|dasara|dussera", _lunar("ashvin", 10, _H.SUNRISE)),
     (
         r"sharad\s+purnima|(?:maharishi\s+)?valmiki\s+jayanti|pargat\s+diwas",
-        _lunar(6, 15, _H.SUNRISE),
+        _lunar("ashvin", 15, _H.SUNRISE),
     ),
-    (r"kar[vw]a\s+chauth", _lunar(6, 19, _H.MOONRISE)),
-    (r"dhanteras|dhana?trayodashi", _lunar(6, 28, _H.EVENING)),
+    (r"kar[vw]a\s+chauth", _lunar("ashvin", 19, _H.MOONRISE)),
+    (r"dhanteras|dhana?trayodashi", _lunar("ashvin", 28, _H.EVENING)),
     # Kali Chaudas is a night's worship: the day whose night is in the 14th.
-    (r"narak(?:a)?\s+chaturdashi|kali\s+chaudas|cho?ti\s+diwali", _lunar(6, 29, _H.MIDNIGHT)),
-    (r"diwali|deepavali|divali|lakshmi\s+puja", _lunar(6, 30, _H.EVENING)),
-    (r"govardhan\s+puja|annakut", _lunar(7, 1, _H.SUNRISE)),
-    (r"bhai(?:ya)?\s+dooj|bhau[- ]beej|bhai\s+(?:tika|phonta)", _lunar(7, 2, _H.SUNRISE)),
-    (r"chhath(?:\s+puja)?", _lunar(7, 6, _H.EVENING)),
+    (
+        r"narak(?:a)?\s+chaturdashi|kali\s+chaudas|cho?ti\s+diwali",
+        _lunar("ashvin", 29, _H.MIDNIGHT),
+    ),
+    (r"diwali|deepavali|divali|lakshmi\s+puja", _lunar("ashvin", 30, _H.EVENING)),
+    (r"govardhan\s+puja|annakut", _lunar("kartika", 1, _H.SUNRISE)),
+    (r"bhai(?:ya)?\s+dooj|bhau[- ]beej|bhai\s+(?:tika|phonta)", _lunar("kartika", 2, _H.SUNRISE)),
+    (r"chhath(?:\s+puja)?", _lunar("kartika", 6, _H.EVENING)),
     (
         r"guru\s+nanak(?:\s+dev)?(?:\s+(?:jayanti|gurpurab|birthday))?|kartik(?:a)?\s+purnima",
-        _lunar(7, 15, _H.SUNRISE),
+        _lunar("kartika", 15, _H.SUNRISE),
     ),
     (
         r"guru\s+(?:gobind|govind)\s+singh(?:\s+ji)?\s+(?:jayanti|birthday)",
-        _lunar(9, 7, _H.SUNRISE),
+        _lunar("pausha", 7, _H.SUNRISE),
     ),
-    (r"(?:vasant|basant)\s+panchami|saraswati\s+puja", _lunar(10, 5, _H.SUNRISE)),
+    (r"(?:vasant|basant)\s+panchami|saraswati\s+puja", _lunar("magha", 5, _H.SUNRISE)),
     (
         r"guru\s+(?:ravidas|ravidass)(?:\s+ji)?\s+(?:jayanti|birthday)|magha\s+purnima",
-        _lunar(10, 15, _H.SUNRISE),
+        _lunar("magha", 15, _H.SUNRISE),
     ),
-    (r"(?:maharishi\s+)?(?:dayananda?\s+)?saraswati\s+jayanti", _lunar(10, 25, _H.SUNRISE)),
-    (r"maha\s*shivaratri|shivaratri|shivratri", _lunar(10, 29, _H.MIDNIGHT)),
-    (r"holika\s+dahan|kamudu\s+pyre|chhoti\s+holi", _lunar(11, 15, _H.EVENING)),
-    (r"holi|dhulandi|dhuleti|phagwah|rangwali\s+holi", _lunar(11, 15, _H.EVENING, shift=1)),
+    (r"(?:maharishi\s+)?(?:dayananda?\s+)?saraswati\s+jayanti", _lunar("magha", 25, _H.SUNRISE)),
+    (r"maha\s*shivaratri|shivaratri|shivratri", _lunar("magha", 29, _H.MIDNIGHT)),
+    (r"holika\s+dahan|kamudu\s+pyre|chhoti\s+holi", _lunar("phalguna", 15, _H.EVENING)),
+    (r"holi|dhulandi|dhuleti|phagwah|rangwali\s+holi", _lunar("phalguna", 15, _H.EVENING, shift=1)),
     (r"bhogi(?:\s+pongal)?", _sankranti(9, -1)),
     (r"(?:mattu|maattu)\s+pongal", _sankranti(9, 1)),
     (r"(?:kaa?num|kanni)\s+pongal", _sankranti(9, 2)),
@@ -399,9 +406,9 @@ _INDIAN: list[tuple[str, Callable[[int], date | None]]] = [
     (r"vishu|puthandu|tamil\s+new\s+year", _sankranti(0)),
     (r"pohela\s+boishakh|poila\s+baisakh|bengali\s+new\s+year", _sankranti(0, 1, by_sunset=False)),
     (r"lohri", _sankranti(9, -1)),
-    (r"akshaya\s+tritiya|akha\s+teej", _lunar(1, 3, _H.SUNRISE)),
-    (r"durga\s+ashtami|maha\s+ashtami", _lunar(6, 8, _H.SUNRISE)),
-    (r"maha\s+navami", _lunar(6, 9, _H.SUNRISE)),
+    (r"akshaya\s+tritiya|akha\s+teej", _lunar("vaishakha", 3, _H.SUNRISE)),
+    (r"durga\s+ashtami|maha\s+ashtami", _lunar("ashvin", 8, _H.SUNRISE)),
+    (r"maha\s+navami", _lunar("ashvin", 9, _H.SUNRISE)),
     # 25 Boishakh: the Bengali solar year begins the day after the Sun enters Aries.
     (r"rabindra(?:nath)?\s+jayanti", _sankranti(0, 25, by_sunset=False)),
     (r"(?:thiru\s*)?onam|thiruvonam", hindu.onam),
