@@ -28,6 +28,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+# "YYYY-MM-DD HH:MM:SS.ffffff": how SQLAlchemy stores a datetime in SQLite.
+_UTC_TEXT = "%04d-%02d-%02d %02d:%02d:%02d.%06d"
+
 
 class UTCDateTime(TypeDecorator[datetime]):
     """Aware UTC datetimes in, aware UTC datetimes out, on SQLite and PostgreSQL alike."""
@@ -60,8 +63,17 @@ class UTCDateTime(TypeDecorator[datetime]):
         def to_text(value: datetime | None) -> str | None:
             if value is None:
                 return None
-            if value.tzinfo is UTC:  # most are: "YYYY-MM-DD HH:MM:SS.ffffff" before "+00:00"
-                return value.isoformat(" ", "microseconds")[:26]
+            if value.tzinfo is UTC:  # most are; formatted field by field (isoformat's
+                # offset, cut off anyway, is a third of its time)
+                return _UTC_TEXT % (
+                    value.year,
+                    value.month,
+                    value.day,
+                    value.hour,
+                    value.minute,
+                    value.second,
+                    value.microsecond,
+                )
             if value.tzinfo is None:
                 raise ValueError("naive datetime stored; times must be timezone-aware")
             return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")

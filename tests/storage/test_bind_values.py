@@ -92,3 +92,21 @@ def test_json_columns_are_written_as_json_dumps_writes_them(value: object) -> No
 def test_a_value_json_cannot_write_is_still_refused() -> None:
     with pytest.raises(TypeError):
         json_text({"when": datetime(2026, 1, 1, tzinfo=UTC)})
+
+
+def test_the_utc_fast_path_writes_what_isoformat_writes() -> None:
+    """UTC values take a field-by-field path; every other zone goes through isoformat.
+    Both must give the same text, or stored times would stop comparing and sorting."""
+    import random
+
+    to_text = _to_text()
+    rng = random.Random(7)
+    edges = [datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, 12, 59, 59, 999999, tzinfo=UTC)]
+    samples = edges + [
+        datetime(2000, 1, 1, tzinfo=UTC) + timedelta(seconds=rng.uniform(0, 2e9))
+        for _ in range(500)
+    ]
+    for value in samples:
+        want = value.replace(tzinfo=None).isoformat(" ", "microseconds")
+        assert to_text(value) == want  # type: ignore[operator]
+        assert to_text(value.astimezone(timezone(timedelta(hours=5)))) == want  # type: ignore[operator]
