@@ -1452,3 +1452,23 @@ def test_times_a_week_that_do_not_match_the_days_are_not_guessed() -> None:
 def test_half_yearly_words(text: str) -> None:
     got = runs(text, 3)
     assert [(r.year * 12 + r.month) - (got[0].year * 12 + got[0].month) for r in got] == [0, 6, 12]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("world water day", dt(2027, 3, 22)),
+        ("mandela day 2027", dt(2027, 7, 18)),
+        ("orthodox christmas", dt(2027, 1, 7)),
+        ("parents day 2024", dt(2024, 7, 28)),
+        ("yoga day", dt(2027, 6, 21)),
+    ],
+)
+def test_observances(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_an_observance_word_alone_is_no_time() -> None:
+    got = split_when("remind me to do yoga tomorrow at 7", now=NOW, tz=TZ)
+    assert got is not None and got.rest == "do yoga"
+    assert got.schedule == datetime(2026, 11, 24, 19, 0, tzinfo=Z)
