@@ -297,3 +297,21 @@ async def test_relative_times_exact_to_the_second(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.next_run_at == NOW + timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "what"),
+    [
+        ("remind me on christmas to call grandma", local(25, 9, month=12), "call grandma"),
+        ("remind me on thanksgiving to call mom", local(26, 9), "call mom"),
+        ("remind me on easter to hide eggs", local(28, 9, month=3, year=2027), "hide eggs"),
+        ("remind me on diwali to buy sweets", local(29, 9, month=10, year=2027), "buy sweets"),
+    ],
+)
+async def test_a_named_day_is_its_day_not_a_time_rolled_to_tomorrow(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, what: str
+) -> None:
+    """A named day is a later day the person chose: the job is set for it, not questioned
+    as if 09:00 today had passed ("Shall I set it for tomorrow at 09:00?")."""
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert (job.next_run_at, job.command) == (at, what)

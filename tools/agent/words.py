@@ -40,6 +40,7 @@ from tools import timeparse
 from tools.audience import USER_MENTION
 from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
 from tools.schedule.zones import zone_time_in
+from tools.timeparse.holidays import HOLIDAY_RE
 
 __all__ = [
     "MEETING_LEAD",
@@ -800,10 +801,13 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     )
 
 
+# Words that name a day (so a time read on a later day was meant for that day, not
+# rolled over from a time already past today): relative days, weekdays, months, dates
+# and named days ("on christmas", "on diwali").
 _DAY = re.compile(
     r"\b(tomorrow|tmrw|tmr|tonight|today|mon|tue|wed|thu|fri|sat|sun|next|this|in (?:\d|an?\b)|"
     r"week|weekend|month|year|day|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-    r"\d{4}|\d{1,2}(st|nd|rd|th))|\d+[/.-]\d+",
+    r"\d{4}|\d{1,2}(st|nd|rd|th))|\d+[/.-]\d+|\b" + HOLIDAY_RE + r"(?![\w'])",
     re.I,
 )
 
