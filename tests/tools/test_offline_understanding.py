@@ -315,3 +315,28 @@ async def test_a_named_day_is_its_day_not_a_time_rolled_to_tomorrow(
     as if 09:00 today had passed ("Shall I set it for tomorrow at 09:00?")."""
     job = await one_job(deps, await say(runtime, deps, text))
     assert (job.next_run_at, job.command) == (at, what)
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "ends"),
+    [
+        (
+            "remind me every tuesday from march until february to water the plants",
+            local(2, 9, month=3, year=2027),
+            local(1, 0, month=2, year=2028),
+        ),
+        (
+            "remind me every day this week to stretch",
+            local(24, 9),
+            datetime(2026, 11, 29, 23, 59, 59, tzinfo=BERLIN),
+        ),
+    ],
+)
+async def test_a_repeat_ends_as_the_time_language_reads_it(
+    runtime: AgentKit, deps: HomarDeps, text: str, first: datetime, ends: datetime
+) -> None:
+    """The end of a repeat is read with the repeat: "until february" after "from march"
+    is the February after that March, not the one before it ("never runs again")."""
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    assert job.next_run_at == first
+    assert job.until == ends
