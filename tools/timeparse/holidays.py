@@ -1,8 +1,11 @@
-"""Named days: fixed-date and rule-based holidays, Easter by the computus, the ides.
+"""Named days: fixed-date and rule-based holidays, Easter by the computus, the ides, and
+the days of the Hebrew, Islamic, Hindu and Chinese calendars.
 
-`HOLIDAY_RE` matches a holiday's name in normalised text; `holiday_date(name, year)`
-gives its day in a year. Rule-based days (Thanksgiving = 4th Thursday of November) are
-computed, never listed per year, so any year works.
+`HOLIDAY_RE` matches a holiday's name in normalised text; `holiday_rule(name)` gives the
+rule for its day in a year (`holiday_days` every such day: a Hijri day can fall twice).
+Every day is computed, never listed per year, so any year works: rule-based days
+(Thanksgiving = 4th Thursday of November) by their rule, the moon calendars' days from
+their own arithmetic (Hebrew) or from the Moon and the Sun (`lunar`, `hindu`).
 """
 
 from __future__ import annotations
