@@ -1406,7 +1406,7 @@ def test_holiday_words_inside_other_words_are_no_time(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        ("epiphany", dt(2027, 1, 6)),
+        ("the feast of the epiphany", dt(2027, 1, 6)),
         ("advent sunday", dt(2026, 11, 29)),
         ("arbor day 2027", dt(2027, 4, 30)),
         ("administrative professionals day 2024", dt(2024, 4, 24)),
@@ -1472,3 +1472,24 @@ def test_an_observance_word_alone_is_no_time() -> None:
     got = split_when("remind me to do yoga tomorrow at 7", now=NOW, tz=TZ)
     assert got is not None and got.rest == "do yoga"
     assert got.schedule == datetime(2026, 11, 24, 19, 0, tzinfo=Z)
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("remind me that I lent him money", None),
+        ("I had an epiphany", None),
+        ("remind me that rakhi owes me money", None),
+        ("ping me about the advent calendar tomorrow", "the advent calendar"),
+        ("remind me my assumption was wrong tomorrow", "my assumption was wrong"),
+    ],
+)
+def test_holiday_names_that_are_ordinary_words_need_their_phrase(
+    text: str, rest: str | None
+) -> None:
+    """ "Lent", "advent", "epiphany", "assumption" and "Rakhi" are words and names too: only
+    the day's own phrase ("the start of lent", "advent sunday") names the day."""
+    got = split_when(text, now=NOW, tz=TZ)
+    assert (got.rest if got else None) == rest
+    assert at("the start of lent") == dt(2027, 2, 10)
+    assert at("advent sunday") == dt(2026, 11, 29)

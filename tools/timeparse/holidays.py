@@ -364,7 +364,8 @@ _INDIAN: list[tuple[str, Callable[[int], date | None]]] = [
     (r"buddha\s+(?:purnima|jayanti|day)|vesak|wesak|vaisakha", _lunar("vaishakha", 15, _H.SUNRISE)),
     (r"ratha?[- ]?yatra", _lunar("ashadha", 2, _H.SUNRISE)),
     (r"guru\s+purnima", _lunar("ashadha", 15, _H.SUNRISE)),
-    (r"raksha\s+bandhan|rakhi(?:\s+purnima)?", _lunar("shravana", 15, _H.SUNRISE)),
+    # "Rakhi" alone is also a name: the day is "raksha bandhan", "rakhi purnima", "rakhi day".
+    (r"raksha\s+bandhan|rakhi\s+(?:purnima|day)", _lunar("shravana", 15, _H.SUNRISE)),
     (r"(?:krishna\s+)?janmashtami|gokulashtami", _lunar("shravana", 23, _H.MIDNIGHT)),
     (r"ganesh(?:a)?\s+chaturthi|vinayaka\s+chaturthi", _lunar("bhadrapada", 4, _H.NOON)),
     (r"navaratri|navratri|durga\s+puja", _lunar("ashvin", 1, _H.SUNRISE)),
@@ -517,12 +518,26 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"(?:martin\s+luther\s+king(?:,?\s+jr\.?)?(?:'?s)?|mlk)(?:\s+jr\.?)?\s+day", _nth(1, 0, 3)),
     (r"boss'?s?'?\s+day", _weekday_nearest(10, 16)),
     *((name, _fixed(month, day)) for name, month, day in _OBSERVANCES),
-    (r"(?:the\s+)?epiphany|three\s+kings'?\s+day|twelfth\s+night", _fixed(1, 6)),
-    (r"(?:the\s+)?assumption(?:\s+of\s+(?:the\s+virgin\s+)?mary)?(?:\s+day)?", _fixed(8, 15)),
+    # Ordinary words ("an epiphany", "my assumption", "I lent", "an advent calendar") are
+    # the day only in the day's own phrase.
+    (
+        r"(?:the\s+)?feast\s+of\s+(?:the\s+)?epiphany|epiphany\s+day|three\s+kings'?\s+day|"
+        r"twelfth\s+night",
+        _fixed(1, 6),
+    ),
+    (
+        r"(?:the\s+)?(?:feast\s+of\s+the\s+)?assumption\s+(?:of\s+(?:the\s+virgin\s+)?mary|day)|"
+        r"(?:the\s+)?feast\s+of\s+the\s+assumption",
+        _fixed(8, 15),
+    ),
     (r"all\s+souls'?\s+day", _fixed(11, 2)),
     (r"(?:the\s+)?(?:feast\s+of\s+the\s+)?immaculate\s+conception", _fixed(12, 8)),
     (r"(?:the\s+)?feast\s+of\s+st\.?\s+francis(?:\s+of\s+assisi)?", _fixed(10, 4)),
-    (r"(?:the\s+)?(?:first\s+sunday\s+of\s+)?advent(?:\s+sunday)?", _weekday_after(11, 27, 6)),
+    (
+        r"advent\s+sunday|(?:the\s+)?(?:1st|first)\s+sunday\s+of\s+advent|"
+        r"(?:the\s+)?(?:start|beginning)\s+of\s+advent",
+        _weekday_after(11, 27, 6),
+    ),
     (r"(?:international\s+)?women'?s'?\s+day", _fixed(3, 8)),
     (r"(?:international\s+)?workers'?\s+day|may\s+day", _fixed(5, 1)),
     (r"world\s+health\s+day", _fixed(4, 7)),
@@ -565,7 +580,10 @@ _RULES: list[tuple[str, Callable[[int], date | None]]] = [
     (r"good\s+friday", _from_easter(-2)),
     (r"(?:maundy|holy)\s+thursday|thu(?:rsday)?\s+of\s+(?:the\s+)?mysteries", _from_easter(-3)),
     (r"palm\s+sunday", _from_easter(-7)),
-    (r"ash\s+wednesday|(?:the\s+)?(?:start\s+of\s+|beginning\s+of\s+)?lent", _from_easter(-46)),
+    (
+        r"ash\s+wednesday|(?:the\s+)?(?:start|beginning|1st\s+day|first\s+day)\s+of\s+lent",
+        _from_easter(-46),
+    ),
     (r"mothering\s+sunday", _from_easter(-21)),
     (r"shrove\s+tuesday|mardi\s+gras|pancake\s+day", _from_easter(-47)),
     (
