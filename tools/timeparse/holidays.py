@@ -407,7 +407,7 @@ _INDIAN: list[tuple[str, Callable[[int], date | None]]] = [
     (r"(?:kaa?num|kanni)\s+pongal", _sankranti(9, 2)),
     (r"makara?\s+sankranti|thai\s+pongal|pongal\s+(?:day|festival)|maghi|uttarayan", _sankranti(9)),
     (r"[vb]ai?sh?akhi|mesha\s+sankranti", _sankranti(0, by_sunset=False)),
-    (r"vishu|puthandu|tamil\s+new\s+year", _sankranti(0)),
+    (r"vishu\s+(?:day|festival)|puthandu|tamil\s+new\s+year", _sankranti(0)),  # "Vishu": a name too
     (r"pohela\s+boishakh|poila\s+baisakh|bengali\s+new\s+year", _sankranti(0, 1, by_sunset=False)),
     (r"lohri", _sankranti(9, -1)),
     (r"akshaya\s+tritiya|akha\s+teej", _lunar("vaishakha", 3, _H.SUNRISE)),
