@@ -736,19 +736,21 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         return Words(raw, nag=nag, ambiguous=True)
     lead, body = _lead(normalize(raw))
     named, body = zone_time_in(body)
-    whole, _ = _find(body, now, tz)
-    found: timeparse.When | None
-    if (
-        whole is not None
-        and isinstance(whole.schedule, Schedule)
-        and (whole.schedule.until is not None or whole.schedule.max_runs is not None)
+    found, note = _find(body, now, tz)
+    until: datetime | None = None
+    runs: int | None = None
+    if not (
+        found is not None
+        and isinstance(found.schedule, Schedule)
+        and (found.schedule.until is not None or found.schedule.max_runs is not None)
     ):
-        # The time language read the repeat with its end ("from march until february"
-        # ends in the February after March): its reading, not the end cut out alone.
-        until, runs, found, note = None, None, whole, ""
-    else:
-        body, until, runs = _ends(body, now, tz)
-        found, note = _find(body, now, tz)
+        # Unless the time language read a repeat with its end ("from march until february"
+        # ends in the February after March), the end is cut out and read on its own; the
+        # rest is read again only if something was cut.
+        cut, until, runs = _ends(body, now, tz)
+        if cut != body:
+            body = cut
+            found, note = _find(body, now, tz)
     if found is None:
         return Words(raw, rest=body, zone=named, lead=lead, nag=nag, ambiguous=bool(note))
     rest = found.rest

@@ -16,7 +16,14 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, date, datetime, time, timedelta, timezone
 
-from .lunar import elongation, lahiri_ayanamsa, moon_longitude, new_moons, sun_longitude
+from .lunar import (
+    elongation,
+    lahiri_ayanamsa,
+    moon_longitude,
+    new_moons,
+    sun_longitude,
+    sun_reaches,
+)
 
 IST = timezone(timedelta(hours=5, minutes=30))
 SUNRISE, NOON, EVENING, MOONRISE, MIDNIGHT = 6.0, 12.0, 19.0, 20.5, 24.0
@@ -38,8 +45,9 @@ MONTHS = (
 )
 
 
-def _sidereal_sign(longitude: float, at: datetime) -> int:
-    return int(((longitude - lahiri_ayanamsa(at)) % 360) // 30)
+def _sun_sign(at: datetime) -> int:
+    """The sidereal sign the Sun is in (0 = Aries)."""
+    return int(((sun_longitude(at) - lahiri_ayanamsa(at)) % 360) // 30)
 
 
 def _month_spans(year: int, month: int) -> list[tuple[datetime, datetime]]:
@@ -51,15 +59,13 @@ def _month_spans(year: int, month: int) -> list[tuple[datetime, datetime]]:
         # The Sun enters sidereal Aries about 14 April, each later sign 30.44 days on.
         enters = datetime(base, 4, 14, tzinfo=UTC) + timedelta(days=30.44 * sign)
         moons = new_moons(enters - timedelta(days=35), enters + timedelta(days=65))
-        for here, after in itertools.pairwise(moons):
-            in_sign = _sidereal_sign(sun_longitude(here), here) == sign
-            if in_sign and _sidereal_sign(sun_longitude(after), after) != sign:
-                spans.append((here, after))  # the second of two in one sign, if a leap
+        signs = [_sun_sign(m) for m in moons]
+        for (here, after), (at_here, at_after) in zip(
+            itertools.pairwise(moons), itertools.pairwise(signs), strict=True
+        ):
+            if at_here == sign != at_after:  # the second of two in one sign, if a leap
+                spans.append((here, after))
     return spans
-
-
-def tithi(at: datetime) -> int:
-    return int(elongation(at) // 12) + 1
 
 
 def _at(day: date, hour: float) -> datetime:
@@ -107,19 +113,8 @@ def _crossing(start: datetime, end: datetime, angle: float) -> datetime:
 def sankranti(year: int, sign: int, *, by_sunset: bool = False) -> date:
     """The civil day (India) the Sun enters a sidereal sign (0 = Aries) in `year`; with
     `by_sunset`, an entry after sunset counts for the next day (Makar Sankranti's rule)."""
-    approx = datetime(year, 4, 14, 12, tzinfo=UTC) + timedelta(days=sign * 30.44)
-    if approx.year != year:
-        approx = approx.replace(year=year)
-    target = sign * 30.0
-    lo, hi = approx - timedelta(days=20), approx + timedelta(days=20)
-    for _ in range(40):
-        mid = lo + (hi - lo) / 2
-        lon = (sun_longitude(mid) - lahiri_ayanamsa(mid) - target + 180) % 360 - 180
-        if lon < 0:
-            lo = mid
-        else:
-            hi = mid
-    local = hi.astimezone(IST)
+    local = sun_reaches(sign * 30.0, datetime(year, 1, 1, tzinfo=UTC), sidereal=True)
+    local = local.astimezone(IST)
     late = by_sunset and local.hour + local.minute / 60 >= 18
     return local.date() + timedelta(days=1 if late else 0)
 

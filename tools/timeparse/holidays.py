@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, timezone
 
 from . import hindu
-from .lunar import new_moons, sun_longitude
+from .lunar import new_moons, sun_reaches
 from .resolve import nth_weekday
 
 
@@ -288,16 +288,6 @@ def chinese_new_year(year: int) -> date | None:
     return next((d for d in days if date(year, 1, 21) <= d <= date(year, 2, 20)), None)
 
 
-def _sun_reaches(longitude: float, start: datetime) -> datetime:
-    """When the Sun's apparent longitude next reaches `longitude` after `start` (it moves
-    about 0.9856° a day; Newton's steps to within seconds)."""
-    at = start + timedelta(days=((longitude - sun_longitude(start)) % 360) / 0.9856)
-    for _ in range(4):
-        off = (longitude - sun_longitude(at) + 180) % 360 - 180
-        at += timedelta(days=off / 0.9856)
-    return at
-
-
 def _chinese_day(month: int, day: int) -> Callable[[int], date | None]:
     """A day of the Chinese lunisolar calendar: month `month` is the one (new moon to new
     moon, in China) that holds the Sun's entry into longitude 30·(month − 2)°: the winter
@@ -311,7 +301,7 @@ def _chinese_day(month: int, day: int) -> Callable[[int], date | None]:
         # The entry in year y (or, for the 11th and 12th months' days early in y, the one
         # in December before it).
         for base in (datetime(y, 1, 1, tzinfo=UTC), datetime(y - 1, 11, 1, tzinfo=UTC)):
-            entry = _sun_reaches(longitude, base)
+            entry = sun_reaches(longitude, base)
             moons = new_moons(entry - timedelta(days=31), entry + timedelta(days=1))
             begins = max(
                 (
@@ -333,9 +323,7 @@ def _chinese_day(month: int, day: int) -> Callable[[int], date | None]:
 
 def _solar_term(longitude: float) -> Callable[[int], date | None]:
     """The day (in China) the Sun reaches a longitude: Qingming at 15°."""
-    return lambda y: (
-        _sun_reaches(longitude, datetime(y, 1, 1, tzinfo=UTC)).astimezone(_CHINA).date()
-    )
+    return lambda y: sun_reaches(longitude, datetime(y, 1, 1, tzinfo=UTC)).astimezone(_CHINA).date()
 
 
 def _days_after(d: date | None, days: int) -> date | None:

@@ -1,9 +1,9 @@
-"""Moon phases and the Sun's longitude, for holidays that follow the moon.
+"""New moons and the Sun's and Moon's longitudes, for holidays that follow the moon.
 
-New and full moons by Meeus ("Astronomical Algorithms", ch. 49: mean phase plus the
-periodic terms; within about a minute over centuries), and the Sun's apparent longitude
-(ch. 25, low accuracy: about 0.01°). Times are UTC (the ~1 minute between TT and UTC is
-left out: it is below what any holiday rule here can tell apart).
+New moons by Meeus ("Astronomical Algorithms", ch. 49: mean phase plus the periodic
+terms; within about a minute over centuries), the Sun's apparent longitude (ch. 25, low
+accuracy: about 0.01°) and the Moon's (ch. 47, its largest terms). Times are UTC (the
+~1 minute between TT and UTC is left out: below what any holiday rule here can tell).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def _sin(deg: float) -> float:
     return math.sin(math.radians(deg))
 
 
-def _phase(k: float) -> datetime:
-    """The new moon (integer k) or full moon (k + 0.5) numbered from January 2000."""
+def _new_moon(k: int) -> datetime:
+    """The new moon numbered `k` from January 2000."""
     t = k / 1236.85
     jde = (
         2451550.09766 + _SYNODIC * k + 0.00015437 * t**2 - 0.000000150 * t**3 + 0.00000000073 * t**4
@@ -38,10 +38,7 @@ def _phase(k: float) -> datetime:
     mp = 201.5643 + 385.81693528 * k + 0.0107582 * t**2 + 0.00001238 * t**3
     f = 160.7108 + 390.67050284 * k - 0.0016118 * t**2 - 0.00000227 * t**3
     om = 124.7746 - 1.56375588 * k + 0.0020672 * t**2 + 0.00000215 * t**3
-    if k % 1 == 0:  # new moon
-        c = (-0.40720, 0.17241, 0.01608, 0.01039, 0.00739, -0.00514, 0.00208)
-    else:  # full moon
-        c = (-0.40614, 0.17302, 0.01614, 0.01043, 0.00734, -0.00515, 0.00209)
+    c = (-0.40720, 0.17241, 0.01608, 0.01039, 0.00739, -0.00514, 0.00208)
     jde += (
         c[0] * _sin(mp)
         + c[1] * e * _sin(m)
@@ -90,23 +87,11 @@ def _phase(k: float) -> datetime:
     return _from_jd(jde)
 
 
-def _moons(after: datetime, before: datetime, offset: float) -> list[datetime]:
-    k0 = math.floor((_jd(after) - 2451550.09766) / _SYNODIC) - 1
-    out = []
-    for k in range(k0, k0 + int((before - after).days / _SYNODIC) + 4):
-        at = _phase(k + offset)
-        if after <= at < before:
-            out.append(at)
-    return out
-
-
 def new_moons(after: datetime, before: datetime) -> list[datetime]:
     """The new moons (conjunctions) between two instants, in order."""
-    return _moons(after, before, 0.0)
-
-
-def full_moons(after: datetime, before: datetime) -> list[datetime]:
-    return _moons(after, before, 0.5)
+    k0 = math.floor((_jd(after) - 2451550.09766) / _SYNODIC) - 1
+    found = (_new_moon(k) for k in range(k0, k0 + int((before - after).days / _SYNODIC) + 4))
+    return [at for at in found if after <= at < before]
 
 
 def sun_longitude(at: datetime) -> float:
@@ -127,6 +112,21 @@ def lahiri_ayanamsa(at: datetime) -> float:
     """The Lahiri ayanamsa (degrees): sidereal = tropical − this (23.853° at J2000,
     50.29″ a year)."""
     return 23.853 + (_jd(at) - 2451545.0) / 365.25 * 50.29 / 3600
+
+
+def sun_reaches(longitude: float, after: datetime, *, sidereal: bool = False) -> datetime:
+    """When the Sun's apparent longitude (tropical, or `sidereal` by Lahiri) next reaches
+    `longitude` after `after`: it moves about 0.9856° a day; Newton's steps, to within
+    seconds."""
+
+    def off(at: datetime) -> float:
+        here = sun_longitude(at) - (lahiri_ayanamsa(at) if sidereal else 0.0)
+        return (longitude - here + 180) % 360 - 180
+
+    at = after + timedelta(days=(off(after) % 360) / 0.9856)
+    for _ in range(4):
+        at += timedelta(days=off(at) / 0.9856)
+    return at
 
 
 # The Moon's longitude: the periodic terms of Meeus ch. 47 above 0.002° (in 1e-6 degrees),
