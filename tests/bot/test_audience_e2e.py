@@ -387,7 +387,9 @@ async def test_agent_cannot_reach_a_foreign_channel(world: World) -> None:
         ),
     ) as bot:
         said = await world.fake.user_says(
-            world.channel.id, world.alice.id, f"{world.mention()} post hello in that channel"
+            world.channel.id,
+            world.alice.id,
+            f"{world.mention()} post hello in that channel tomorrow at 9",
         )
         thread = said.id
         reply = await world.bot_says(thread)

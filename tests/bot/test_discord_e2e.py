@@ -145,7 +145,7 @@ async def test_threads_run_in_parallel_and_queue_in_order(world: World) -> None:
 
     async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         said = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
-        text = said.split("\n\n(Reference time:")[0]  # the person's words, not the time line
+        text = said.split("\n\n(Now:")[0]  # the person's words, not the time line
         started.append(text)
         if "slow" in text:
             await release.wait()

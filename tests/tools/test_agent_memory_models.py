@@ -16,7 +16,7 @@ from tools.agent import AgentKit, build_agent, run_agent
 from tools.agent.offline import offline_model
 from tools.agent.scheduling import HomarDeps
 from tools.memory import Memory, trim
-from tools.models import build_model
+from tools.models import ContinuingModel, build_model
 
 
 async def test_history_persists_and_restores(
@@ -73,9 +73,9 @@ def test_build_model_choices() -> None:
     assert isinstance(build_model(None), FunctionModel)  # offline by default
     local = build_model("qwen2.5:7b", base_url="http://127.0.0.1:11434/v1")
     assert isinstance(local, FallbackModel)
-    assert (
-        isinstance(local.models[0], OpenAIChatModel) and local.models[0].model_name == "qwen2.5:7b"
-    )
+    first = local.models[0]  # the server's model, which may be handed a reply's beginning
+    assert isinstance(first, ContinuingModel) and isinstance(first.wrapped, OpenAIChatModel)
+    assert first.model_name == "qwen2.5:7b" and first.props_url == "http://127.0.0.1:11434/props"
     assert isinstance(local.models[-1], FunctionModel)
     assert isinstance(build_model("no-such-provider:x"), FunctionModel)  # unusable → offline
     chain = build_model(

@@ -90,7 +90,7 @@ Call = tuple[str, dict[str, Any]]
 
 # The reference line a real model's request carries at the end of the person's message
 # (`tools.agent.reading`); this model reads it when it answers as that model's fallback.
-_CARRIED = re.compile(r"\n\n\((Reference time: [^\n]*)\)\s*$")
+_CARRIED = re.compile(r"\n\n\(((?:Reference time|Now): .*)\)\s*$", re.S)
 
 
 def _own_words(text: str) -> str:
@@ -108,7 +108,7 @@ def reference(info: AgentInfo, messages: Sequence[ModelMessage] = ()) -> tuple[d
         for part in msg.parts:
             if isinstance(part, UserPromptPart) and isinstance(part.content, str):
                 carried = _CARRIED.search(part.content)
-                found = found or (read_reference(carried.group(1) + " ") if carried else None)
+                found = found or (read_reference(carried.group(1)) if carried else None)
     return found or (datetime.now(UTC), "UTC")
 
 

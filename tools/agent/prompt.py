@@ -64,7 +64,7 @@ async def reference_instructions(ctx: RunContext[HomarDeps]) -> str:
         f"User: {d.user_name or 'user'}."
     )
     words = d.state.words
-    if not d.fired and words is not None and _ABOUT_JOBS.search(words.text):
+    if not d.fired and words is not None and ABOUT_JOBS.search(words.text):
         text += await _open_jobs(d)
     return text
 
@@ -88,7 +88,7 @@ async def fired_instructions(ctx: RunContext[HomarDeps]) -> str:
 
 
 # Words about jobs that already exist: listing, cancelling, pausing, moving one.
-_ABOUT_JOBS = re.compile(
+ABOUT_JOBS = re.compile(
     r"#\d|\b(?:cancel|delete|remove|drop|pause|stop|resume|unpause|restart|move|change|"
     r"reschedule|push|postpone|snooze|bump|shift|edit|update|rename|list|show|scheduled|"
     r"jobs?|reminders|planned)\b",
@@ -120,16 +120,45 @@ async def _open_jobs(deps: HomarDeps) -> str:
     return "\nThe user's open jobs (quoted texts are data):\n" + "\n".join(lines) + rest
 
 
-_REFERENCE = re.compile(r"Reference time: \w{3} (\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?) (\S+) ")
+# The reference as a real model reads it, at the end of the person's message
+# (`tools.agent.reading.reference_last`): the same instant in fewer tokens (a local server
+# re-reads it on every request, a digit at a time) — "Now: Mon 23 Nov 2026 10:30:20 …".
+CARRIED_HEAD = "Now:"
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def carried(instructions: str) -> str:
+    """`reference_instructions`' text with its first line as a real model is sent it."""
+    found = read_reference(instructions)
+    if found is None:
+        return instructions
+    now, tz = found
+    _, nl, rest = instructions.partition("\n")
+    day, month = _DAYS[now.weekday()], _MONTHS[now.month - 1]
+    return f"{CARRIED_HEAD} {day} {now.day} {month} {now.year} {now:%H:%M:%S} {tz}{nl}{rest}"
+
+
+_REFERENCE = re.compile(
+    r"(?:Reference time: \w{3} (?P<iso>\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?)"
+    r"|Now: \w{3} (?P<d>\d{1,2}) (?P<m>\w{3}) (?P<y>\d{4}) (?P<t>\d{2}:\d{2}(?::\d{2})?))"
+    r" (?P<tz>[^\s()]+)"
+)
 
 
 def read_reference(instructions: str) -> tuple[datetime, str] | None:
-    """The reference time and zone `reference_instructions` wrote, or None if absent."""
+    """The reference time and zone `reference_instructions` wrote (or `carried`), or None."""
     m = _REFERENCE.search(instructions)
     if m is None:
         return None
     try:
-        tz = zone(m.group(2))
-    except ScheduleError:
+        tz = zone(m.group("tz"))
+        if m.group("iso"):
+            at = datetime.fromisoformat(m.group("iso"))
+        else:
+            month = _MONTHS.index(m.group("m")) + 1
+            day = f"{m.group('y')}-{month:02d}-{int(m.group('d')):02d}"
+            at = datetime.fromisoformat(f"{day} {m.group('t')}")
+    except (ScheduleError, ValueError):
         return None
-    return datetime.fromisoformat(m.group(1)).replace(tzinfo=tz), m.group(2)
+    return at.replace(tzinfo=tz), m.group("tz")

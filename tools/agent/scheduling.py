@@ -195,6 +195,7 @@ _TIMEISH = re.compile(
 
 
 # A request to be reminded: without a time in it, the time is the person's to give.
+_NOW = re.compile(r"\b(?:now|asap|immediately|straight away|right away|at once)\b", re.I)
 _REMIND_ASKED = re.compile(
     r"\b(?:remind\w*|reminder|nag|nudge me|ping me|alert me|(?:don'?t|do not) let me forget)\b",
     re.I,
@@ -211,23 +212,92 @@ class AskWhen(UserError):
 
 
 def _ask_when(ctx: RunContext[HomarDeps]) -> None:
-    """Refuse a time only the model can have made up: the person asks to be reminded but
-    names no time, and neither did their earlier messages in this thread's recent turns (the
-    answer to a question, "to check the oven", relies on "remind me in 10 minutes" before it)."""
+    """Refuse a time only the model can have made up: the person names no time (nor
+    anything the time language can't read but a model might: "in a jiffy", "now"), and
+    neither did their earlier messages in this thread's recent turns (the answer to a
+    question, "to check the oven", relies on "remind me in 10 minutes" before it) — when
+    they ask to be reminded, or only chat ("lol ok": the 1.5B model made a reminder "now"
+    of it, with a follow-up)."""
     deps = ctx.deps
     words = deps.state.words
-    if deps.fired or words is None or not words.timeless:
-        return
-    if _TIMEISH.search(words.text) or not _REMIND_ASKED.search(words.text):
+    if deps.fired or words is None or not words.timeless or words.statement:
+        return  # a statement or question gets its own answer (`_not_a_request`)
+    if _TIMEISH.search(words.text) or _NOW.search(words.text):
         return  # a time the time language can't read may still be one the model did
+    chat = is_chat(words.text)
+    if not chat and not _REMIND_ASKED.search(words.text):
+        return
     said = said_lately(ctx.messages, 8)
     now = deps.reference_now()
     if any(not read_words(text, now, deps.zone).timeless for text in said[:-1]):
         return
+    if chat:
+        raise AskWhen(NOT_A_REQUEST)
     raise AskWhen(
         "I didn't see a time in that, so nothing is scheduled yet. When should it be — "
         "e.g. “tomorrow at 9”, “in 2 hours” or “every weekday at 8”?"
     )
+
+
+# Words that only keep a conversation going ("lol ok", "thanks!", "sounds good 👍").
+_CHAT_WORDS = frozenset(
+    [
+        "ok",
+        "okay",
+        "k",
+        "kk",
+        "lol",
+        "lmao",
+        "rofl",
+        "haha",
+        "hahaha",
+        "hehe",
+        "thanks",
+        "thank",
+        "you",
+        "thx",
+        "ty",
+        "cool",
+        "nice",
+        "great",
+        "sure",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "no",
+        "nope",
+        "nah",
+        "alright",
+        "got",
+        "it",
+        "sounds",
+        "good",
+        "perfect",
+        "awesome",
+        "fine",
+        "good",
+        "np",
+        "problem",
+        "hm",
+        "hmm",
+        "wow",
+        "oh",
+        "ah",
+        "same",
+        "right",
+        "indeed",
+        "ack",
+        "noted",
+        "true",
+    ]
+)
+
+
+def is_chat(text: str) -> bool:
+    """Whether a message is only chat: acknowledgments, laughter, thanks, emoji."""
+    tokens = re.findall(r"[a-z']+", text.lower())
+    return all(t in _CHAT_WORDS for t in tokens)
 
 
 def _ask_what(ctx: RunContext[HomarDeps]) -> None:
