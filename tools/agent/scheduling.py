@@ -660,7 +660,7 @@ async def send_scheduled_message(
 
     Args:
         message: the command to run then
-        scheduled_datetime: ISO 8601 (naive = user's zone) or a phrase like 'tomorrow at 9'
+        scheduled_datetime: the time in the user's words ('at 3pm', 'tomorrow at 9')
         audience: only if others/a place are named, as written: "<@1> and me", "<#2>", "dm me"
     """
     return await _once(ctx, message, scheduled_datetime, JobKind.SCHEDULED, on_duplicate, audience)
@@ -682,7 +682,7 @@ async def schedule_reminder(
     """Remind the user of something at a time.
 
     Args:
-        reminder_time: ISO 8601 or phrase; for meetings/calls give the event time
+        reminder_time: the time in the user's words ('at 3pm'); meetings/calls: the event's
         message: what to remind about
         follow_up: nag until answered ("don't let me forget")
         minutes_before: remind this long before reminder_time (meetings/calls: 5)
@@ -818,7 +818,7 @@ async def schedule_future_callback(
     """Wake yourself later in this thread to continue or check on work (not for reminders).
 
     Args:
-        callback_time: ISO 8601 or phrase
+        callback_time: the time in the user's words ('in 2 hours')
         context: what to do when woken
     """
     return await _once(ctx, context, callback_time, JobKind.CALLBACK, on_duplicate)
@@ -909,7 +909,7 @@ async def update_scheduled_action(
     """Change a job's time/schedule and/or its text.
 
     Args:
-        new_time: ISO 8601, phrase, cron or recurrence
+        new_time: the new time in the user's words, a cron or a recurrence
     """
     deps = ctx.deps
     job = await _meant(ctx, task_id)
