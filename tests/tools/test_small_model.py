@@ -413,6 +413,23 @@ async def test_a_time_copied_from_the_reference_line_is_read(
     )
 
 
+async def test_a_passed_time_of_day_is_not_moved_to_another_hour(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """ "remind me at 7am to go for a run" at 10:30: the 1.5B wrote "Mon 23 Nov 2026 7:00:00
+    Europe/Berlin", read as 19:00 today — a job at an hour nobody said. The person's 7am
+    wins: the answer is the "tomorrow at 07:00?" question, whatever hour the model wrote."""
+    deps = replace(deps, now=deps.reference_now().replace(hour=10, minute=30))
+    for written in ("Mon 23 Nov 2026 7:00:00 Europe/Berlin", "19:00", "7pm", "today 7:00"):
+        made = call("schedule_reminder", reminder_time=written, message="go for a run")
+        r = await ask(runtime, deps, "remind me at 7am to go for a run", made, TextPart("ok"))
+        assert not r.job_ids and "tomorrow at 07:00" in r.text, (written, r.text)
+        await ask(runtime, deps, "no", TextPart("ok"))  # nothing left waiting for an answer
+    made = call("schedule_reminder", reminder_time="tomorrow 7am", message="go for a run")
+    r = await ask(runtime, deps, "remind me at 7am to go for a run", made, TextPart("ok"))
+    assert len(r.job_ids) == 1, r.text  # the model named the day: the person's 7am, tomorrow
+
+
 async def test_yes_to_our_own_tomorrow_question_is_settled_in_code(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:

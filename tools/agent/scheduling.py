@@ -339,9 +339,15 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
         got = None
     words = words_of(deps)
     if what == "time":
-        if words.rolled and words.instant is not None and (got is None or got.at <= now):
-            # "at 8am" said at 10:30, the model's time unread or today's: ask "tomorrow?"
-            return Resolved(words.instant, rolled=words.instant - timedelta(days=1))
+        said = words.instant
+        if (
+            words.rolled
+            and said is not None
+            and (got is None or got.at <= now or _clock(got.at, said) != _clock(said, said))
+        ):
+            # "at 8am" said at 10:30, the model's time unread, today's or at another time
+            # of day (the 1.5B wrote "7:00" for "at 7am", read as 19:00): ask "tomorrow?"
+            return Resolved(said, rolled=said - timedelta(days=1))
         if got is None and words.instant is not None and not words.ambiguous:
             return Resolved(words.instant)  # a garbled argument, but the person was clear
         clear = words.instant is not None and not words.ambiguous
@@ -364,6 +370,12 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
             "or a phrase like 'tomorrow at 9' or 'in 2 hours'."
         )
     return got
+
+
+def _clock(at: datetime, like: datetime) -> tuple[int, int, int]:
+    """`at`'s time of day where `like` is."""
+    local = at.astimezone(like.tzinfo)
+    return local.hour, local.minute, local.second
 
 
 def read_as(at: datetime) -> str:
