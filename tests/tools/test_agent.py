@@ -172,6 +172,21 @@ async def test_birthday_date_only_is_nine(runtime: AgentKit, deps: HomarDeps) ->
     )
 
 
+async def test_an_occasions_day_is_the_one_the_person_named(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 0.5B model answered "Ana's birthday is on March 3rd" with December 3rd. The day the
+    person named wins; a day computed from it ("a week before") stays the model's."""
+    wrong = call("schedule_reminder", reminder_time="december 3rd", message="Ana's birthday")
+    r = await ask(runtime, deps, "Ana's birthday is on March 3rd", wrong)
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.next_run_at is not None and job.next_run_at.isoformat().startswith("2027-03-03")
+    before = call("schedule_reminder", reminder_time="2027-02-24", message="Ana's birthday gift")
+    r = await ask(runtime, deps, "a week before Ana's birthday on March 3rd remind me", before)
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.next_run_at is not None and job.next_run_at.isoformat().startswith("2027-02-24")
+
+
 async def test_past_time_today_asks_tomorrow(runtime: AgentKit, deps: HomarDeps) -> None:
     for when in ("2026-11-23T15:00", "3pm", "at 15:00"):
         r = await ask(

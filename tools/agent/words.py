@@ -156,6 +156,8 @@ _MEETING = re.compile(
     r"|\b(my|the|a|our|conference|video|phone|team)\s+call\b|\bcall with\b",
     re.I,
 )
+# A day computed from the one named ("a week before her birthday", "the day after").
+_OFFSET_FROM_DAY = re.compile(r"\b(?:before|after|ahead|prior|earlier|early|ago)\b", re.I)
 # Birthdays and anniversaries: a reminder of the day.
 OCCASION = re.compile(r"\b(?:birthday|anniversary|bday|b-day)\b", re.I)
 # A statement about oneself or the world, not a request: "I'll be home at 6".
@@ -265,9 +267,13 @@ class Words:
         if self.instant is not None:
             return at if at == self.instant else self.instant
         day = self.occasion
-        if day is not None and at.astimezone(day.tzinfo).date() == day.date():
+        if day is None:
+            return at
+        if at.astimezone(day.tzinfo).date() == day.date():
             return day  # the occasion's day with a time of day nobody said
-        return at
+        if self.lead is None and not _OFFSET_FROM_DAY.search(self.text):
+            return day  # another day nobody said (the 0.5B: "March 3rd" → December 3)
+        return at  # "a week before": the model's to compute
 
     @property
     def occasion(self) -> datetime | None:
