@@ -377,6 +377,18 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
         r = await ask(runtime, deps, text, reply, TextPart("Done."))
         assert not r.job_ids and not r.remind_now, (text, r.text)
         assert "not sure what you'd like" in r.text, (text, r.text)
+    asked = {  # a thing to do, with no time: the 0.5B made "can you …?" a reminder tonight
+        "can you turn off the lights?": call(
+            "schedule_reminder", reminder_time="tonight", message="turn off the lights"
+        ),
+        "please post the release notes": call(
+            "send_scheduled_message", scheduled_datetime="17:00", message="release notes"
+        ),
+    }
+    for text, reply in asked.items():
+        r = await ask(runtime, deps, text, reply, TextPart("Done."))
+        assert not r.job_ids and not r.remind_now, (text, r.text)
+        assert "didn't see a time" in r.text, (text, r.text)
     now = call("schedule_reminder", reminder_time="now", message="stretch")
     r = await ask(runtime, deps, "stretch now", now, TextPart("Done."))
     assert r.remind_now == "stretch" and "not sure" not in r.text, r.text

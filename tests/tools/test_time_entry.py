@@ -42,9 +42,12 @@ def _script(*parts: ToolCallPart | TextPart) -> FunctionModel:
     return FunctionModel(answer)
 
 
-async def _ask(runtime: AgentKit, deps: HomarDeps, *parts: ToolCallPart | TextPart) -> Any:
+async def _ask(
+    runtime: AgentKit, deps: HomarDeps, said: str, *parts: ToolCallPart | TextPart
+) -> Any:
+    """The person says `said`; the scripted model answers with `parts`."""
     with runtime.agent.override(model=_script(*parts)):
-        return await run_agent(runtime, "please set that up", deps)
+        return await run_agent(runtime, said, deps)
 
 
 @pytest.mark.parametrize("phrase", PHRASES)
@@ -83,6 +86,7 @@ async def test_agent_tool_explains_a_day_the_month_lacks(
     r = await _ask(
         runtime,
         deps,
+        "remind me on feb 30 to pay rent",
         ToolCallPart("schedule_reminder", {"reminder_time": "feb 30", "message": "pay rent"}),
         TextPart("Done."),
     )
@@ -97,6 +101,7 @@ async def test_agent_tool_reads_a_zone_named_in_the_phrase(
     r = await _ask(
         runtime,
         deps,
+        "remind me at 9am Tokyo time to call",
         ToolCallPart("schedule_reminder", {"reminder_time": "9am Tokyo time", "message": "call"}),
         TextPart("Done."),
     )
@@ -119,6 +124,7 @@ async def test_agent_confirmation_says_how_a_foreign_phrase_was_read(
     r = await _ask(
         runtime,
         deps,
+        "set that up",  # the phrase is the model's argument; the words layer reads English
         ToolCallPart("schedule_reminder", {"reminder_time": "morgen um 9 Uhr", "message": "Sam"}),
         TextPart("Done."),
     )

@@ -196,6 +196,8 @@ _TIMEISH = re.compile(
 
 # A request to be reminded: without a time in it, the time is the person's to give.
 _NOW = re.compile(r"\b(?:now|asap|immediately|straight away|right away|at once)\b", re.I)
+# A request to do something, asked politely ("can you …", "could you please …", "please …").
+_ASKED_TO = re.compile(r"^\W*(?:(?:can|could|would|will)\s+(?:you|u)\b|pl(?:ea)?se?\b|pls\b)", re.I)
 _REMIND_ASKED = re.compile(
     r"\b(?:remind\w*|reminder|nag|nudge me|ping me|alert me|(?:don'?t|do not) let me forget)\b",
     re.I,
@@ -216,8 +218,9 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     anything the time language can't read but a model might: "in a jiffy", "now"), and
     neither did their earlier messages in this thread's recent turns (the answer to a
     question, "to check the oven", relies on "remind me in 10 minutes" before it) — when
-    they ask to be reminded, or only chat ("lol ok": the 1.5B model made a reminder "now"
-    of it, with a follow-up)."""
+    they ask to be reminded, ask for something to be done ("can you turn off the lights?":
+    the 0.5B made a reminder for tonight), or only chat ("lol ok": the 1.5B made a
+    reminder "now" of it, with a follow-up)."""
     deps = ctx.deps
     words = deps.state.words
     if deps.fired or words is None or not words.timeless or words.statement:
@@ -225,7 +228,7 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     if _TIMEISH.search(words.text) or _NOW.search(words.text):
         return  # a time the time language can't read may still be one the model did
     chat = is_chat(words.text)
-    if not chat and not _REMIND_ASKED.search(words.text):
+    if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
         return
     said = said_lately(ctx.messages, 8)
     now = deps.reference_now()
