@@ -346,7 +346,7 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
         if (
             words.rolled
             and said is not None
-            and (got is None or got.at <= now or _clock(got.at, said) != _clock(said, said))
+            and (got is None or got.at <= now or not _same_clock(got.at, said))
         ):
             # "at 8am" said at 10:30, the model's time unread, today's or at another time
             # of day (the 1.5B wrote "7:00" for "at 7am", read as 19:00): ask "tomorrow?"
@@ -375,10 +375,9 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     return got
 
 
-def _clock(at: datetime, like: datetime) -> tuple[int, int, int]:
-    """`at`'s time of day where `like` is."""
-    local = at.astimezone(like.tzinfo)
-    return local.hour, local.minute, local.second
+def _same_clock(at: datetime, said: datetime) -> bool:
+    """Whether `at` is at `said`'s time of day, where `said` is."""
+    return at.astimezone(said.tzinfo).time() == said.time()
 
 
 def read_as(at: datetime) -> str:
