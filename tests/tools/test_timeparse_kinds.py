@@ -1494,3 +1494,137 @@ def test_holiday_names_that_are_ordinary_words_need_their_phrase(
     assert (got.rest if got else None) == rest
     assert at("the start of lent") == dt(2027, 2, 10)
     assert at("advent sunday") == dt(2026, 11, 29)
+
+
+# ---------------------------------------------------------------- bounds, "-ish", parts of days
+
+
+@pytest.mark.parametrize(
+    ("text", "delta"),
+    [
+        ("in a little over an hour", timedelta(hours=1)),
+        ("in just under 2 hours", timedelta(hours=2)),
+        ("in more than 20 minutes", timedelta(minutes=20)),
+        ("in less than half an hour", timedelta(minutes=30)),
+        ("in slightly over 3 days", timedelta(days=3)),
+        ("a bit more than an hour from now", timedelta(hours=1)),
+        ("at least 2 hours from now", timedelta(hours=2)),
+        ("no more than 45 minutes from now", timedelta(minutes=45)),
+    ],
+)
+def test_a_bound_on_a_quantity_reads_the_quantity(text: str, delta: timedelta) -> None:
+    """ "over", "under", "more/less than", "at least/most" with any hedge before them: the
+    quantity said is the time (as "within 2 hours" already is)."""
+    assert at(text) == (NOW + delta).replace(tzinfo=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "same_as"),
+    [
+        ("6pm-ish", "around 6pm"),
+        ("noonish", "around noon"),
+        ("tomorrow 8ish", "tomorrow around 8"),
+        ("5ish", "around 5"),
+        ("friday at 7-ish", "friday at around 7"),
+        ("midnight-ish", "around midnight"),
+    ],
+)
+def test_ish_after_a_clock_is_around_it(text: str, same_as: str) -> None:
+    want = at(same_as)
+    assert want is not None, same_as
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("20 of next month", dt(2026, 12, 20)),
+        ("the 3 of next month", dt(2026, 12, 3)),
+        ("on the 31 of next month at 5pm", dt(2026, 12, 31, 17)),
+        ("28 of this month", dt(2026, 11, 28)),
+        ("the 2 of the following month", dt(2026, 12, 2)),
+    ],
+)
+def test_a_plain_day_number_of_a_relative_month(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_a_plain_day_number_of_a_relative_month_must_exist() -> None:
+    assert at("31 of this month") is None  # November has 30 days
+
+
+@pytest.mark.parametrize(
+    ("text", "same_as"),
+    [
+        ("the night before christmas", "december 24 at night"),
+        ("the morning after christmas", "december 26 in the morning"),
+        ("the evening before new year's day", "december 31 in the evening"),
+        ("the afternoon after next friday", "saturday 5 december in the afternoon"),
+        ("on the morning before thanksgiving", "november 25 in the morning"),
+    ],
+)
+def test_a_part_of_the_day_before_or_after_a_day(text: str, same_as: str) -> None:
+    want = at(same_as)
+    assert want is not None, same_as
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    "text", ["the morning after 3pm", "the evening before my birthday", "the night before 9am"]
+)
+def test_a_part_of_the_day_needs_a_day_to_be_before_or_after(text: str) -> None:
+    assert at(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("fri 3p", dt(2026, 11, 27, 15)),
+        ("tomorrow 7a", dt(2026, 11, 24, 7)),
+        ("saturday 11a", dt(2026, 11, 28, 11)),
+        ("dec 3 9p", dt(2026, 12, 3, 21)),
+    ],
+)
+def test_a_one_letter_meridiem_after_a_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize("text", ["3a", "section 4a", "5p"])
+def test_a_one_letter_meridiem_alone_is_no_time(text: str) -> None:
+    assert at(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "weekdays"),
+    [
+        ("every tue/thu", [1, 3, 1, 3]),
+        ("mondays/wednesdays at 6pm", [0, 2, 0, 2]),  # 6pm today is still ahead
+        ("every mon / wed / fri", [2, 4, 0, 2]),
+    ],
+)
+def test_weekdays_listed_with_slashes(text: str, weekdays: list[int]) -> None:
+    assert [r.weekday() for r in runs(text)] == weekdays
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("every second-to-last friday of the month", [18, 22, 19, 19]),
+        ("the third-to-last day of every month", [28, 29, 29, 26]),
+    ],
+)
+def test_hyphenated_to_last(text: str, days: list[int]) -> None:
+    assert [r.day for r in runs(text)] == days
+
+
+@pytest.mark.parametrize("text", ["the morning after", "friday before", "at 5 until", "noon from"])
+def test_a_phrase_ending_in_a_pointing_word_is_incomplete(text: str) -> None:
+    """ "after", "before", "from", "until" point at a time; with none after them the
+    phrase names no time ("the morning after" what?)."""
+    assert at(text) is None
+
+
+def test_a_pointing_word_stays_in_the_message_when_its_object_is_no_time() -> None:
+    got = split_when("remind me friday before the exam", now=NOW, tz=TZ)
+    assert got is not None and got.schedule == datetime(2026, 11, 27, 9, 0, tzinfo=Z)
+    assert got.rest == "before the exam"

@@ -384,9 +384,10 @@ def _second_of_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+# "the 20th of next month", "20 of next month": a plain number before "of <month>" is a day.
 @piece(
-    r"(?:the\s+)?" + ORD + r"\s+(?:day\s+)?of\s+(?:the\s+)?(?P<which>next|this|last|current|"
-    r"previous|following|coming|upcoming)\s+month"
+    r"(?:the\s+)?(?P<ord>\d{1,2}(?:st|nd|rd|th)?|second)\s+(?:day\s+)?of\s+(?:the\s+)?"
+    r"(?P<which>next|this|last|current|previous|following|coming|upcoming)\s+month"
 )
 def _day_of_rel_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     shift = {"next": 1, "following": 1, "coming": 1, "upcoming": 1, "last": -1, "previous": -1}.get(
@@ -951,7 +952,8 @@ def match_relative(s: str, pos: int, f: Frame, c: Ctx) -> int | None:
             _rel_piece(f, c, got[0], 1)
             return got[1]
         return None
-    got = match_duration(s, pos)
+    bound = _BOUND_HEAD.match(s, pos)
+    got = match_duration(s, bound.end() if bound else pos)
     if not got:
         return None
     tail = _REL_TAIL.match(s, got[1])
@@ -962,10 +964,17 @@ def match_relative(s: str, pos: int, f: Frame, c: Ctx) -> int | None:
 
 
 _SIGNED = re.compile(r"(?P<sign>[+-])\s?(?=\d)")
-_REL_HEAD = re.compile(
-    r"(?:in|within|after)\s+(?:(?:about|around|roughly|approximately|approx\.?|like|just|"
-    r"another|only|maybe|some)\s+)?"
+# A bound said on a quantity ("over", "just under", "a bit more than", "at least"): the
+# quantity itself is the time, as "within 2 hours" is.
+_BOUND = (
+    r"(?:(?:a\s+(?:little|bit|tad)\s+|just\s+|slightly\s+|no\s+|not\s+)?"
+    r"(?:over|under|more\s+than|less\s+than)|at\s+(?:least|most))\s+"
 )
+_REL_HEAD = re.compile(
+    r"(?:in|within|after)\s+(?:" + _BOUND + r"|(?:about|around|roughly|approximately|approx\.?|"
+    r"like|just|another|only|maybe|some)\s+)?"
+)
+_BOUND_HEAD = re.compile(_BOUND)
 _REL_TAIL = re.compile(
     r"\s*(?:(?P<ago>ago|before now|back|(?:before|earlier)(?=\s*$))|"
     r"from\s+(?:right\s+)?(?:now|today)|hence|later|"
@@ -1031,8 +1040,9 @@ def _hm(m: re.Match[str], f: Frame, c: Ctx) -> None:
 @piece(r"(?P<h>\d{1,2})\s*" + AMPM)
 def _h_ampm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     ap = m["ap"]
-    if len(ap.rstrip(".")) == 1 and not f.at_ctx:
-        raise Conflict("hour")  # "4a" is not a time unless it follows "at"
+    dated = f.date is not None or f.day is not None or f.weekday is not None
+    if len(ap.rstrip(".")) == 1 and not (f.at_ctx or dated):
+        raise Conflict("hour")  # "4a" is not a time unless it follows "at" or a day ("fri 3p")
     _set_time(f, int(m["h"]), 0, 0, _ampm(ap))
 
 
@@ -1290,6 +1300,7 @@ _AT_WORDS = frozenset(
         "for",
     }
 )
+_POINTING = frozenset({"after", "before", "from", "until", "till", "later than", "no later than"})
 _SPACE = re.compile(r"\s+")
 # Every piece is registered by now: which of them can start at a given character.
 _PATTERNS = [p for p, _ in _PIECES]
@@ -1312,6 +1323,7 @@ def _read_frame(s: str, c: Ctx) -> Frame | None:
     pos = 0
     n = len(s)
     filler_only = True
+    word_before_nothing = False
     while True:
         c.budget.spend()
         sp = _SPACE.match(s, pos)
@@ -1339,18 +1351,22 @@ def _read_frame(s: str, c: Ctx) -> Frame | None:
             f.pieces += 1
             f.at_ctx = False
             filler_only = False
+            word_before_nothing = False
             pos = end
             continue
         fm = _FILLER.match(s, pos)
         if fm is None:
             return None
         word = fm.group(0).strip()
+        # "the morning after", "friday before": a last word that points at a time the
+        # phrase does not name leaves it incomplete, not a time.
+        word_before_nothing = word in _POINTING
         if word in _AT_WORDS:
             f.at_ctx = True
         if word in ("in", "of", "during", "for", "by", "until", "from", "after", "before"):
             f.extra["month_ok"] = 1
         pos = fm.end()
-    if filler_only or not f.pieces:
+    if filler_only or not f.pieces or word_before_nothing:
         return None
     return f
 
@@ -1694,7 +1710,13 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
     # A comma glued to the next word still separates ("10:00:00,2021", "friday,27 nov"),
     # but not inside a number ("1,000").
     (re.compile(r",(?=[a-z]|\d{4}\b|\d{1,2}\s+[a-z])(?<!\d,)|(?<=\d),(?=\d{4}\b)"), ", ", (",",)),
-    (re.compile(r"(\d)\s*-?ish\b"), r"\1", ("ish",)),
+    # "6pm-ish", "noonish", "10ish": around that time (a lone number with "ish" is a clock
+    # as surely as one after "around").
+    (
+        re.compile(r"\b(\d{1,2}(?:[:.]\d{2})?(?:\s*[ap]\.?m\.?)?|noon|midnight)\s*-?ish\b"),
+        r"around \1",
+        ("ish",),
+    ),
     (re.compile(r"\b(\d{1,2}) (st|nd|rd|th)\b"), r"\1\2", (" st", " nd", " rd", " th")),  # "7 th"
     # "26. 10.21", "30 . 09 . 22": a spaced day.month.year triple is one dotted date.
     (
@@ -1921,6 +1943,31 @@ def _composite(s: str, c: Ctx) -> datetime | None:
     return None
 
 
+_POD_BESIDE = re.compile(
+    r"(?:on\s+)?the\s+(?P<p>morning|afternoon|evening|night)\s+"
+    r"(?P<dir>before|after|following|preceding|prior\s+to)\s+(?P<t>.{1,200})"
+)
+
+
+def _pod_beside(m: re.Match[str], c: Ctx) -> datetime | None:
+    """ "the night before christmas", "the morning after next friday": that part of the
+    day before or after a day named without a time of day. Anything else after the word
+    ("the morning after 3pm", "the evening before my birthday") is no time: the words
+    around it are not fillers to skip."""
+    a = _anchor(m["t"], c)
+    if a is None or a[1].hour is not None or a[1].pod is not None:
+        return None
+    step = -1 if m["dir"] in ("before", "preceding", "prior to") else 1
+    f = read_frame("in the " + m["p"], c)
+    if f is None:
+        return None
+    f.set(date=a[0].astimezone(c.tz).date() + timedelta(days=step), grain="day")
+    try:
+        return resolve(f, c)
+    except (ValueError, OverflowError):
+        return None
+
+
 def _same_time(text: str, c: Ctx) -> datetime | None:
     """ "this time tomorrow", "same time next week": now's clock time on that day (a week,
     month or year later for "next week/month/year")."""
@@ -1963,6 +2010,9 @@ def _closest(m: re.Match[str], c: Ctx) -> datetime | None:
 
 def parse_normalized(s: str, c: Ctx) -> datetime | None:
     """Parse a preprocessed, normalised phrase: a single time or the start of an interval."""
+    m = _POD_BESIDE.fullmatch(s) if "the" in s else None
+    if m:
+        return _pod_beside(m, c)
     # Built-on phrases first: in "the friday before christmas" the "before" is no filler.
     if " " in s and any(w in s for w in _COMPOSITE_WORDS):
         got = _composite(s, c)

@@ -241,6 +241,7 @@ _TENS_UNIT_RE = re.compile(
 _WORD_RE = re.compile(r"\b(" + _NUMBER_WORDS + r")\b")
 _SPACES = re.compile(r"\s+")
 _APOS = re.compile(r"[\u2018\u2019\u02bc`]")
+_TO_LAST = re.compile(r"(?<=[a-z\d])-to-(the-)?last\b")
 
 
 def _ord_suffix(n: int) -> str:
@@ -276,6 +277,9 @@ def normalize(text: str) -> str:
     """
     t = _APOS.sub("'", text.lower())
     t = _SPACES.sub(" ", t).strip()
+    if "-to-" in t:
+        # "second-to-last", "third-to-the-last": the words spaced
+        t = _TO_LAST.sub(lambda m: " to the last" if m[1] else " to last", t)
     t = _TENS_UNIT_RE.sub(_tens_unit, t)
     t = _WORD_RE.sub(_word, t)
     return t

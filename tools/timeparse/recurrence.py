@@ -1262,9 +1262,14 @@ def _occasion(s: str, c: Ctx) -> str | None:
     return "every year on " + rest
 
 
+_WEEKDAY_SLASH = re.compile(r"\b(" + WEEKDAY_RE + r")\s*/\s*(?=" + WEEKDAY_RE + r"\b)")
+
+
 def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = re.sub(r"[.!?]+$", "", s).strip()
     s = re.sub(r"^(?:run|repeat|remind me)\s+", "", s)
+    if "/" in s:
+        s = _WEEKDAY_SLASH.sub(r"\1 and ", s)  # "tue/thu": "tue and thu"
     if not _KEYWORD.search(s):
         return None
     s = _PERIOD_NOUN.sub(lambda m: m["u"] + "ly", s)
