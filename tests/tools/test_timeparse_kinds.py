@@ -1628,3 +1628,125 @@ def test_a_pointing_word_stays_in_the_message_when_its_object_is_no_time() -> No
     got = split_when("remind me friday before the exam", now=NOW, tz=TZ)
     assert got is not None and got.schedule == datetime(2026, 11, 27, 9, 0, tzinfo=Z)
     assert got.rest == "before the exam"
+
+
+# ---------------------------------------------------------------- meals, bedtime, business days
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("tomorrow at breakfast", dt(2026, 11, 24, 8)),
+        ("after breakfast tomorrow", dt(2026, 11, 24, 9)),
+        ("at dinner", dt(2026, 11, 23, 19)),
+        ("friday dinnertime", dt(2026, 11, 27, 19)),
+        ("after dinner on saturday", dt(2026, 11, 28, 20)),
+        ("at supper time", dt(2026, 11, 23, 19)),
+        ("before bed", dt(2026, 11, 23, 22)),
+        ("tomorrow at bedtime", dt(2026, 11, 24, 22)),
+        ("before going to bed on sunday", dt(2026, 11, 29, 22)),
+    ],
+)
+def test_meals_and_bedtime_are_times_of_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("message", "rest", "when"),
+    [
+        ("remind me to make lunch tomorrow", "make lunch", dt(2026, 11, 24, 9)),
+        ("remind me to cook dinner on friday", "cook dinner", dt(2026, 11, 27, 9)),
+        ("remind me to take my pills after dinner", "take my pills", dt(2026, 11, 23, 20)),
+        ("remind me at breakfast tomorrow to call Ana", "call Ana", dt(2026, 11, 24, 8)),
+        ("remind me to make the bed tomorrow", "make the bed", dt(2026, 11, 24, 9)),
+    ],
+)
+def test_a_meal_is_a_time_only_after_a_preposition(message: str, rest: str, when: datetime) -> None:
+    """ "make lunch", "cook dinner": the meal is the thing to do; "at/after/before dinner"
+    is when."""
+    got = split_when(message, now=NOW, tz=TZ)
+    assert got is not None
+    assert got.rest == rest
+    assert isinstance(got.schedule, datetime)
+    assert got.schedule.astimezone(Z).replace(tzinfo=None) == when
+
+
+@pytest.mark.parametrize("message", ["remind me to buy lunch", "remind me to book dinner"])
+def test_a_meal_as_the_thing_to_do_is_no_time(message: str) -> None:
+    assert split_when(message, now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("in 3 business days", dt(2026, 11, 26, 10)),
+        ("in 5 working days", dt(2026, 11, 30, 10)),
+        ("5 business days from now", dt(2026, 11, 30, 10)),
+        ("in 2 weekdays at 5pm", dt(2026, 11, 25, 17)),
+        ("in one business day", dt(2026, 11, 24, 10)),
+    ],
+)
+def test_business_days_skip_weekends(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+def test_business_days_from_a_weekend() -> None:
+    saturday = datetime(2026, 11, 28, 15, 0, tzinfo=Z)
+    assert at("in 1 business day", now=saturday) == dt(2026, 11, 30, 15)
+    assert at("in 6 business days", now=saturday) == dt(2026, 12, 7, 15)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("1630 hours", dt(2026, 11, 23, 16, 30)),
+        ("tomorrow at 0800 hours", dt(2026, 11, 24, 8)),
+        ("1630h", dt(2026, 11, 23, 16, 30)),
+        ("seventeen hundred hours", dt(2026, 11, 23, 17)),
+        ("at 19 hundred", dt(2026, 11, 23, 19)),
+    ],
+)
+def test_military_times(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize("text", ["two hundred", "17 hundred"])
+def test_a_hundred_alone_is_a_number(text: str) -> None:
+    assert at(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "same_as"),
+    [
+        ("this wknd", "this weekend"),
+        ("next wknd", "next weekend"),
+        ("tomorrow eve", "tomorrow evening"),
+        ("this eve at 7", "this evening at 7"),
+        ("friday eve", "friday evening"),
+    ],
+)
+def test_chat_spellings(text: str, same_as: str) -> None:
+    want = at(same_as)
+    assert want is not None, same_as
+    assert at(text) == want
+
+
+def test_eve_of_a_holiday_is_still_the_day_before() -> None:
+    assert at("christmas eve") == dt(2026, 12, 24)
+    assert at("new year's eve") == dt(2026, 12, 31)
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [
+        ("every day after dinner", 20),
+        ("every day at breakfast", 8),
+        ("daily at supper time", 19),
+        ("every weekday at lunchtime", 12),
+        ("every night before bed", 22),
+        ("every sunday after breakfast", 9),
+    ],
+)
+def test_meals_and_bedtime_in_recurrences(text: str, hour: int) -> None:
+    got = runs(text, 3)
+    assert {(r.hour, r.minute) for r in got} == {(hour, 0)}

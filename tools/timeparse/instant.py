@@ -60,8 +60,14 @@ PODS: dict[str, tuple[int, bool]] = {
     "late night": (21, True),
     "tonight": (18, True),
     "late tonight": (21, True),
+    "breakfast": (8, False),
+    "after breakfast": (9, False),
+    "brunch": (11, False),
     "lunch": (12, True),
     "after lunch": (13, True),
+    "dinner": (19, True),  # "supper" too
+    "after dinner": (20, True),
+    "bedtime": (22, True),  # "before bed", "at bedtime"
     "after school": (15, True),
     "after work": (17, True),
     "end of day": (17, True),  # "eod", "close of business": the end of a working day
@@ -846,6 +852,23 @@ def _n_weekdays_from_now(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 
 @piece(
+    r"(?P<in>in\s+|after\s+)?(?P<n>\d{1,3}|an?|one)\s+(?:(?:business|working|work)\s+days?|"
+    r"weekdays?)(?P<tail>\s+(?:from\s+(?:now|today)|hence|later|(?:'s\s+|')?time))?"
+)
+def _business_days(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "in 3 business days", "5 working days from now": that many Mondays to Fridays
+    ahead (public holidays are not known here), at this time of day as "in 3 days" is."""
+    if not (m["in"] or m["tail"]):
+        raise Conflict("rel")  # "3 working days" alone is a length, not a time
+    n = 1 if m["n"] in ("a", "an", "one") else int(m["n"])
+    day, left = c.today, n
+    while left:
+        day += timedelta(days=1)
+        left -= day.weekday() < 5
+    _rel_piece(f, c, Duration(days=(day - c.today).days), 1)
+
+
+@piece(
     r"(?:the\s+)?(?:(?P<mod>" + _REL_WORDS + r")\s+)?(?P<h>" + HOLIDAY_RE + r")"
     r"(?:,?\s+(?:of\s+)?(?P<y>\d{4}))?"
 )
@@ -1063,6 +1086,20 @@ def _h_h(m: re.Match[str], f: Frame, c: Ctx) -> None:
     _set_time(f, int(m["h"]), int(m["m"] or 0), 0, None, h24=True)
 
 
+@piece(r"(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s*(?:h|hrs|hours)" + END)
+def _military(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "1630 hours", "0800h": a 24-hour clock said the military way."""
+    _set_time(f, int(m["h"]), int(m["m"]), 0, None, h24=True)
+
+
+@piece(r"(?P<h>[01]?\d|2[0-3])\s*hundred(?P<hrs>\s*(?:hours|hrs|h))?" + END)
+def _hundred(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "seventeen hundred hours", "at 19 hundred"; "17 hundred" alone is a number."""
+    if not (m["hrs"] or f.at_ctx):
+        raise Conflict("hour")
+    _set_time(f, int(m["h"]), 0, 0, None, h24=True)
+
+
 @piece(r"(?P<h>[01]?\d|2[0-4])(?P<m>[0-5]\d)(?![\d-])")
 def _hhmm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     # "1115" is a clock time after "at", beside a part of day or after a date ("19/12 1510",
@@ -1189,7 +1226,8 @@ def _in_the_pm(m: re.Match[str], f: Frame, c: Ctx) -> None:
 @piece(
     r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?:very\s+)?(?P<el>early\s+|late\s+)?"
     r"(?:in\s+the\s+|in\s+the\s+early\s+hours\s+of\s+the\s+)?"
-    r"(?P<p>morning|afternoon|evening|night|lunchtime|lunch time|lunch)"
+    r"(?P<p>morning|afternoon|evening|night|lunchtime|lunch time|lunch|breakfast(?:\s*time)?|"
+    r"brunch|dinner(?:\s*time)?|supper(?:\s*time)?)"
     r"|(?P<hours>(?:in\s+)?(?:the\s+)?(?:early|small|wee)\s+hours)"
 )
 def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
@@ -1203,7 +1241,7 @@ def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
         # "morning", "night" alone are greetings more often than times (Duckling's
         # corpus marks them latent); "this morning", "at night", "friday night" are times.
         raise Conflict("pod")
-    p = "lunch" if p.startswith("lunch") else p
+    p = _MEAL.get(p.split()[0].removesuffix("time"), p)
     key = (m["el"] or "") + p
     key = " ".join(key.split())
     if key not in PODS:
@@ -1245,10 +1283,20 @@ def _end_of_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"after\s+(?P<p>lunch|school|work)")
+@piece(r"after\s+(?P<p>lunch|school|work|breakfast|dinner|supper)")
 def _after_pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    f.set(pod="after " + m["p"])
+    f.set(pod="after " + _MEAL.get(m["p"], m["p"]))
     f.weak = False
+
+
+@piece(r"before\s+(?:going\s+to\s+)?bed|(?:at\s+)?bed\s*time")
+def _bedtime(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    f.set(pod="bedtime")
+    f.weak = False
+
+
+# The meals' words as parts of the day ("supper" is dinner; "lunchtime" is lunch).
+_MEAL = {"lunch": "lunch", "breakfast": "breakfast", "dinner": "dinner", "supper": "dinner"}
 
 
 # ---------------------------------------------------------------- zones
@@ -1763,6 +1811,13 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
     (re.compile(r"\bnxt\b"), "next", ("nxt",)),
     (re.compile(r"\bweek-end"), "weekend", ("week-end",)),
     (re.compile(r"\barvo\b"), "afternoon", ("arvo",)),
+    (re.compile(r"\bwknd\b"), "weekend", ("wknd",)),
+    # "tomorrow eve", "friday eve": the evening ("christmas eve" is the day before).
+    (
+        re.compile(r"\b(this|today|tomorrow|" + WEEKDAY_RE + r")\s+eve\b"),
+        r"\1 evening",
+        (" eve",),
+    ),
     # "this coming friday": the coming one.
     (re.compile(r"\bthis\s+(coming|upcoming)\b"), r"\1", ("coming",)),
     (re.compile(r"\bo[- ]clock\b"), "o'clock", ("clock",)),

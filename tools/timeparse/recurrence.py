@@ -47,7 +47,23 @@ _POD_HOURS = {
     "noon": 12,
     "lunch": 12,
     "midnight": 0,
+    # Meals and bedtime, as the instant grammar reads them (`instant.PODS`).
+    "breakfast": 8,
+    "after breakfast": 9,
+    "brunch": 11,
+    "after lunch": 13,
+    "dinner": 19,
+    "after dinner": 20,
+    "bedtime": 22,
 }
+
+
+def _pod_key(words: str) -> str:
+    """ "lunch time" → "lunch", "after supper" → "after dinner", "before going to bed" →
+    "bedtime": the `_POD_HOURS` key of a part-of-day phrase."""
+    w = " ".join(words.split()).replace("supper", "dinner").replace(" time", "")
+    w = w.removesuffix("time") if w != "bedtime" else w
+    return "bedtime" if "bed" in w else w
 
 
 @dataclass
@@ -455,7 +471,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"(?:every\s+|each\s+|in\s+the\s+|at\s+)?(?P<pod>morning|afternoon|evening|night|"
-            r"lunch)s?"
+            r"(?:after\s+)?(?:breakfast|lunch|dinner|supper)(?:\s*time)?|brunch|bed\s*time|"
+            r"before\s+(?:going\s+to\s+)?bed)s?"
         ),
         "pod",
     ),
@@ -658,7 +675,7 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         p.weekno = int(g["n"])
         return True
     if kind == "pod":
-        p.pod = g["pod"]
+        p.pod = _pod_key(g["pod"])
         p.freq = p.freq or "DAILY"
         return True
     return False

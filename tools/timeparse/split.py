@@ -138,6 +138,14 @@ _TIME_PREPOSITIONS = frozenset(
 _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"}
 )
+
+# A meal is a time after a preposition of time ("at lunch", "after dinner") or a day
+# ("friday lunch"); first in a span, or after words that make it a thing ("remind me about
+# lunch", "a table for dinner", "the lunch"), it is the thing itself ("make lunch
+# tomorrow", "buy lunch").
+_MEALS = frozenset({"breakfast", "brunch", "lunch", "dinner", "supper", "bed"})
+_MEAL_AS_THING = frozenset({"about", "for", "of", "to", "and", "or"}) | _DETERMINERS
+
 _ADVERBS = frozenset(
     {"daily", "weekly", "monthly", "yearly", "annually", "hourly", "nightly", "everyday"}
 )
@@ -380,6 +388,11 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
         core_before.append(core_before[-1] + (bare[k] not in _EDGE_FILLER))
     weak_alone = [b in _WEAK and n > 1 for b in bare]
     occasion_last = [b in _OCCASION_WORDS and n > 1 for b in bare]
+    meal_first = [b in _MEALS for b in bare]
+    thing_meals = [0]  # thing_meals[k]: meals named as things in words[:k]
+    for k in range(n):
+        thing = meal_first[k] and (k == 0 or bare[k - 1] in _MEAL_AS_THING)
+        thing_meals.append(thing_meals[-1] + thing)
     # The longest time phrase people write is well under MAX_SPAN words ("every first and
     # third friday of the month at 9am until december 31"); longer runs are never tried.
     for length in range(min(n, MAX_SPAN), 0, -1):
@@ -387,7 +400,7 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
             j = i + length
             if unknown_before[j] != unknown_before[i] or no_last[j - 1]:
                 continue  # a word no time has, or dangling filler (a shorter span is tried)
-            if length > 1 and no_first[i]:
+            if (length > 1 and no_first[i]) or meal_first[i] or thing_meals[j] != thing_meals[i]:
                 continue
             if adjectives_before[j] != adjectives_before[i]:
                 continue
