@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tools.timeparse import (
+    Recurrence,
     explain_invalid_date,
     parse_instant,
     parse_recurrence,
@@ -1750,3 +1751,196 @@ def test_eve_of_a_holiday_is_still_the_day_before() -> None:
 def test_meals_and_bedtime_in_recurrences(text: str, hour: int) -> None:
     got = runs(text, 3)
     assert {(r.hour, r.minute) for r in got} == {(hour, 0)}
+
+
+# ---------------------------------------------------------------- times inside a message
+
+
+def _split(message: str) -> tuple[datetime | None, str | None]:
+    got = split_when(message, now=NOW, tz=TZ)
+    if got is None:
+        return None, None
+    assert isinstance(got.schedule, datetime), message
+    return got.schedule.astimezone(Z).replace(tzinfo=None), got.rest
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "rest"),
+    [
+        ("remind me to take the 8:15 train tomorrow", dt(2026, 11, 24), "take the 8:15 train"),
+        (
+            "remind me about the 3 pm call in 10 minutes",
+            dt(2026, 11, 23, 10, 10),
+            "the 3 pm call",
+        ),
+        (
+            "remind me on friday about my 10am dentist visit",
+            dt(2026, 11, 27),
+            "my 10am dentist visit",
+        ),
+        ("ping me tonight about the 6:30 bus", dt(2026, 11, 23, 18), "the 6:30 bus"),
+    ],
+)
+def test_a_time_that_describes_a_thing_is_not_the_reminders_time(
+    message: str, when: datetime, rest: str
+) -> None:
+    """ "the 8:15 train", "my 10am dentist visit": a time between a determiner and a noun
+    names the thing; another time in the message is when to remind."""
+    assert _split(message) == (when, rest)
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "rest"),
+    [
+        (
+            "remind me to bring chairs to the 6pm party",
+            dt(2026, 11, 23, 18),
+            "bring chairs to the 6pm party",
+        ),
+        ("remind me about the 4:30 meeting", dt(2026, 11, 23, 16, 30), "the 4:30 meeting"),
+    ],
+)
+def test_a_time_that_describes_a_thing_is_used_when_it_is_the_only_one(
+    message: str, when: datetime, rest: str
+) -> None:
+    """With no other time, the thing's time is the time, and the thing keeps its words."""
+    assert _split(message) == (when, rest)
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "rest"),
+    [
+        (
+            "remind me 2 days before my dentist appointment on the 20th",
+            dt(2026, 12, 18),
+            "my dentist appointment on the 20th",
+        ),
+        (
+            "remind me 30 minutes before my flight tomorrow at 6pm",
+            dt(2026, 11, 24, 17, 30),
+            "my flight tomorrow at 6pm",
+        ),
+        (
+            "remind me a day before the rent is due on dec 1",
+            dt(2026, 11, 30),
+            "the rent is due on dec 1",
+        ),
+        (
+            "remind me an hour after the game starts at 8pm",
+            dt(2026, 11, 23, 21),
+            "the game starts at 8pm",
+        ),
+    ],
+)
+def test_an_offset_from_an_event_with_its_time(message: str, when: datetime, rest: str) -> None:
+    """ "2 days before <event> on the 20th": the event's time moved by the offset."""
+    assert _split(message) == (when, rest)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "remind me to leave 2 hours before my flight",
+        "remind me 10 minutes before the meeting",
+        "remind me a day after the party",
+    ],
+)
+def test_an_offset_from_an_event_without_its_time_is_asked(message: str) -> None:
+    """ "2 hours before my flight": the flight's time is not known, so no time is."""
+    assert split_when(message, now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "rest"),
+    [
+        ("remind me tomorrow to call mom at 5", dt(2026, 11, 24, 17), "call mom"),
+        ("remind me at 5 to call mom tomorrow", dt(2026, 11, 24, 17), "call mom"),
+        (
+            "remind me on friday to pick up the cake at 4pm",
+            dt(2026, 11, 27, 16),
+            "pick up the cake",
+        ),
+        ("at 9 remind me to stretch tomorrow", dt(2026, 11, 24, 9), "stretch"),
+        (
+            "ping me next monday, I need to pay rent at noon",
+            dt(2026, 11, 30, 12),
+            "I need to pay rent",
+        ),
+    ],
+)
+def test_a_day_and_a_time_of_day_said_apart_make_one_time(
+    message: str, when: datetime, rest: str
+) -> None:
+    assert _split(message) == (when, rest)
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "rest"),
+    [
+        (
+            "remind me tomorrow that the store closes at 6",
+            dt(2026, 11, 24),
+            "the store closes at 6",
+        ),
+        ("remind me tomorrow about the meeting at 3", dt(2026, 11, 24), "the meeting at 3"),
+        ("remind me on friday to plan next week", dt(2026, 11, 27), "plan next week"),
+        ("remind me tonight to set an alarm for 6am", dt(2026, 11, 23, 18), "set an alarm for 6am"),
+    ],
+)
+def test_a_second_time_that_is_part_of_what_to_say_stays_in_it(
+    message: str, when: datetime, rest: str
+) -> None:
+    """After "that"/"about", or a second day, or a time already complete ("tonight"), the
+    other time is part of the text, not the reminder's."""
+    assert _split(message) == (when, rest)
+
+
+@pytest.mark.parametrize(
+    "message", ["remind me to swim in the spring tomorrow", "remind me next friday tomorrow"]
+)
+def test_two_days_side_by_side_are_asked_about(message: str) -> None:
+    assert split_when(message, now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "expr", "rest"),
+    [
+        ("remind me at 7pm to water plants every day", "0 19 * * *", "water plants"),
+        ("remind me daily to take pills at 8am", "0 8 * * *", "take pills"),
+        (
+            "remind me every friday to submit the timesheet at 4pm",
+            "0 16 * * 5",
+            "submit the timesheet",
+        ),
+        ("water the plants every day", "0 9 * * *", "water the plants"),
+    ],
+)
+def test_a_rhythm_and_its_time_of_day_said_apart(message: str, expr: str, rest: str) -> None:
+    got = split_when(message, now=NOW, tz=TZ)
+    assert got is not None and isinstance(got.schedule, Recurrence)
+    assert getattr(got.schedule.spec, "expr", None) == expr
+    assert got.rest == rest
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "rest"),
+    [
+        ("remind me to read chapter 7 tomorrow", dt(2026, 11, 24), "read chapter 7"),
+        ("remind me to buy an iPhone 15 next week", dt(2026, 11, 30), "buy an iPhone 15"),
+        ("remind me to review PR 42 tomorrow at 10", dt(2026, 11, 24, 10), "review PR 42"),
+        ("remind me to go to gate 12 on friday", dt(2026, 11, 27), "go to gate 12"),
+        ("remind me to call 555-1234 tomorrow morning", dt(2026, 11, 24), "call 555-1234"),
+    ],
+)
+def test_numbers_that_name_things_are_not_hours(message: str, when: datetime, rest: str) -> None:
+    assert _split(message) == (when, rest)
+
+
+def test_a_range_of_clock_digits_is_still_a_range() -> None:
+    assert at("930-1130 tomorrow") == dt(2026, 11, 24, 9, 30)
+    assert at("0900-1700") == dt(2026, 11, 24, 9)
+
+
+def test_in_the_season() -> None:
+    assert at("in the spring") == at("this spring") == dt(2027, 3, 20)
+    assert at("in the summer") == dt(2027, 6, 21)

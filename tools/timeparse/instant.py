@@ -618,11 +618,13 @@ _SEASONS = {"spring": (3, 20), "summer": (6, 21), "fall": (9, 23), "autumn": (9,
 
 
 @piece(
-    r"(?:(?:the\s+)?(?P<mod>" + _REL_WORDS + r")\s+)?(?P<s>spring|summer|fall|autumn|winter)"
+    r"(?:(?:the\s+)?(?P<mod>"
+    + _REL_WORDS
+    + r"|in\s+the)\s+)?(?P<s>spring|summer|fall|autumn|winter)"
     r"(?:\s+(?:of\s+)?(?P<y>\d{4}))?"
 )
 def _season(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    """ "this summer", "next winter", "spring 2027": the season's first day."""
+    """ "this summer", "in the fall", "next winter", "spring 2027": the season's first day."""
     if not (m["mod"] or m["y"]):
         raise Conflict("season")  # a bare "fall" or "spring" is too often another word
     mo, d = _SEASONS.get(m["s"], (12, 21))
@@ -637,7 +639,8 @@ def _season(m: re.Match[str], f: Frame, c: Ctx) -> None:
         cur = start(c.today.year)
         if cur > c.today:
             cur = start(c.today.year - 1)
-        shift = _rel_shift(m["mod"])
+        # "in the spring" is this one, as "this spring" is.
+        shift = 0 if m["mod"].startswith("in") else _rel_shift(m["mod"])
         if shift == 0 and (c.today - cur).days >= 92:
             shift = 1  # "this summer" in February: the coming one
         day = start(cur.year + shift)
@@ -1984,18 +1987,24 @@ def _composite(s: str, c: Ctx) -> datetime | None:
         a = _anchor(m["t"], c)
         if a is None:
             return None
-        at = a[0]
-        if m["dir"] in ("before", "prior to", "preceding"):
-            dur = Duration(-dur.years, -dur.months, -dur.days, -dur.seconds)
-        local = at.astimezone(c.tz).replace(tzinfo=None)
-        try:
-            moved = dur.add_to(local)
-        except (OverflowError, ValueError):
-            return None
-        if dur.years or dur.months or dur.days:
-            return wall(moved.date(), moved.hour, moved.minute, moved.second, c.tz)
-        return (at.astimezone(UTC) + timedelta(seconds=dur.seconds)).astimezone(c.tz)
+        back = m["dir"] in ("before", "prior to", "preceding")
+        return moved_by(a[0], dur, -1 if back else 1, c.tz)
     return None
+
+
+def moved_by(at: datetime, dur: Duration, sign: int, tz: tzinfo) -> datetime | None:
+    """`at` moved `sign` × `dur`: calendar parts on the wall clock of `tz` (a day before
+    10:00 is 10:00), elapsed time in UTC (an hour is an hour across a DST change)."""
+    if sign < 0:
+        dur = Duration(-dur.years, -dur.months, -dur.days, -dur.seconds)
+    local = at.astimezone(tz).replace(tzinfo=None)
+    try:
+        moved = dur.add_to(local)
+    except (OverflowError, ValueError):
+        return None
+    if dur.years or dur.months or dur.days:
+        return wall(moved.date(), moved.hour, moved.minute, moved.second, tz)
+    return (at.astimezone(UTC) + timedelta(seconds=dur.seconds)).astimezone(tz)
 
 
 _POD_BESIDE = re.compile(
@@ -2116,6 +2125,17 @@ _MAX_SEPARATORS = 4
 _MAX_END_WORDS = 8
 
 
+_DIGIT_CLOCK = re.compile(r"\d{3,4}")
+
+
+def _phone_like(left: str, right: str) -> bool:
+    """ "555-1234": digit groups joined by a dash whose minutes are not in the steps of five
+    minutes people write times in ("930-1130", "0900-1700" are ranges): a phone number or
+    a code, not 5:55 to 12:34."""
+    ends = [left, right.split(" ", 1)[0]]
+    return all(_DIGIT_CLOCK.fullmatch(e) for e in ends) and any(int(e[-2:]) % 5 for e in ends)
+
+
 def _interval(s: str, c: Ctx) -> datetime | None:
     """The start of "from 3 to 5pm", "Dec 3-5", "between the 3rd and 5th of March".
 
@@ -2136,6 +2156,8 @@ def _interval(s: str, c: Ctx) -> datetime | None:
         left, right = body[: sep.start()].strip(), body[sep.end() :].strip()
         if not left or not right or left.count(" ") >= _MAX_END_WORDS:
             continue
+        if sep.group(0).strip() in ("-", "–", "—") and _phone_like(left, right):
+            return None
         clocks_only = sep.group(0).strip() == "and" and not between
         rtoks = right.split(" ")
         whole = len(rtoks) <= 2 * _MAX_END_WORDS and _end_point(right, c)
@@ -2333,6 +2355,29 @@ def _spelled_clock(text: str) -> str:
     if " to " not in low and " til" not in low and " before " not in low:
         return text
     return _SPELLED_TO.sub(r"\1 minutes \2 ", text)
+
+
+def time_parts(
+    text: str, *, now: datetime, tz: str, budget: Budget | None = None
+) -> tuple[bool, bool] | None:
+    """Whether one plain time phrase names a day and whether it names a time of day:
+    "tomorrow" (True, False), "at 5" (False, True), "friday at 5", "tonight", "in 2 hours"
+    (True, True). None for what is no single time (a range, an offset from a time)."""
+    from .lexicon import normalize
+
+    try:
+        zone = zone_named(tz)
+        c = Ctx(now.astimezone(zone), zone, budget or Budget())
+        s = preprocess(normalize(_spelled_clock(text)))
+        f = read_frame(s, c) if s else None
+    except (ValueError, OverflowError, OSError, KeyError, Conflict, IndexError, WorkLimit):
+        return None
+    if f is None:
+        return None
+    if f.instant is not None:
+        return True, True
+    day = any(v is not None for v in (f.date, f.day, f.weekday, f.month, f.year, f.holiday))
+    return day, f.hour is not None or f.pod is not None
 
 
 def read_instant(text: str, c: Ctx) -> datetime | None:

@@ -22,6 +22,7 @@ from .instant import (
     Frame,
     parse_instant,
     read_instant,
+    time_parts,
     zone_named,
 )
 from .invalid import explain_invalid_date
@@ -131,8 +132,95 @@ _TIME_PREPOSITIONS = frozenset(
         "around",
         "from",
         "since",
+        # A rhythm's words: "every day", "each day", "twice a day", "once per day".
+        "every",
+        "each",
+        "once",
+        "twice",
+        "thrice",
+        "per",
     }
 )
+
+# A number right after one of these words (or after a name like "iPhone") is the thing's
+# number, not an hour: "chapter 7 tomorrow", "an iPhone 15 next week", "gate 12 at 3pm".
+_LABELS = frozenset(
+    {
+        "chapter",
+        "ch",
+        "episode",
+        "ep",
+        "season",
+        "part",
+        "pt",
+        "lesson",
+        "step",
+        "level",
+        "page",
+        "room",
+        "gate",
+        "flight",
+        "version",
+        "exercise",
+        "question",
+        "problem",
+        "section",
+        "track",
+        "round",
+        "stage",
+        "phase",
+        "sprint",
+        "issue",
+        "item",
+        "number",
+        "no",
+        "table",
+        "seat",
+        "row",
+        "platform",
+        "bus",
+        "route",
+        "line",
+        "apartment",
+        "apt",
+        "unit",
+        "floor",
+        "grade",
+        "class",
+        "module",
+        "game",
+        "act",
+        "scene",
+        "verse",
+        "volume",
+        "vol",
+        "psalm",
+        "ticket",
+        "order",
+        "invoice",
+        "case",
+        "bug",
+        "pr",
+        "task",
+        "story",
+        "test",
+        "quiz",
+        "lab",
+        "homework",
+        "assignment",
+        "#",
+    }
+)
+
+
+def _labelled(words: list[str], bare: list[str], k: int) -> bool:
+    """Whether words[k] is a bare number naming a thing ("chapter 7", "iPhone 15")."""
+    if k == 0 or not bare[k].isdigit():
+        return False
+    before = words[k - 1].strip(",.;:!?()[]\"'")
+    mixed = any(ch.isupper() for ch in before[1:]) and any(ch.islower() for ch in before)
+    return bare[k - 1] in _LABELS or mixed
+
 
 # "the weekly report", "my daily standup": after a determiner these words name a thing.
 _DETERMINERS = frozenset(
@@ -339,13 +427,166 @@ def _offset_before(bare: list[str], i: int) -> bool:
     )
 
 
+_AGO_WORDS = frozenset({"before", "earlier"})
+_THING_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their"})
+
+
+def _plain_word(word: str) -> bool:
+    """A word that is no word of the grammar ("train", "party"; not "tomorrow", "at")."""
+    return word.isalpha() and len(word) > 2 and word not in _FRAGMENTS
+
+
+def _describes(bare: list[str], i: int, j: int) -> int | None:
+    """Where the words describing the next word as a thing begin, when the time at
+    words[i:j] ends with a determiner and one or two time words ("[tonight about] the 6:30
+    | bus", "my 10am | visit", "the 3 pm | call"; the determiner may be just before the
+    span); else None. A longer phrase after "the" is a time said first ("the day after
+    tomorrow at 10 | call mom")."""
+    for d in range(j - 2, max(i - 2, j - 4), -1):
+        if d >= 0 and bare[d] in _THING_DETERMINERS:
+            if any(b in _EDGE_FILLER for b in bare[d + 1 : j]):
+                return None
+            return max(d, i)
+    return None
+
+
+def _running(flags: list[bool]) -> list[int]:
+    """counts[k]: how many of flags[:k] are set."""
+    counts = [0]
+    for flag in flags:
+        counts.append(counts[-1] + flag)
+    return counts
+
+
+def _event_offset(bare: list[str], i: int) -> tuple[int, instant.Duration, int] | None:
+    """ "2 days before my dentist appointment | on the 20th": an offset and a direction
+    said before the words of an event whose time was found at words[i:]. Returns where
+    the offset starts, its length and its sign."""
+    for k in range(i - 2, 0, -1):
+        if bare[k] not in _OFFSET_WORDS or bare[k] in ("from",):
+            continue
+        for start in range(max(0, k - _JOINED_WORDS), k):
+            dur = instant.offset_duration(" ".join(bare[start:k]))
+            if dur is not None:
+                return start, dur, -1 if bare[k] in ("before", "preceding") else 1
+        return None
+    return None
+
+
+def _gap(bare: list[str], i: int) -> int:
+    """How many words of the event come before the time at words[i:] (back to the offset's
+    "before"/"after")."""
+    k = i - 1
+    while k > 0 and bare[k] not in _OFFSET_WORDS:
+        k -= 1
+    return i - k - 1
+
+
 def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     """Split a message into its time (instant or recurrence) and the remaining words.
 
     Tries every run of words, longest first, so "tomorrow at 9" wins over "9"; filler at
-    the edges ("at", "on") goes with the time. Returns None when no time is found, or
-    when finding it would cost more than WORK_BUDGET (see there).
+    the edges ("at", "on") goes with the time. A day and a time of day said apart make one
+    time ("remind me tomorrow to call mom at 5": tomorrow at 17:00). Returns None when no
+    time is found, when two times conflict, or when finding them would cost more than
+    WORK_BUDGET (see there).
     """
+    work = Budget(WORK_BUDGET)  # shared by both searches and their joining
+    found = _split_once(text, now=now, tz=tz, work=work)
+    if found is None:
+        return None
+    first, said, _ = found
+    if not said:
+        return first
+    more = _split_once(first.rest, now=now, tz=tz, work=work, foreign=False)
+    if more is None or not more[1] or more[2]:
+        return first  # nothing else, or a thing's own time ("the 8:15 train")
+    second, said2, _ = more
+    if _CLAUSE.search(text[: _where(text, said2)]):
+        return first  # "remind me tomorrow that the shop closes at 6": the 6 is the shop's
+    joined = _joined(first.schedule, said, second.schedule, said2, text, now, tz, work)
+    if isinstance(joined, _Apart):
+        return first  # two separate facts ("on friday to plan next week")
+    return When(joined, second.rest) if joined is not None else None
+
+
+# Words opening a clause whose times are what it tells, not when to remind.
+_CLAUSE = re.compile(r"\b(?:that|about|whether|if|when|because|since)\b", re.IGNORECASE)
+
+
+class _Apart:
+    """`_joined`'s answer for two times that are separate facts."""
+
+
+_APART = _Apart()
+
+
+def _where(text: str, said: str) -> int:
+    """Where the words `said` begin in `text` (case-insensitive; the end if not found)."""
+    k = text.lower().find(said.lower())
+    return k if k >= 0 else len(text)
+
+
+def _joined(
+    a: datetime | Schedule,
+    said_a: str,
+    b: datetime | Schedule,
+    said_b: str,
+    text: str,
+    now: datetime,
+    tz: str,
+    work: Budget,
+) -> datetime | Schedule | _Apart | None:
+    """One time from two said apart in a message, `_APART` when they are separate facts,
+    None when they conflict (the caller asks).
+
+    A day and a time of day make one ("tomorrow" + "at 5"; "every monday" + "at 5"); two
+    days or two times of day side by side conflict ("in the spring tomorrow"); apart in the
+    sentence they are separate ("on friday to plan next week"). The grammar's work is the
+    message's (`work`).
+    """
+    try:
+        zone = zone_named(tz)
+    except (ValueError, OSError, KeyError):
+        return None
+    local_now = now.astimezone(zone)
+
+    def ctx() -> Ctx:
+        return Ctx(local_now, zone, _Share(work))
+
+    def parts(said: str) -> tuple[bool, bool] | None:
+        return time_parts(said, now=now, tz=tz, budget=_Share(work))
+
+    if isinstance(a, Schedule) or isinstance(b, Schedule):
+        _, other, said_rule, said_other = (
+            (a, b, said_a, said_b) if isinstance(a, Schedule) else (b, a, said_b, said_a)
+        )
+        if isinstance(other, Schedule) or parts(said_other) != (False, True):
+            return _APART
+        if _HAS_CLOCK.search(said_rule):
+            return _APART  # the rhythm has its time ("every day at 9 … at 10": the 10 is text)
+        return read_recurrence(f"{said_rule} {said_other}", ctx(), tz)
+    parts_a, parts_b = parts(said_a), parts(said_b)
+    if parts_a is None or parts_b is None:
+        return _APART
+    if {parts_a, parts_b} == {(True, False), (False, True)}:
+        day, clock = (said_a, said_b) if parts_a == (True, False) else (said_b, said_a)
+        return read_instant(f"{day} {clock}", ctx())
+    a_then_b = re.escape(said_a) + r"[\s,]+" + re.escape(said_b)
+    b_then_a = re.escape(said_b) + r"[\s,]+" + re.escape(said_a)
+    side_by_side = re.search(f"{a_then_b}|{b_then_a}", text, re.IGNORECASE)
+    return None if side_by_side else _APART
+
+
+_HAS_CLOCK = re.compile(r"\d|noon|midnight|morning|afternoon|evening|night", re.IGNORECASE)
+
+
+def _split_once(
+    text: str, *, now: datetime, tz: str, work: Budget, foreign: bool = True
+) -> tuple[When, str, bool] | None:
+    """`split_when`'s one time: the split, the time's own words ("" when they are not one
+    phrase) and whether it is a thing's time used for want of another ("the 4:30 meeting").
+    `foreign`: with no English time, look for one in another language."""
     if not isinstance(text, str) or not text.strip() or len(text) > MAX_LEN:
         return None
     words = text.split()
@@ -373,7 +614,6 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     except (ValueError, OSError, KeyError):
         return None
     local_now = now.astimezone(zone)
-    work = Budget(WORK_BUDGET)
     frames: dict[str, Frame | None] = {}  # spans share their pieces ("9", "tomorrow")
     matches: Memo = {}  # ... and where each piece matches (`Dispatch.longest_first`)
     # Per word, what the span tests below ask of the words at a span's edges and inside
@@ -389,10 +629,19 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     weak_alone = [b in _WEAK and n > 1 for b in bare]
     occasion_last = [b in _OCCASION_WORDS and n > 1 for b in bare]
     meal_first = [b in _MEALS for b in bare]
+    labelled = [_labelled(words, bare, k) for k in range(n)]
+    # A time between a determiner and a word the grammar never names describes a thing
+    # ("the 8:15 train", "my 10am dentist visit"): another time is when to remind, and
+    # with none the thing's time is, its words kept ("about the 4:30 meeting").
+    named_thing_after = [k + 1 < n and _plain_word(bare[k + 1]) for k in range(n)]
+    attributive: When | None = None
+    described = [False] * n  # words of a thing's description ("the 8:15" of "train")
+    described_before = _running(described)
+    rejected: set[tuple[int, int]] = set()  # spans read as times and set aside
     thing_meals = [0]  # thing_meals[k]: meals named as things in words[:k]
     for k in range(n):
-        thing = meal_first[k] and (k == 0 or bare[k - 1] in _MEAL_AS_THING)
-        thing_meals.append(thing_meals[-1] + thing)
+        as_thing = meal_first[k] and (k == 0 or bare[k - 1] in _MEAL_AS_THING)
+        thing_meals.append(thing_meals[-1] + as_thing)
     # The longest time phrase people write is well under MAX_SPAN words ("every first and
     # third friday of the month at 9am until december 31"); longer runs are never tried.
     for length in range(min(n, MAX_SPAN), 0, -1):
@@ -402,6 +651,8 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
                 continue  # a word no time has, or dangling filler (a shorter span is tried)
             if (length > 1 and no_first[i]) or meal_first[i] or thing_meals[j] != thing_meals[i]:
                 continue
+            if labelled[i]:
+                continue  # "chapter | 7 tomorrow": the chapter's number
             if adjectives_before[j] != adjectives_before[i]:
                 continue
             # The span's last word is no filler (no_last), so it is the last core word.
@@ -422,13 +673,57 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
                 if sched is None:
                     sched = read_instant(span, _ctx(local_now, zone, work, frames, matches))
                 seen[span] = sched
-            if sched is not None:
-                if _another_time(bare, i, j, now, tz) or _offset_before(bare, i):
-                    return None  # "at 9 and 5": two times for one reminder; ask instead
-                # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
-                occasion = occasion_of(span) if isinstance(sched, Schedule) else None
-                kept = span.split()[: len(occasion.split())] if occasion else []
-                return When(sched, _clean(words[:i] + kept + words[j:], text))
+            if sched is None:
+                continue
+            if (
+                (i, j + 1) in rejected  # a cut of a time set aside ("[about] the 3 | pm call")
+                or (j < n and bare[j - 1] in _AGO_WORDS)  # "2 days before | my flight"
+                or described_before[j] - described_before[i] == j - i
+            ):
+                # The last: inside a thing's description found before, fillers aside
+                # ("the day after | tomorrow | call mom").
+                rejected.add((i, j))
+                continue
+            thing = _describes(bare, i, j) if named_thing_after[j - 1] else None
+            if thing is not None:
+                for k in range(thing, j):
+                    described[k] = True
+                described_before = _running(
+                    [d or (b in _EDGE_FILLER) for d, b in zip(described, bare, strict=True)]
+                )
+                if attributive is None and isinstance(sched, datetime):
+                    # The thing keeps its words; the time's other words go ("10 minutes
+                    # before | the 3pm meeting"), but not the fillers ("to | the 6pm party").
+                    kept = [w for k, w in enumerate(words[i:thing], i) if bare[k] in _EDGE_FILLER]
+                    attributive = When(sched, _clean(words[:i] + kept + words[thing:], text))
+                rejected.add((i, j))
+                continue
+            if _another_time(bare, i, j, now, tz) or _offset_before(bare, i):
+                return None  # "at 9 and 5": two times for one reminder; ask instead
+            event = _event_offset(bare, i)
+            if event is not None:
+                # "2 days before my dentist appointment on the 20th"
+                if not isinstance(sched, datetime):
+                    return None
+                start, dur, sign = event
+                moved = instant.moved_by(sched, dur, sign, zone)
+                if moved is None:
+                    return None
+                return (
+                    When(moved, _clean(words[:start] + words[i - _gap(bare, i) :], text)),
+                    "",
+                    False,
+                )
+            # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
+            occasion = occasion_of(span) if isinstance(sched, Schedule) else None
+            kept = span.split()[: len(occasion.split())] if occasion else []
+            return (
+                When(sched, _clean(words[:i] + kept + words[j:], text)),
+                _LEAD.sub("", span),
+                False,
+            )
+    if attributive is not None:
+        return attributive, "", True
     # No English time: a German/Spanish/French/Portuguese/Polish one ("morgen um 9").
-    got = split_foreign(text, now=now, zone=zone)
-    return When(got[0], _clean(got[1].split())) if got else None
+    got = split_foreign(text, now=now, zone=zone) if foreign else None
+    return (When(got[0], _clean(got[1].split())), "", False) if got else None
