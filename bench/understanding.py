@@ -69,9 +69,9 @@ MANAGE = {"list", "cancel", "pause", "resume", "update", "todos"}
 
 
 def load_cases(
-    split: str | None = None, limit: int | None = None, offset: int = 0
+    split: str | None = None, limit: int | None = None, offset: int = 0, data: Path = DATA
 ) -> list[dict[str, Any]]:
-    cases = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+    cases = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
     if split:
         cases = [c for c in cases if c["split"] == split]
     cases = cases[offset:]
@@ -406,9 +406,9 @@ async def run_model(
     return outs
 
 
-def from_records(paths: list[Path], show: bool) -> dict[str, Any]:
+def from_records(paths: list[Path], show: bool, data: Path = DATA) -> dict[str, Any]:
     """The model figures of runs recorded in pieces (`--record`), the last record per case."""
-    by_id = {c["id"]: c for c in load_cases()}
+    by_id = {c["id"]: c for c in load_cases(data=data)}
     found: dict[int, Outcome] = {}
     for path in paths:
         for line in path.read_text().splitlines():
@@ -439,6 +439,13 @@ async def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="only the first N cases")
     ap.add_argument("--offset", type=int, default=0, help="skip the first N cases")
     ap.add_argument("--ids", default=None, help="only these case ids (comma-separated)")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="the cases (default bench/data/understanding.jsonl; a second set written apart "
+        "from it: bench/data/understanding_second.jsonl)",
+    )
     ap.add_argument("--record", type=Path, default=None, help="append each model case here")
     ap.add_argument("--from-records", type=Path, nargs="+", default=None)
     ap.add_argument("--instructions", type=Path, default=None, help="static instructions file")
@@ -449,13 +456,13 @@ async def main() -> None:
     args = ap.parse_args()
     logging.disable(logging.WARNING)
     if args.from_records:
-        print(json.dumps(from_records(args.from_records, args.show_failures)))
+        print(json.dumps(from_records(args.from_records, args.show_failures, args.data)))
         return
     if args.instructions is not None:  # `build_agent` reads its module's INSTRUCTIONS
         import tools.agent.build
 
         tools.agent.build.INSTRUCTIONS = args.instructions.read_text().strip()
-    cases = load_cases(args.split, args.limit, args.offset)
+    cases = load_cases(args.split, args.limit, args.offset, args.data)
     if args.ids:
         wanted = {int(i) for i in args.ids.split(",")}
         cases = [c for c in cases if c["id"] in wanted]

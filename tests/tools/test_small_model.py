@@ -723,3 +723,24 @@ async def test_a_turn_that_may_not_be_a_call_is_asked_plainly(
         r = await _ask_through(runtime, deps, url, server, "remind me to call mom")
     assert isinstance(server.sent[0][-1], ModelRequest)
     assert not r.job_ids and r.text.strip() == "When should I remind you?"
+
+
+async def test_a_lead_before_an_event_whose_time_is_not_said_asks_for_it(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """ "remind me 2 hours before my flight": the 1.5B wrote "in 2 hours", which less the
+    person's lead was a reminder pinged at once, for a flight nobody gave the time of."""
+    for text, written in [
+        ("remind me 2 hours before my flight", "in 2 hours"),
+        ("ping me 15 minutes before the webinar", "in 15 minutes"),
+        ("remind me a day before the rent is due", "tomorrow"),
+    ]:
+        r = await ask(
+            runtime,
+            deps,
+            text,
+            call("schedule_reminder", reminder_time=written, message="it"),
+            TextPart("Done."),
+        )
+        assert not r.job_ids and r.remind_now is None, (text, r.text)
+        assert "When is it?" in r.text, r.text

@@ -139,7 +139,8 @@ _TODO_LIST = re.compile(
 _LIST = re.compile(
     r"^(?:list|show|ls)(?: me)?(?: my| all| the)*"
     r"(?: (?:jobs?|reminders?|schedules?|scheduled(?: jobs| actions)?))?(?: in this thread)?"
-    r"|^(?:what|which) (?:jobs|reminders)(?: do i have)?(?: in this thread)?"
+    r"|^(?:what|which)(?: are)?(?: my| the)? (?:jobs|reminders)(?: do i have| are there| are set)?"
+    r"(?: in this thread)?"
     r"|^what(?:'s| is| have i| do i have| did i) (?:scheduled|got scheduled|set up|planned)"
     r"(?: in this thread| here| for me)?",
     re.I,

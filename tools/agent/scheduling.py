@@ -223,7 +223,19 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     reminder "now" of it, with a follow-up)."""
     deps = ctx.deps
     words = deps.state.words
-    if deps.fired or words is None or not words.timeless or words.statement:
+    if deps.fired or words is None:
+        return
+    if words.lead is not None and words.instant is None and words.recurrence is None:
+        # "remind me 2 hours before my flight": when the flight is, only the person knows
+        # (the 1.5B wrote "in 2 hours", which less the lead is now: a reminder at once).
+        now = deps.reference_now()
+        earlier = said_lately(ctx.messages, 8)[:-1]
+        if not any(read_words(text, now, deps.zone).instant is not None for text in earlier):
+            raise AskWhen(
+                f"When is it? Tell me its time (e.g. “at 6pm tomorrow”) and I'll remind you "
+                f"{duration_words(words.lead)} before."
+            )
+    if not words.timeless or words.statement:
         return  # a statement or question gets its own answer (`_not_a_request`)
     if _TIMEISH.search(words.text) or _NOW.search(words.text):
         return  # a time the time language can't read may still be one the model did

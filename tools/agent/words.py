@@ -65,7 +65,7 @@ _PLACE = re.compile(
 # "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
 _LEAD = re.compile(
     r"\b(\d+|an?|one|two|five|ten|fifteen|twenty|thirty|half an?)\s*"
-    r"(m|mins?|minutes?|h|hrs?|hours?)\s+(?:before|early|earlier|ahead|prior)\b",
+    r"(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)\s+(?:before|early|earlier|ahead|prior)\b",
     re.I,
 )
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "five": 5, "ten": 10, "fifteen": 15}
@@ -147,7 +147,9 @@ _REMIND_AT = re.compile(
 # The person asks to be reminded (not for a command to be run).
 REMIND = re.compile(
     r"\b(?:remind|reminder|remnd|alarm|wake me|ping me|nudge me|nag me|bug me|don'?t let me forget|"
-    r"do not let me forget|make sure i|keep reminding)\b",
+    r"do not let me forget|make sure i|keep reminding|"
+    r"(?:need|want|give me|send me|get me|i'?d like|could use) a "
+    r"(?:nudge|ping|poke|heads[- ]?up))\b",
     re.I,
 )
 # A meeting or call: its reminder customarily comes a few minutes early.
@@ -271,9 +273,11 @@ class Words:
             return at
         if at.astimezone(day.tzinfo).date() == day.date():
             return day  # the occasion's day with a time of day nobody said
-        if self.lead is None and not _OFFSET_FROM_DAY.search(self.text):
+        if self.lead is not None:
+            return day  # "a week before Ana's birthday on March 3rd": the lead is taken after
+        if not _OFFSET_FROM_DAY.search(self.text):
             return day  # another day nobody said (the 0.5B: "March 3rd" → December 3)
-        return at  # "a week before": the model's to compute
+        return at  # "the day before": the model's to compute
 
     @property
     def occasion(self) -> datetime | None:
@@ -547,8 +551,8 @@ def _lead(text: str) -> tuple[timedelta | None, str]:
     q = m.group(1).lower()
     n = 0.5 if q.startswith("half") else float(_NUMBERS.get(q, 0) or (q.isdigit() and int(q)))
     unit = m.group(2).lower()
-    minutes = n * 60 if unit.startswith("h") else n
-    if not 0 < minutes <= 24 * 60:
+    minutes = n * {"h": 60, "d": 24 * 60, "w": 7 * 24 * 60}.get(unit[0], 1)
+    if not 0 < minutes <= 28 * 24 * 60:  # up to four weeks ahead ("2 days before my exam")
         return None, text
     cut = (text[: m.start()] + " " + text[m.end() :]).strip()
     return timedelta(minutes=minutes), " ".join(cut.split())
@@ -762,7 +766,8 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     rest = found.rest
     # A second time in what is left ("move my 3pm to 5pm") makes the message ambiguous.
     again = timeparse.split_when(rest, now=now, tz=named or tz) if rest else None
-    ambiguous = again is not None and _strong(rest)
+    # Not a thing's own time ("take the 8:15 train", "about the 10am dentist appointment").
+    ambiguous = again is not None and not again.thing and _strong(rest)
     event = lead is not None or bool(
         _COPULA.search(raw)
         or _HAVE_EVENT.search(raw)

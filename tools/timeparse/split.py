@@ -303,10 +303,14 @@ def _time_token(word: str) -> bool:
 
 @dataclass(frozen=True)
 class When:
-    """A time found in a message: a one-off instant or a recurrence, and the other words."""
+    """A time found in a message: a one-off instant or a recurrence, and the other words.
+
+    `thing`: the time describes a thing the words name and keep ("the 4:30 meeting"), used
+    because the message has no other time."""
 
     schedule: datetime | Schedule
     rest: str
+    thing: bool = False
 
 
 _PAIRS = {")": "(", "]": "["}
@@ -695,7 +699,9 @@ def _split_once(
                     # The thing keeps its words; the time's other words go ("10 minutes
                     # before | the 3pm meeting"), but not the fillers ("to | the 6pm party").
                     kept = [w for k, w in enumerate(words[i:thing], i) if bare[k] in _EDGE_FILLER]
-                    attributive = When(sched, _clean(words[:i] + kept + words[thing:], text))
+                    attributive = When(
+                        sched, _clean(words[:i] + kept + words[thing:], text), thing=True
+                    )
                 rejected.add((i, j))
                 continue
             if _another_time(bare, i, j, now, tz) or _offset_before(bare, i):
