@@ -17,13 +17,15 @@ The last line is JSON.
 
     .venv/bin/python bench/understanding.py [--model-url URL] [--limit N] [--offset N]
         [--split dev|held] [--no-offline] [--show-failures] [--record FILE]
-        [--instructions FILE]
-    .venv/bin/python bench/understanding.py --from-records FILE [FILE ...]
+        [--instructions FILE] [--data FILE]
+    .venv/bin/python bench/understanding.py --from-records FILE [FILE ...] [--data FILE]
 
 A long model run can go in pieces (`--offset`/`--limit`), each appending one JSON line per
 case to `--record`; `--from-records` prints the figures of the pieces together.
 `--instructions` replaces the agent's static instructions with a file's text, to measure a
-prompt change against the same cases.
+prompt change against the same cases. `--data FILE` runs another set of cases in the same
+form: `bench/data/understanding_second.jsonl` is 40 requests written apart from the first
+set, in other words (all held out).
 """
 
 from __future__ import annotations
