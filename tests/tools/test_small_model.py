@@ -380,6 +380,11 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
         "👍": call(
             "schedule_action", description="sure", type="recurring", schedule="every day at 9"
         ),
+        # the 0.5B made a job of this with follow-ups: "for now" is no time to remind at
+        "thanks, that's all for now": call(
+            "schedule_reminder", reminder_time="now", message="thanks", follow_up=True
+        ),
+        "ok bye for now": call("schedule_reminder", reminder_time="in 5 minutes", message="bye"),
     }
     await _no_job(runtime, deps, made_up, "not sure what you'd like")
     asked = {  # a thing to do, with no time: the 0.5B made "can you …?" a reminder tonight

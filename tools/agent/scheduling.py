@@ -195,7 +195,12 @@ _TIMEISH = re.compile(
 
 
 # A request to be reminded: without a time in it, the time is the person's to give.
-_NOW = re.compile(r"\b(?:now|asap|immediately|straight away|right away|at once)\b", re.I)
+# "for now", "by now", "until now", "just now": no time to act at.
+_NOW = re.compile(
+    r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
+    r"\b(?:now|asap|immediately|straight away|right away|at once)\b",
+    re.I,
+)
 # A request to do something, asked politely ("can you …", "could you please …", "please …").
 _ASKED_TO = re.compile(r"^\W*(?:(?:can|could|would|will)\s+(?:you|u)\b|pl(?:ea)?se?\b|pls\b)", re.I)
 _REMIND_ASKED = re.compile(
@@ -305,6 +310,18 @@ _CHAT_WORDS = frozenset(
         "ack",
         "noted",
         "true",
+        # "that's all for now", "bye for now", "thanks so much"
+        "that's",
+        "thats",
+        "that",
+        "all",
+        "for",
+        "now",
+        "bye",
+        "cheers",
+        "so",
+        "much",
+        "very",
     ]
 )
 
