@@ -1944,3 +1944,28 @@ def test_a_range_of_clock_digits_is_still_a_range() -> None:
 def test_in_the_season() -> None:
     assert at("in the spring") == at("this spring") == dt(2027, 3, 20)
     assert at("in the summer") == dt(2027, 6, 21)
+
+
+@pytest.mark.parametrize(
+    ("message", "when", "rest"),
+    [
+        (
+            "remind me to pack for the 3 day trip on thursday",
+            dt(2026, 11, 26),
+            "pack for the 3 day trip",
+        ),
+        (
+            "remind me to start the 30 minute timer at 4",
+            dt(2026, 11, 23, 16),
+            "start the 30 minute timer",
+        ),
+        (
+            "remind me to book the 2 week holiday tomorrow",
+            dt(2026, 11, 24),
+            "book the 2 week holiday",
+        ),
+    ],
+)
+def test_a_number_before_a_unit_is_a_quantity(message: str, when: datetime, rest: str) -> None:
+    """ "a 3 day trip", "the 30 minute timer": the number measures the thing."""
+    assert _split(message) == (when, rest)

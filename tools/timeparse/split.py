@@ -213,6 +213,13 @@ _LABELS = frozenset(
 )
 
 
+# Units a number can measure when they follow it ("a 3 day trip", "the 24 hour pharmacy").
+_UNIT_WORDS = frozenset(
+    {"second", "minute", "min", "hour", "hr", "day", "night", "week", "month", "year"}
+    | {"seconds", "minutes", "mins", "hours", "hrs", "days", "nights", "weeks", "months", "years"}
+)
+
+
 def _labelled(words: list[str], bare: list[str], k: int) -> bool:
     """Whether words[k] is a bare number naming a thing ("chapter 7", "iPhone 15")."""
     if k == 0 or not bare[k].isdigit():
@@ -657,6 +664,8 @@ def _split_once(
                 continue
             if labelled[i]:
                 continue  # "chapter | 7 tomorrow": the chapter's number
+            if j < n and bare[j] in _UNIT_WORDS and bare[j - 1].isdigit():
+                continue  # "the 3 | day trip", "a 30 | minute timer": a quantity, not a clock
             if adjectives_before[j] != adjectives_before[i]:
                 continue
             # The span's last word is no filler (no_last), so it is the last core word.
