@@ -1969,3 +1969,32 @@ def test_in_the_season() -> None:
 def test_a_number_before_a_unit_is_a_quantity(message: str, when: datetime, rest: str) -> None:
     """ "a 3 day trip", "the 30 minute timer": the number measures the thing."""
     assert _split(message) == (when, rest)
+
+
+def test_a_rhythm_and_its_hours_said_apart() -> None:
+    got = split_when("remind me every 3 hours to drink water between 9 and 5", now=NOW, tz=TZ)
+    assert got is not None and isinstance(got.schedule, Recurrence)
+    assert [r.hour for r in runs_of(got.schedule, 4)] == [12, 15, 9, 12]
+    assert got.rest == "drink water"
+
+
+def test_a_rhythm_for_the_next_unit_ends() -> None:
+    got = split_when(
+        "remind me every 10 minutes for the next hour to check the oven", now=NOW, tz=TZ
+    )
+    assert got is not None and isinstance(got.schedule, Recurrence)
+    assert got.schedule.until == NOW + timedelta(hours=1)
+    assert got.rest == "check the oven"
+    every = parse_recurrence("every 5 minutes for the next minute", now=NOW, tz=TZ)
+    assert every is not None and every.until == NOW + timedelta(minutes=1)
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"), [("every weekday after work", 17), ("every monday after school", 15)]
+)
+def test_after_work_and_school_in_recurrences(text: str, hour: int) -> None:
+    assert {r.hour for r in runs(text, 3)} == {hour}
+
+
+def runs_of(sched: Recurrence, n: int) -> list[datetime]:
+    return [r.astimezone(Z).replace(tzinfo=None) for r in sched.next_runs(NOW, n)]

@@ -55,6 +55,8 @@ _POD_HOURS = {
     "dinner": 19,
     "after dinner": 20,
     "bedtime": 22,
+    "after school": 15,
+    "after work": 17,
 }
 
 
@@ -186,7 +188,7 @@ _LEAD_END = re.compile(
     r"daily|weekly|monthly|yearly|annually|hourly|nightly|minutely|fortnightly|quarterly)\b.*)"
 )
 _AFTER_SPAN = re.compile(r"\s+(?:at|on|from|between)\s")
-_BARE_UNIT = re.compile(r"(?:day|week|fortnight|month|year)")
+_BARE_UNIT = re.compile(r"(?:minute|hour|day|week|fortnight|month|year)")
 _UNTIL = re.compile(r"(?:\s*,)?\s+(?:until|till|til|up to|ending)\s+(?P<x>.+)$")
 _START = re.compile(
     r"(?:^|\s+|,\s*)(?:starting|beginning(?!\s+of)|from|effective)\s+"
@@ -472,6 +474,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(
             r"(?:every\s+|each\s+|in\s+the\s+|at\s+)?(?P<pod>morning|afternoon|evening|night|"
             r"(?:after\s+)?(?:breakfast|lunch|dinner|supper)(?:\s*time)?|brunch|bed\s*time|"
+            r"after\s+(?:work|school)|"
             r"before\s+(?:going\s+to\s+)?bed)s?"
         ),
         "pod",

@@ -572,11 +572,13 @@ def _joined(
         _, other, said_rule, said_other = (
             (a, b, said_a, said_b) if isinstance(a, Schedule) else (b, a, said_b, said_a)
         )
-        if isinstance(other, Schedule) or parts(said_other) != (False, True):
-            return _APART
+        if isinstance(other, Schedule) or parts(said_other) not in ((False, True), None):
+            return _APART  # a day or a date of its own: a separate fact
         if _HAS_CLOCK.search(said_rule):
             return _APART  # the rhythm has its time ("every day at 9 … at 10": the 10 is text)
-        return read_recurrence(f"{said_rule} {said_other}", ctx(), tz)
+        # Its time of day ("at 5") or its hours ("every 3 hours … between 9 and 5").
+        joined = read_recurrence(f"{said_rule} {said_other}", ctx(), tz)
+        return joined if joined is not None else _APART
     parts_a, parts_b = parts(said_a), parts(said_b)
     if parts_a is None or parts_b is None:
         return _APART
@@ -589,7 +591,13 @@ def _joined(
     return None if side_by_side else _APART
 
 
-_HAS_CLOCK = re.compile(r"\d|noon|midnight|morning|afternoon|evening|night", re.IGNORECASE)
+# A rhythm that says its time of day ("every day at 9", "daily 9am", "every morning"); the
+# number of "every 3 hours" is none.
+_HAS_CLOCK = re.compile(
+    r"\bat\b|@|\d\s*(?:am|pm|a\.m|p\.m)\b|\d:\d|\b(?:noon|midnight|morning|afternoon|evening|"
+    r"night|nights|lunch|breakfast|dinner|supper|bedtime|bed)\b",
+    re.IGNORECASE,
+)
 
 
 def _split_once(
