@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -230,16 +231,19 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     words = deps.state.words
     if deps.fired or words is None:
         return
-    if words.lead is not None and words.instant is None and words.recurrence is None:
-        # "remind me 2 hours before my flight": when the flight is, only the person knows
-        # (the 1.5B wrote "in 2 hours", which less the lead is now: a reminder at once).
-        now = deps.reference_now()
-        earlier = said_lately(ctx.messages, 8)[:-1]
-        if not any(read_words(text, now, deps.zone).instant is not None for text in earlier):
-            raise AskWhen(
-                f"When is it? Tell me its time (e.g. “at 6pm tomorrow”) and I'll remind you "
-                f"{duration_words(words.lead)} before."
-            )
+    # "remind me 2 hours before my flight": when the flight is, only the person knows (the
+    # 1.5B wrote "in 2 hours", which less the lead is now: a reminder at once).
+    lead = words.lead
+    if (
+        lead is not None
+        and words.instant is None
+        and words.recurrence is None
+        and not any(w.instant is not None for w in _earlier_words(ctx))
+    ):
+        raise AskWhen(
+            f"When is it? Tell me its time (e.g. “at 6pm tomorrow”) and I'll remind you "
+            f"{duration_words(lead)} before."
+        )
     if not words.timeless or words.statement:
         return  # a statement or question gets its own answer (`_not_a_request`)
     if _TIMEISH.search(words.text) or _NOW.search(words.text):
@@ -247,9 +251,7 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     chat = is_chat(words.text)
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
         return
-    said = said_lately(ctx.messages, 8)
-    now = deps.reference_now()
-    if any(not read_words(text, now, deps.zone).timeless for text in said[:-1]):
+    if any(not w.timeless for w in _earlier_words(ctx)):
         return
     if chat:
         raise AskWhen(NOT_A_REQUEST)
@@ -464,6 +466,14 @@ def _ask_duplicate(ctx: RunContext[HomarDeps], found: list[Job]) -> str:
     ctx.deps.state.clarifier = True
     _record(ctx, text, for_model)
     return for_model  # what the model reads now; the user sees `text` (the run's lines)
+
+
+def _earlier_words(ctx: RunContext[HomarDeps]) -> Iterator[Words]:
+    """How the person's messages before this one in the thread's recent turns read (each
+    read only when asked for)."""
+    now = ctx.deps.reference_now()
+    for text in said_lately(ctx.messages, 8)[:-1]:
+        yield read_words(text, now, ctx.deps.zone)
 
 
 def _said_earlier(ctx: RunContext[HomarDeps]) -> bool:

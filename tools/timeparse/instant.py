@@ -1244,7 +1244,7 @@ def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
         # "morning", "night" alone are greetings more often than times (Duckling's
         # corpus marks them latent); "this morning", "at night", "friday night" are times.
         raise Conflict("pod")
-    p = _MEAL.get(p.split()[0].removesuffix("time"), p)
+    p = pod_key(p)
     key = (m["el"] or "") + p
     key = " ".join(key.split())
     if key not in PODS:
@@ -1288,7 +1288,7 @@ def _end_of_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 @piece(r"after\s+(?P<p>lunch|school|work|breakfast|dinner|supper)")
 def _after_pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    f.set(pod="after " + _MEAL.get(m["p"], m["p"]))
+    f.set(pod=pod_key("after " + m["p"]))
     f.weak = False
 
 
@@ -1298,8 +1298,14 @@ def _bedtime(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-# The meals' words as parts of the day ("supper" is dinner; "lunchtime" is lunch).
-_MEAL = {"lunch": "lunch", "breakfast": "breakfast", "dinner": "dinner", "supper": "dinner"}
+def pod_key(words: str) -> str:
+    """The `PODS` key of a meal or bedtime phrase, as the recurrence grammar reads it too:
+    "lunch time"/"lunchtime" → "lunch", "after supper" → "after dinner", "before going to
+    bed"/"bed time" → "bedtime"; other words as they are."""
+    w = " ".join(words.split()).replace("supper", "dinner").replace(" time", "")
+    if "bed" in w:
+        return "bedtime"
+    return w.removesuffix("time")
 
 
 # ---------------------------------------------------------------- zones
@@ -2363,12 +2369,10 @@ def time_parts(
     """Whether one plain time phrase names a day and whether it names a time of day:
     "tomorrow" (True, False), "at 5" (False, True), "friday at 5", "tonight", "in 2 hours"
     (True, True). None for what is no single time (a range, an offset from a time)."""
-    from .lexicon import normalize
-
     try:
         zone = zone_named(tz)
         c = Ctx(now.astimezone(zone), zone, budget or Budget())
-        s = preprocess(normalize(_spelled_clock(text)))
+        s = _prepared(text)
         f = read_frame(s, c) if s else None
     except (ValueError, OverflowError, OSError, KeyError, Conflict, IndexError, WorkLimit):
         return None
@@ -2380,13 +2384,18 @@ def time_parts(
     return day, f.hour is not None or f.pod is not None
 
 
-def read_instant(text: str, c: Ctx) -> datetime | None:
-    """`parse_instant`'s English grammar on a checked text, within `c`'s budget."""
+def _prepared(text: str) -> str:
+    """A phrase as the grammar reads it: clocks in words spelled, normalised, preprocessed."""
     from .lexicon import normalize
 
+    return preprocess(normalize(_spelled_clock(text)))
+
+
+def read_instant(text: str, c: Ctx) -> datetime | None:
+    """`parse_instant`'s English grammar on a checked text, within `c`'s budget."""
     try:
         c.budget.spend(ENTRY_STEPS)
-        s = preprocess(normalize(_spelled_clock(text)))
+        s = _prepared(text)
         if not s:
             return None
         return parse_normalized(s, c)

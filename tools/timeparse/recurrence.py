@@ -19,9 +19,11 @@ from .duration import match_duration
 from .holidays import HOLIDAY_RE, holiday_rrule
 from .instant import (
     DEFAULT_HOUR,
+    PODS,
     Ctx,
     Frame,
     WorkLimit,
+    pod_key,
     preprocess,
     read_frame,
     resolve,
@@ -47,25 +49,20 @@ _POD_HOURS = {
     "noon": 12,
     "lunch": 12,
     "midnight": 0,
-    # Meals and bedtime, as the instant grammar reads them (`instant.PODS`).
-    "breakfast": 8,
-    "after breakfast": 9,
-    "brunch": 11,
-    "after lunch": 13,
-    "dinner": 19,
-    "after dinner": 20,
-    "bedtime": 22,
-    "after school": 15,
-    "after work": 17,
+} | {  # meals, bedtime, after work: the hours the instant grammar gives them
+    key: PODS[key][0]
+    for key in (
+        "breakfast",
+        "after breakfast",
+        "brunch",
+        "after lunch",
+        "dinner",
+        "after dinner",
+        "bedtime",
+        "after school",
+        "after work",
+    )
 }
-
-
-def _pod_key(words: str) -> str:
-    """ "lunch time" → "lunch", "after supper" → "after dinner", "before going to bed" →
-    "bedtime": the `_POD_HOURS` key of a part-of-day phrase."""
-    w = " ".join(words.split()).replace("supper", "dinner").replace(" time", "")
-    w = w.removesuffix("time") if w != "bedtime" else w
-    return "bedtime" if "bed" in w else w
 
 
 @dataclass
@@ -678,7 +675,7 @@ def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
         p.weekno = int(g["n"])
         return True
     if kind == "pod":
-        p.pod = _pod_key(g["pod"])
+        p.pod = pod_key(g["pod"])
         p.freq = p.freq or "DAILY"
         return True
     return False

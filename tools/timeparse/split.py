@@ -469,28 +469,19 @@ def _running(flags: list[bool]) -> list[int]:
     return counts
 
 
-def _event_offset(bare: list[str], i: int) -> tuple[int, instant.Duration, int] | None:
+def _event_offset(bare: list[str], i: int) -> tuple[int, int, instant.Duration, int] | None:
     """ "2 days before my dentist appointment | on the 20th": an offset and a direction
     said before the words of an event whose time was found at words[i:]. Returns where
-    the offset starts, its length and its sign."""
+    the offset starts, where the event's words start, the offset's length and its sign."""
     for k in range(i - 2, 0, -1):
         if bare[k] not in _OFFSET_WORDS or bare[k] in ("from",):
             continue
         for start in range(max(0, k - _JOINED_WORDS), k):
             dur = instant.offset_duration(" ".join(bare[start:k]))
             if dur is not None:
-                return start, dur, -1 if bare[k] in ("before", "preceding") else 1
+                return start, k + 1, dur, -1 if bare[k] in ("before", "preceding") else 1
         return None
     return None
-
-
-def _gap(bare: list[str], i: int) -> int:
-    """How many words of the event come before the time at words[i:] (back to the offset's
-    "before"/"after")."""
-    k = i - 1
-    while k > 0 and bare[k] not in _OFFSET_WORDS:
-        k -= 1
-    return i - k - 1
 
 
 def split_when(text: str, *, now: datetime, tz: str) -> When | None:
@@ -654,8 +645,10 @@ def _split_once(
     # with none the thing's time is, its words kept ("about the 4:30 meeting").
     named_thing_after = [k + 1 < n and _plain_word(bare[k + 1]) for k in range(n)]
     attributive: When | None = None
-    described = [False] * n  # words of a thing's description ("the 8:15" of "train")
-    described_before = _running(described)
+    # Fillers and the words of a thing's description found so far ("the 8:15" of "train"):
+    # a time made only of these is part of that description.
+    covered = [b in _EDGE_FILLER for b in bare]
+    covered_before = _running(covered)
     rejected: set[tuple[int, int]] = set()  # spans read as times and set aside
     thing_meals = [0]  # thing_meals[k]: meals named as things in words[:k]
     for k in range(n):
@@ -699,7 +692,7 @@ def _split_once(
             if (
                 (i, j + 1) in rejected  # a cut of a time set aside ("[about] the 3 | pm call")
                 or (j < n and bare[j - 1] in _AGO_WORDS)  # "2 days before | my flight"
-                or described_before[j] - described_before[i] == j - i
+                or covered_before[j] - covered_before[i] == j - i
             ):
                 # The last: inside a thing's description found before, fillers aside
                 # ("the day after | tomorrow | call mom").
@@ -707,11 +700,8 @@ def _split_once(
                 continue
             thing = _describes(bare, i, j) if named_thing_after[j - 1] else None
             if thing is not None:
-                for k in range(thing, j):
-                    described[k] = True
-                described_before = _running(
-                    [d or (b in _EDGE_FILLER) for d, b in zip(described, bare, strict=True)]
-                )
+                covered[thing:j] = [True] * (j - thing)
+                covered_before = _running(covered)
                 if attributive is None and isinstance(sched, datetime):
                     # The thing keeps its words; the time's other words go ("10 minutes
                     # before | the 3pm meeting"), but not the fillers ("to | the 6pm party").
@@ -728,12 +718,12 @@ def _split_once(
                 # "2 days before my dentist appointment on the 20th"
                 if not isinstance(sched, datetime):
                     return None
-                start, dur, sign = event
+                start, said_from, dur, sign = event
                 moved = instant.moved_by(sched, dur, sign, zone)
                 if moved is None:
                     return None
                 return (
-                    When(moved, _clean(words[:start] + words[i - _gap(bare, i) :], text)),
+                    When(moved, _clean(words[:start] + words[said_from:], text)),
                     "",
                     False,
                 )
