@@ -340,3 +340,126 @@ async def test_a_repeat_ends_as_the_time_language_reads_it(
     job = await approved(runtime, deps, await say(runtime, deps, text))
     assert job.next_run_at == first
     assert job.until == ends
+
+
+# ---------------------------------------------------------------- jobs and settings, said plainly
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what do I have coming up?",
+        "anything scheduled for today?",
+        "do I have any reminders set?",
+        "which reminders do I have",
+        "show me what's scheduled",
+        "what's coming up this week",
+    ],
+)
+async def test_asking_what_is_coming_lists_the_jobs(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert "order the pizza" in r.text and not r.job_ids and len(await open_jobs(deps)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["what's still on my task list?", "what tasks do I have left", "what's left on my todo list"],
+)
+async def test_asking_what_is_left_lists_the_todos(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str
+) -> None:
+    await TodoStore(db).add(100, "renew the passport", 1, NOW)
+    r = await say(runtime, deps, text)
+    assert "renew the passport" in r.text and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("turn the pizza reminder back on", "active"),
+        ("switch the pizza reminder on again", "active"),
+        ("re-enable the pizza", "active"),
+        ("start the pizza reminder again", "active"),
+        ("turn off the pizza reminder", "paused"),
+        ("switch the pizza reminder off", "paused"),
+        ("disable the pizza reminder", "paused"),
+        ("get rid of the pizza reminder", "cancelled"),
+    ],
+)
+async def test_phrasal_changes_to_a_job_by_its_words(
+    runtime: AgentKit, deps: HomarDeps, text: str, status: str
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    if status == "active":
+        await deps.engine.pause(pizza)
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(pizza)).status == status, r.text
+    assert (await deps.engine.get(plants)).status == "active" and not r.job_ids
+
+
+async def test_turning_something_off_later_is_a_command_not_a_pause(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    light = await seeded(deps, "turn off the porch light", local(23, 19))
+    r = await say(runtime, deps, "turn off the porch light at 9pm")
+    assert (await deps.engine.get(light)).status == "active"
+    job = await one_job(deps, r)
+    assert job.next_run_at == local(23, 21) and "porch light" in job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("push the pizza reminder back an hour", local(23, 20)),
+        ("move the pizza reminder 30 minutes later", local(23, 19, 30)),
+        ("move the pizza reminder an hour earlier", local(23, 18)),
+        ("bring the pizza reminder forward 15 minutes", local(23, 18, 45)),
+        ("snooze the pizza one 20 minutes", local(23, 19, 20)),
+        ("move the pizza reminder thursday 6pm", local(26, 18)),
+    ],
+)
+async def test_a_job_moved_by_a_span_or_to_a_time_said_after_its_name(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(pizza)).next_run_at == at, r.text
+    assert not r.job_ids
+
+
+async def test_forward_alone_says_no_direction_so_it_asks(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "move the pizza reminder forward an hour")
+    assert (await deps.engine.get(pizza)).next_run_at == local(23, 19)
+    assert "Earlier or later?" in r.text and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("I live in New York now, please use that time zone", "America/New_York"),
+        ("I moved to Tokyo", "Asia/Tokyo"),
+        ("I'm based in London now", "Europe/London"),
+        ("i just moved to sao paulo, update my timezone", "America/Sao_Paulo"),
+        ("use Sydney time please", "Australia/Sydney"),
+    ],
+)
+async def test_where_the_person_lives_sets_their_zone(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == zone and zone in r.text and not r.job_ids
+
+
+@pytest.mark.parametrize("text", ["I live in a van", "I live in Berlin and work in Paris"])
+async def test_a_place_that_names_no_zone_changes_nothing(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) is None and not r.job_ids and r.text

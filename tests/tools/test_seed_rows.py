@@ -151,7 +151,14 @@ async def _many_jobs(deps: HomarDeps, n: int) -> None:
 
 async def test_agent_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps) -> None:
     await _many_jobs(deps, 30)
-    r = await ask(runtime, deps, "list", call("list_scheduled_actions"), TextPart("here"))
+    # (a plain "list" is settled in code; this asks in words only a model reads)
+    r = await ask(
+        runtime,
+        deps,
+        "give me an overview of my jobs",
+        call("list_scheduled_actions"),
+        TextPart("here"),
+    )
     listed = str(r.script.messages[-1][-1])
     assert "“job 24”" in listed and "“job 25”" not in listed
     assert "…and 5 more" in listed and "/jobs list" in listed and "homar jobs list" in listed
@@ -159,7 +166,14 @@ async def test_agent_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps)
 
 async def test_agent_list_without_more_has_no_note(runtime: AgentKit, deps: HomarDeps) -> None:
     await _many_jobs(deps, 25)
-    r = await ask(runtime, deps, "list", call("list_scheduled_actions"), TextPart("here"))
+    # (a plain "list" is settled in code; this asks in words only a model reads)
+    r = await ask(
+        runtime,
+        deps,
+        "give me an overview of my jobs",
+        call("list_scheduled_actions"),
+        TextPart("here"),
+    )
     assert "more" not in str(r.script.messages[-1][-1])
 
 

@@ -749,3 +749,67 @@ async def test_a_lead_before_an_event_whose_time_is_not_said_asks_for_it(
         )
         assert not r.job_ids and r.remind_now is None, (text, r.text)
         assert "When is it?" in r.text, r.text
+
+
+async def test_asking_about_jobs_or_the_zone_is_settled_without_the_model(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B answered "what do I have coming up?" with a callback in 2 hours, "turn the
+    stretch reminder back on" with a new reminder of those words, and "I live in New York
+    now, please use that time zone" with set_timezone("Europe/Berlin"). Code reads these
+    fully, so the model is not asked."""
+    from storage.user_settings import UserSettingsStore
+
+    pizza = await seed_job(deps, "order the pizza")
+    await deps.engine.pause(pizza)
+    wrong = {
+        "what do I have coming up?": call(
+            "schedule_future_callback", callback_time="in 2 hours", context="check on work"
+        ),
+        "turn the pizza reminder back on": call(
+            "schedule_reminder", reminder_time="now", message="turn the pizza reminder back on"
+        ),
+        "I live in New York now, please use that time zone": call(
+            "set_timezone", zone="Europe/Berlin"
+        ),
+    }
+    for text, reply in wrong.items():
+        r = await ask(runtime, deps, text, reply, TextPart("Done."))
+        assert not r.job_ids and not r.script.infos, (text, r.text)
+    assert (await deps.engine.get(pizza)).status == "active"
+    db = deps.engine.store.db
+    assert await UserSettingsStore(db).tz(deps.user_id) == "America/New_York"
+
+
+async def test_a_call_repeated_as_text_after_it_ran_is_not_shown_raw(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """After set_timezone ran, the 1.5B wrote the same call again as fenced JSON, and that
+    JSON was the reply. A change's own line is the reply; the change is made once."""
+    from storage.todos import TodoStore
+
+    again = TextPart(
+        '```json\n{"name": "add_task", "arguments": {"description": "call the vet"}}\n```'
+    )
+    r = await ask(
+        runtime,
+        deps,
+        "put call the vet on my list",
+        call("add_task", description="call the vet"),
+        again,
+    )
+    items = await TodoStore(deps.engine.store.db).list(deps.channel_id)
+    assert [i.description for i in items] == ["call the vet"]
+    assert r.text.startswith("Added to-do #") and "{" not in r.text, r.text
+
+
+async def test_a_call_as_text_that_was_not_carried_out_is_answered_offline(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """A call to a tool the turn doesn't have is no answer to show: the offline model reads
+    the person's words instead."""
+    made_up = TextPart('{"name": "get_weather", "arguments": {"city": "Paris"}}')
+    r = await ask(runtime, deps, "remind me at 9pm to call mom", made_up)
+    job = await deps.engine.get(r.job_ids[0]) if len(r.job_ids) == 1 else None
+    assert job is not None and job.command == "call mom" and r.offline, r.text
+    assert "get_weather" not in r.text

@@ -62,7 +62,8 @@ async def test_agent_tools_add_list_complete(
         )
     ):
         r = await run_agent(runtime, "put 'write the release notes' on the list", deps)
-        assert r.error is None and r.text == "Added it."
+        # the change's own line is the reply, whatever the model writes after it
+        assert r.error is None and r.text == "Added to-do #1: write the release notes"
         [item] = await todos(db).pending(deps.channel_id)
         assert item.created_by == deps.user_id
 
@@ -85,7 +86,7 @@ async def test_agent_tools_add_list_complete(
                 )
             ):
                 r = await run_agent(runtime, "that's done", deps)
-                assert r.text == "Done with it."
+                assert r.text == f"Marked to-do #{item.id} done: write the release notes"
                 assert await todos(db).pending(deps.channel_id) == []
 
 

@@ -32,7 +32,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
 from tools.agent.words import (
-    MANAGE_VERBS,
+    JOB_NUMBER,
     MEETING_LEAD,
     NOT_A_REQUEST,
     OCCASION,
@@ -40,13 +40,16 @@ from tools.agent.words import (
     has_word,
     job_topic,
     last_answer,
+    manage_request,
     read_words,
+    split_topic,
     what_of,
 )
 from tools.audience import USER_MENTION
 from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
+from tools.schedule.zones import resolve_zone
 
 HELP = (
     "I'm running without my AI model, but I can still schedule things. Try:\n"
@@ -80,11 +83,6 @@ def asks_for_help(text: str) -> bool:
 
 OFFLINE_NAME = "homar-offline"
 ASK_WHEN = "When should I remind you?"
-_ID_ACTIONS = {
-    "delete_scheduled_action": r"cancel|delete|remove|drop|forget",
-    "stop_interval_action": r"pause|stop|suspend|hold",
-    "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate",
-}
 Call = tuple[str, dict[str, Any]]
 
 
@@ -121,10 +119,39 @@ def _clean(text: str) -> str:
 _PAST = re.compile(r"\b(?:was|were|did|had|finished|got|went|moved|done)\b", re.I)
 _ZONE_SET = re.compile(
     r"^(?:my\s+)?(?:time\s*zone|tz)\s+(?:is|=|:)\s*(?P<a>.+)$"
-    r"|^(?:set|change|switch|update)\s+my\s+(?:time\s*zone|tz)\s+to\s+(?P<b>.+)$"
+    r"|^(?:please\s+)?(?:set|change|switch|update)\s+my\s+(?:time\s*zone|tz)\s+to\s+(?P<b>.+)$"
     r"|^i'?m\s+(?:in|on)\s+(?P<c>.+?)\s+time$",
     re.I,
 )
+# Where the person lives now, said in passing: a zone only when the place names one.
+_LIVES_IN = re.compile(
+    r"^(?:i\s+(?:now\s+)?live|i'?m\s+(?:now\s+)?(?:living|based|staying)"
+    r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)|(?:i|we)(?:'ve|\s+have|\s+just)?\s+moved)"
+    r"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?"
+    r"(?:\s*[,.;]?\s+(?:so\s+)?(?:please\s+|pls\s+)?(?:use|set|switch\s+to|change\s+to|update)"
+    r"(?:\s+(?:that|its|my|the|that\s+city'?s?))?\s+(?:time\s*zone|tz|zone|time)"
+    r"(?:\s+(?:please|now|from\s+now\s+on))?)?"
+    r"|^(?:please\s+)?use\s+(?P<used>.+?)\s+time(?:\s+for\s+me)?(?:\s+(?:please|from\s+now\s+on))?",
+    re.I,
+)
+
+
+def stated_zone(text: str) -> str | None:
+    """The zone a person's message sets for them, named plainly ("my timezone is Tokyo",
+    "set my tz to PST", "I live in New York now, please use that time zone"): the zone's
+    IANA name, or None (also when the place names no zone)."""
+    t = _clean(_own_words(text)).rstrip(" .!")
+    said = _ZONE_SET.fullmatch(t)
+    if said is None:
+        said = _LIVES_IN.fullmatch(t)
+    if said is None:
+        return None
+    named = next(g for g in said.groups() if g).strip(" '\"")
+    if len(named.split()) > 3 or re.search(r"\d|\b(?:and|then)\b", named):
+        return None  # not a zone's name: "Tokyo and call Ken in 30 minutes"
+    return resolve_zone(named)
+
+
 _TODO_ADD = re.compile(
     r"^(?:add|put|create)\s+(?:an?\s+)?(?:task|to-?do|todo item)\s*[:,-]?\s*(?P<a>.+)$"
     r"|^(?:add|put)\s+(?P<b>.+?)\s+(?:to|on(?:to)?)\s+(?:my|the|our)\s+"
@@ -132,17 +159,35 @@ _TODO_ADD = re.compile(
     re.I,
 )
 _TODO_LIST = re.compile(
-    r"^(?:what'?s|what is|show(?: me)?|list)\s+(?:on\s+)?(?:my|the|our)\s+"
-    r"(?:to-?dos?|todo list|to-do list|tasks?(?: list)?)$",
+    r"^(?:what'?s|what is|show(?: me)?|list)(?: still| left)?\s+(?:on\s+)?(?:my|the|our)\s+"
+    r"(?:to-?dos?|todo list|to-do list|tasks?(?: list)?|list of (?:tasks|to-?dos))"
+    r"|^what(?:'s| is) (?:left|still open|open) on (?:my|the|our) (?:to-?do|todo|task) list"
+    r"|^(?:what|which) (?:tasks|to-?dos) (?:do i have|are (?:left|open|there))(?: left| open)?",
     re.I,
+)
+
+_WHEN_ASKED = (
+    r"(?: for me| here| in this thread| today| tomorrow| this week"
+    r"| for (?:today|tomorrow|this week)| right now| at the moment| so far)?"
 )
 _LIST = re.compile(
     r"^(?:list|show|ls)(?: me)?(?: my| all| the)*"
     r"(?: (?:jobs?|reminders?|schedules?|scheduled(?: jobs| actions)?))?(?: in this thread)?"
-    r"|^(?:what|which)(?: are)?(?: my| the)? (?:jobs|reminders)(?: do i have| are there| are set)?"
-    r"(?: in this thread)?"
-    r"|^what(?:'s| is| have i| do i have| did i) (?:scheduled|got scheduled|set up|planned)"
-    r"(?: in this thread| here| for me)?",
+    r"|^(?:what|which)(?: are)?(?: all)?(?: my| the)? (?:jobs|reminders)"
+    r"(?: do i have| have i got| are there| are set| are pending)?"
+    + _WHEN_ASKED
+    + r"|^what(?:'s| is| have i| do i have| did i) (?:scheduled|got scheduled|set up|planned)"
+    + _WHEN_ASKED
+    + r"|^(?:what(?:'s| is)|is there anything|anything) (?:coming up|scheduled|planned|pending"
+    r"|on the schedule|on my schedule)"
+    + _WHEN_ASKED
+    + r"|^what (?:do|did) i have (?:coming up|scheduled|planned|set up|lined up|pending)"
+    + _WHEN_ASKED
+    + r"|^(?:do i have|are there|have i got) any (?:jobs|reminders|scheduled (?:jobs|messages))"
+    r"(?: set| scheduled| coming up| pending| left)?"
+    + _WHEN_ASKED
+    + r"|^show me what(?:'s| is| i have| i've got) (?:scheduled|coming up|planned)"
+    + _WHEN_ASKED,
     re.I,
 )
 ASK_WHAT = "What should I remind you about?"
@@ -155,66 +200,83 @@ _NO_TIME = (
 )
 
 
-def _manage(low: str, t: str) -> Call | str | None:
+def _manage(low: str) -> Call | str | None:
     """cancel/pause/resume/move a job named by id; by a word of its text → list first."""
-    for tool, verbs in MANAGE_VERBS.items():
-        m = re.match(rf"^(?:please\s+)?(?:{verbs})\b\s*(?P<rest>.*)$", low)
-        if m is None:
-            continue
-        rest = m.group("rest")
-        by_id = re.match(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b", rest)
-        if tool != "update_scheduled_action" and not by_id:
-            words = read_words(rest, _EPOCH, "UTC")
-            if words.instant is not None or words.recurrence is not None:
-                return None  # "restart the build server in 2 hours" is a command for later
-        if tool != "update_scheduled_action":
-            if by_id and not rest[by_id.end() :].strip(" .!"):
-                return tool, {"task_id": int(by_id.group(1))}
-            if job_topic(rest):
-                return "list_scheduled_actions", {}
-            return None
-        return ("list_scheduled_actions", {}) if (by_id or job_topic(rest)) else None
-    return None
+    asked = manage_request(low)
+    if asked is None:
+        return None
+    tool, rest = asked
+    by_id = JOB_NUMBER.match(rest)
+    if tool != "update_scheduled_action" and not by_id:
+        words = read_words(rest, _EPOCH, "UTC")
+        if words.instant is not None or words.recurrence is not None:
+            return None  # "restart the build server in 2 hours" is a command for later
+    if tool != "update_scheduled_action":
+        if by_id and not rest[by_id.end() :].strip(" .!"):
+            return tool, {"task_id": int(by_id.group(1))}
+        if job_topic(rest):
+            return "list_scheduled_actions", {}
+        return None
+    return ("list_scheduled_actions", {}) if (by_id or job_topic(rest)) else None
 
 
 def reads_command(text: str) -> bool:
     """Whether the message is one of the commands this model reads fully: a change to one
     of the person's jobs ("cancel 12", "move the pizza reminder to 8pm", "pause the
-    standup") or "my timezone is …" with a zone's name. Code settles
-    them whichever model is configured — a small model picked wrong numbers, made new jobs
-    for such requests and reminded "now" of "my timezone is Europe/Paris"."""
+    standup"), "my timezone is …" with a zone's name, or asking for the job list or the
+    to-do list. Code settles them whichever model is configured — a small model picked
+    wrong numbers, made new jobs for such requests, reminded "now" of "my timezone is
+    Europe/Paris" and answered "what do I have coming up?" with a new job."""
     t = _clean(text)
     low = t.lower().rstrip(" .!?")
     zone_set = _ZONE_SET.fullmatch(t.rstrip(" .!"))
     if zone_set:  # a zone's name, not "Tokyo and call Ken in 30 minutes"
         named = next(g for g in zone_set.groups() if g).strip()
         return len(named.split()) <= 3 and not re.search(r"\d|\b(?:and|then)\b", named)
-    return isinstance(_manage(low, t), tuple)
+    if stated_zone(t) or _LIST.fullmatch(low) or _TODO_LIST.fullmatch(low):
+        return True
+    return isinstance(_manage(low), tuple)
 
 
 _LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” · (\w+)$")
+
+
+_LATER_VERBS = re.compile(r"^(?:please\s+)?(?:snooze|postpone|delay|push|bump)\b")
+
+
+def _shifted(low: str, after: str, at: str) -> str | None:
+    """The job's new time when the change is a span from its time: "back an hour", "by 10
+    minutes", "30 minutes later", "an hour earlier"; "forward"/"ahead" say no direction
+    plainly, so the person is asked."""
+    direction = set(re.findall(r"\b(?:back|later|by|earlier|forward|ahead)\b", after))
+    span = timeparse.parse_duration(
+        re.sub(r"\b(?:back|later|by|earlier|forward|ahead)\b", " ", after).strip()
+    )
+    if span is None or not at:
+        return None
+    if re.match(r"^(?:please\s+)?(?:bring|pull)\b", low):
+        direction.add("earlier")  # "bring the standup forward an hour"
+    if direction & {"forward", "ahead"} and "earlier" not in direction:
+        return "ask"
+    if "earlier" in direction:
+        span = -span
+    elif not direction & {"back", "later", "by"} and not _LATER_VERBS.match(low):
+        return None
+    return (datetime.fromisoformat(at) + span).isoformat()
 
 
 def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     """After the job list came back: the job the person named, and what to do with it."""
     low = _clean(prompt).lower().rstrip(" .!?")
     jobs = [m.groups() for m in map(_LINE.match, listing.splitlines()) if m]
-    tool, rest = next(
-        (
-            (name, m.group("rest"))
-            for name, verbs in MANAGE_VERBS.items()
-            if (m := re.match(rf"^(?:please\s+)?(?:{verbs})\b\s*(?P<rest>.*)$", low))
-        ),
-        ("", ""),
-    )
-    by_id = re.match(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b", rest)
+    tool, rest = manage_request(low) or ("", "")
+    by_id = JOB_NUMBER.match(rest)
     if by_id:
         chosen = [j for j in jobs if j[0] == by_id.group(1)]
-        after = rest[by_id.end() :]
+        after = rest[by_id.end() :].strip()
     else:
-        words = job_topic(rest)
+        words, after = split_topic(rest)
         chosen = [j for j in jobs if all(has_word(j[3], w) for w in words)] if words else []
-        after = rest
     if len(chosen) != 1:
         if not chosen:
             return "I couldn't find that job. Say `list` to see your jobs and their numbers."
@@ -223,12 +285,14 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     job_id = int(chosen[0][0])
     if tool != "update_scheduled_action":
         return tool, {"task_id": job_id}
-    shift = re.search(r"\b(?:back\s+)?by\s+(.+)$|\bback\s+(.+)$", after)
-    if shift and chosen[0][2]:
-        span = timeparse.parse_duration(shift.group(1) or shift.group(2))
-        if span is not None:
-            at = datetime.fromisoformat(chosen[0][2]) + span
-            return tool, {"task_id": job_id, "new_time": at.isoformat()}
+    shifted = _shifted(low, after, chosen[0][2] or "")
+    if shifted == "ask":
+        return (
+            f"Earlier or later? Say e.g. `move {job_id} 30 minutes earlier` or "
+            f"`move {job_id} back an hour`."
+        )
+    if shifted is not None:
+        return tool, {"task_id": job_id, "new_time": shifted}
     target = re.sub(r"^.*?\b(?:to|until|till|for)\s+", "", after, count=1)
     said = read_words(target, now, tz) if target else None
     if said is not None and said.instant is not None and not said.ambiguous:
@@ -268,9 +332,11 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         item = (todo_add.group("a") or todo_add.group("b") or "").strip(" '\"")
         return ("add_task", {"description": item}) if item else "What should I add?"
     zone_set = _ZONE_SET.fullmatch(t.rstrip(" .!"))
-    if zone_set:
-        return "set_timezone", {"zone": next(g for g in zone_set.groups() if g).strip()}
-    managed = _manage(low, t)
+    stated = stated_zone(t)
+    if zone_set or stated:
+        named = zone_set and next(g for g in zone_set.groups() if g).strip()
+        return "set_timezone", {"zone": stated or named}
+    managed = _manage(low)
     if managed is not None:
         return managed
     remind = bool(REMIND.search(t))
@@ -407,7 +473,7 @@ def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
         for part in last.parts:
             if isinstance(part, ToolReturnPart) and part.tool_name == "list_scheduled_actions":
                 listing = part.model_response_str()
-                if _manage(_clean(prompt).lower().rstrip(" .!?"), prompt) is not None:
+                if _manage(_clean(prompt).lower().rstrip(" .!?")) is not None:
                     got = _pick(prompt, listing, now, tz)
                     if not isinstance(got, str):
                         return ModelResponse(parts=[ToolCallPart(got[0], got[1])])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic_ai import RunContext
 
 from storage.user_settings import UserSettingsStore
+from tools.agent import scheduling as sch
 from tools.agent.scheduling import HomarDeps
 from tools.schedule.zones import resolve_zone
 
@@ -21,7 +22,9 @@ async def set_timezone(ctx: RunContext[HomarDeps], zone: str) -> str:
         )
     await UserSettingsStore(ctx.deps.engine.store.db).set_tz(ctx.deps.user_id, name)
     ctx.deps.state.tz = name  # the rest of this run reads times in the new zone
-    return f"🌍 Your time zone is now {name}; I'll read and show times there."
+    # The change is the reply whatever the model writes after it (a small model wrote its
+    # call again as text, which was shown raw).
+    return sch._record(ctx, f"🌍 Your time zone is now {name}; I'll read and show times there.")
 
 
 TOOLS = [set_timezone]

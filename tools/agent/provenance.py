@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -65,7 +66,7 @@ def tag_key(tag: TagReply) -> str:
     return f"tag:{tag.kind}:{tag.cron}:{message}"
 
 
-def calls_in(text: str, names: set[str] | dict[str, Any]) -> set[str]:
+def calls_in(text: str, names: Collection[str]) -> set[str]:
     """Every text tool call (naming one of `names`) and tag inside `text`, comparable."""
     found: set[str] = set()
     start = text.find("{")
@@ -83,7 +84,7 @@ def calls_in(text: str, names: set[str] | dict[str, Any]) -> set[str]:
     return found
 
 
-def is_own_reply(messages: list[ModelMessage], key: str, names: set[str] | dict[str, Any]) -> bool:
+def is_own_reply(messages: list[ModelMessage], key: str, names: Collection[str]) -> bool:
     """Whether the call or tag `key` in the final text is the model's own answer to the
     person's message: not after this run read any tool result, and not found in data."""
     run = current_run(messages)

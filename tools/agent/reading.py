@@ -175,7 +175,7 @@ class _AnyName(Collection[str]):
         return 0
 
 
-_ANY_NAME = _AnyName()
+ANY_NAME = _AnyName()
 
 
 def _renamed(call: TextCall, tools: dict[str, ToolDefinition]) -> TextCall | None:
@@ -198,7 +198,7 @@ def _text_calls(
     """Calls written in the reply, only if they are the model's own answer to the person
     (not repeated from a tool result, the thread or a job: see `tools.agent.provenance`)."""
     calls = parse_calls(text, tools) or [
-        c for c in (_renamed(c, tools) for c in parse_calls(text, _ANY_NAME)) if c is not None
+        c for c in (_renamed(c, tools) for c in parse_calls(text, ANY_NAME)) if c is not None
     ]
     if any(c.name in PLAIN_TOOLS for c in calls):
         return []  # the text path answers a listing in the same request
@@ -516,6 +516,13 @@ def calls_for_a_job(words: Words | None, messages: Sequence[ModelMessage]) -> bo
 
 class ModelRunaway(RuntimeError):
     """The model wrote until its output cap: the run falls back to the offline model."""
+
+
+class UnreadCall(RuntimeError):
+    """The model's final answer to a person is a tool call written as text that was not
+    carried out (a repeat of one already made, or a tool not offered this turn): it is
+    never shown raw; the run falls back to the offline model, which reads the person's
+    words (a run that already did something reports that instead)."""
 
 
 @dataclass(init=False)

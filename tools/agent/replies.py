@@ -17,8 +17,8 @@ from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 from tools.agent import provenance
 from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
-from tools.agent.reading import said_call
-from tools.agent.textcalls import parse_json_call, parse_tags
+from tools.agent.reading import ANY_NAME, UnreadCall, said_call
+from tools.agent.textcalls import parse_calls, parse_json_call, parse_tags
 from tools.schedule import Cron, Schedule, ScheduleError
 
 
@@ -95,6 +95,17 @@ def _reads_calls(ctx: RunContext[HomarDeps], key: str) -> bool:
     return provenance.is_own_reply(list(ctx.messages), key, sch.ALL_TOOLS)
 
 
+def _written_call(ctx: RunContext[HomarDeps], text: str) -> bool:
+    """Whether the text holds a tool call the model wrote itself (any tool name), not one
+    repeated from data it was shown (a job's text in a listing stays the job's text)."""
+    calls = parse_calls(text, ANY_NAME)
+    if not calls:
+        return False
+    data = provenance.data_texts(list(ctx.messages))
+    seen = set().union(*(provenance.calls_in(d, ANY_NAME) for d in data))
+    return any(provenance.call_key(c.name, c.args) not in seen for c in calls)
+
+
 async def _on_text(ctx: RunContext[HomarDeps], text: str) -> str:
     st = ctx.deps.state
     call = parse_json_call(text, sch.ALL_TOOLS)
@@ -118,5 +129,9 @@ async def _on_text(ctx: RunContext[HomarDeps], text: str) -> str:
         return (tag.friendly + "\n" if tag.friendly else "") + (
             "I read two different schedules there, so I set nothing. Which one do you want?"
         )
+    if st.text_calls and _written_call(ctx, text):
+        if st.lines:
+            return ""  # a repeat of a call already made: its own line is the reply
+        raise UnreadCall("the model answered with a tool call that was not carried out")
     st.clarifier = tag.kind == "clarifier" and st.text_calls
     return text.strip() or "Okay."

@@ -233,11 +233,13 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         return
     # "remind me 2 hours before my flight": when the flight is, only the person knows (the
     # 1.5B wrote "in 2 hours", which less the lead is now: a reminder at once).
+    # A change to a job ("move the pizza reminder an hour earlier") shifts its own time.
     lead = words.lead
     if (
         lead is not None
         and words.instant is None
         and words.recurrence is None
+        and named_job(words.text) == (None, [])
         and not any(w.instant is not None for w in _earlier_words(ctx))
     ):
         raise AskWhen(

@@ -105,7 +105,7 @@ async def add_task(ctx: RunContext[HomarDeps], description: str) -> str:
         item = await _todos(ctx).add(ctx.deps.channel_id, description, ctx.deps.user_id)
     except UserError as exc:
         return exc.message
-    return f"Added to-do #{item.id}: {item.description}"
+    return _done(ctx, f"Added to-do #{item.id}: {item.description}")
 
 
 async def list_tasks(ctx: RunContext[HomarDeps]) -> str:
@@ -149,8 +149,15 @@ async def _close(ctx: RunContext[HomarDeps], task_id: int, *, done: bool) -> str
     except UserError as exc:
         return exc.message
     if done:
-        return f"Marked to-do #{item.id} done: {item.description}"
-    return f"Removed to-do #{item.id}: {item.description}"
+        return _done(ctx, f"Marked to-do #{item.id} done: {item.description}")
+    return _done(ctx, f"Removed to-do #{item.id}: {item.description}")
+
+
+def _done(ctx: RunContext[HomarDeps], line: str) -> str:
+    """A change to the list, said as it was made: on a person's message the line is the
+    reply whatever the model writes after it; a fired run (the heartbeat) reports its work
+    in its own words."""
+    return line if ctx.deps.fired else sch._record(ctx, line)
 
 
 @sch._guarded

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -699,10 +699,36 @@ _JOB_NOISE = frozenset(
 )
 
 
+_TOPIC_END = re.compile(
+    r"\s+(?:to|by|until|till|at|on|for|in|from|back|forward|ahead|later|earlier)(?=\s|$)"
+)
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)  # any instant: only whether a time is named
+
+
+def _names_a_time(words: str) -> bool:
+    return timeparse.parse_duration(words) is not None or (
+        timeparse.parse_instant(words, now=_EPOCH, tz="UTC", foreign=False) is not None
+    )
+
+
+def split_topic(rest: str) -> tuple[list[str], str]:
+    """The words that name a job and the change said after them: "the pizza reminder back
+    an hour" → (["pizza"], "back an hour"); "the plants one thursday 6pm" → (["plants"],
+    "thursday 6pm"). The name ends at a preposition or where a time starts."""
+    end = _TOPIC_END.search(rest)
+    name, after = (rest[: end.start()], rest[end.start() :].strip()) if end else (rest, "")
+    tokens = name.split()
+    for i in range(1, len(tokens)):
+        if _names_a_time(" ".join(tokens[i:])):
+            name, after = " ".join(tokens[:i]), f"{' '.join(tokens[i:])} {after}".strip()
+            break
+    words = [w for w in re.findall(r"[a-z0-9']+", name.lower()) if w not in _JOB_NOISE]
+    return words[:4], after
+
+
 def job_topic(rest: str) -> list[str]:
     """The words that name a job ("the pizza reminder" → ["pizza"])."""
-    cut = re.split(r"\s+(?:to|by|until|till|at|on|for)\s+", rest, maxsplit=1)[0]
-    return [w for w in re.findall(r"[a-z0-9']+", cut.lower()) if w not in _JOB_NOISE][:4]
+    return split_topic(rest)[0]
 
 
 def has_word(command: str, word: str) -> bool:
@@ -711,19 +737,55 @@ def has_word(command: str, word: str) -> bool:
     return any(w.startswith(stem) for w in re.findall(r"[a-z0-9']+", command.lower()))
 
 
+# The same changes said with a phrasal verb; only about a reminder or job, so that "turn
+# off the porch light at 9" stays a command for later.
+_JOB_NOUN = r"(?=.*\b(?:reminders?|jobs?|pings?|nags?|alerts?|alarms?|notifications?)\b)"
+_PHRASAL = (
+    (
+        rf"(?:turn|switch|put|set)\s+{_JOB_NOUN}(?P<rest>.+?)\s+(?:back\s+on|on\s+again)",
+        "resume_scheduled_action",
+    ),
+    (r"(?:re-?enable|bring\s+back)\s+(?P<rest>.+)", "resume_scheduled_action"),
+    (r"(?:start|enable)\s+(?P<rest>.+?)\s+again", "resume_scheduled_action"),
+    (rf"(?:turn|switch|shut)\s+off\s+{_JOB_NOUN}(?P<rest>.+)", "stop_interval_action"),
+    (rf"(?:turn|switch|shut)\s+{_JOB_NOUN}(?P<rest>.+?)\s+off", "stop_interval_action"),
+    (r"(?:disable|silence)\s+(?P<rest>.+)", "stop_interval_action"),
+    (r"(?:get\s+rid\s+of)\s+(?P<rest>.+)", "delete_scheduled_action"),
+    (r"(?:bring|pull)\s+(?P<rest>.+?\s+(?:forward|earlier|ahead)\b.*)", "update_scheduled_action"),
+)
+
+
+def manage_request(low: str) -> tuple[str, str] | None:
+    """The change a lower-cased message asks of one of the person's jobs: the tool and the
+    words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
+    pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
+    "the stretch reminder")), or None."""
+    low = re.sub(r"^please\s+", "", low)
+    for pattern, tool in _PHRASAL:
+        m = re.fullmatch(pattern, low)
+        if m is not None:
+            return tool, m.group("rest")
+    for tool, verbs in MANAGE_VERBS.items():
+        m = re.match(rf"^(?:{verbs})\b\s*(?P<rest>.*)$", low)
+        if m is not None:
+            return tool, m.group("rest")
+    return None
+
+
+JOB_NUMBER = re.compile(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b")
+
+
 def named_job(text: str) -> tuple[int | None, list[str]]:
     """The job a change request names: by number ("move 42 to friday", "cancel job #7")
     or by words ("cancel the standup" → ["standup"]); (None, []) for any other message."""
     low = " ".join(USER_MENTION.sub(" ", text or "").lower().split()).rstrip(" .!?")
     low = re.sub(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+", "", low)
-    for verbs in MANAGE_VERBS.values():
-        m = re.match(rf"^(?:{verbs})\b\s*(?P<rest>.*)$", low)
-        if m is None:
-            continue
-        rest = m.group("rest")
-        number = re.match(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b", rest)
-        return (int(number.group(1)), []) if number else (None, job_topic(rest))
-    return None, []
+    asked = manage_request(low)
+    if asked is None:
+        return None, []
+    rest = asked[1]
+    number = JOB_NUMBER.match(rest)
+    return (int(number.group(1)), []) if number else (None, job_topic(rest))
 
 
 def normalize(text: str) -> str:
