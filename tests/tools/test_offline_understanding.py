@@ -463,3 +463,129 @@ async def test_a_place_that_names_no_zone_changes_nothing(
 ) -> None:
     r = await say(runtime, deps, text)
     assert await UserSettingsStore(db).tz(1) is None and not r.job_ids and r.text
+
+
+# ---------------------------------------------------------------- quotes, halves of the day
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "posted"),
+    [
+        (
+            "tomorrow at 10 post 'server maintenance starts in 1 hour' here",
+            local(24, 10),
+            "server maintenance starts in 1 hour",
+        ),
+        (
+            "in 1 hour post 'maintenance starts tomorrow at 10' here",
+            NOW + timedelta(hours=1),
+            "maintenance starts tomorrow at 10",
+        ),
+        ('at 5pm post "the meeting is at 6" here', local(23, 17), "the meeting is at 6"),
+    ],
+)
+async def test_quoted_words_are_the_message_not_its_time(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, posted: str
+) -> None:
+    """A time or an event inside the quoted message is what gets posted: it neither makes
+    the message ambiguous nor turns it into a reminder of an event."""
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and posted in job.command
+    assert job.kind in ("scheduled", "delayed")
+
+
+@pytest.mark.parametrize(
+    ("first", "answer", "at", "words"),
+    [
+        (
+            "the dentist is at 4:30 tomorrow, remind me half an hour before",
+            "pm",
+            local(24, 16),
+            "dentist",
+        ),
+        ("remind me tomorrow at 6:45 to catch the bus", "in the morning", local(24, 6, 45), "bus"),
+        ("remind me tomorrow at 6:45 to catch the bus", "18:45", local(24, 18, 45), "bus"),
+        ("remind me friday at 5:30 to call Jo", "5:30pm", local(27, 17, 30), "call Jo"),
+        ("remind me on thursday at 2:15 to pay the rent", "afternoon", local(26, 14, 15), "rent"),
+    ],
+)
+async def test_a_clock_on_a_later_day_asks_which_half(
+    runtime: AgentKit, deps: HomarDeps, first: str, answer: str, at: datetime, words: str
+) -> None:
+    """ "4:30 tomorrow" is 04:30 as written and 16:30 as often meant: the person says."""
+    r = await say(runtime, deps, first)
+    assert not r.job_ids and "in the morning or in the afternoon?" in r.text
+    job = await one_job(deps, await say(runtime, deps, answer))
+    assert job.next_run_at == at and words in job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("wake me up at 6:45 tomorrow", local(24, 6, 45)),  # waking says morning
+        ("remind me tomorrow at 04:30 to leave for the airport", local(24, 4, 30)),  # 24-hour
+        ("remind me tomorrow at 4:30pm to call Jo", local(24, 16, 30)),
+        ("remind me tomorrow morning at 6:30 to stretch", local(24, 6, 30)),
+        ("remind me at 4:15 to pick up Mia", local(23, 16, 15)),  # today: the next 4:15
+        ("remind me tomorrow at 9:30 to call the bank", local(24, 9, 30)),
+    ],
+)
+async def test_a_clock_that_says_its_half_is_not_asked(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at
+
+
+async def test_a_half_day_question_can_be_declined(runtime: AgentKit, deps: HomarDeps) -> None:
+    await say(runtime, deps, "remind me friday at 5:30 to call Jo")
+    r = await say(runtime, deps, "never mind")
+    assert not r.job_ids and await open_jobs(deps) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("I'm in Chicago now, switch my timezone", "America/Chicago"),
+        ("change my timezone to eastern time", "America/New_York"),
+        ("my timezone is pacific standard time", "America/Los_Angeles"),
+    ],
+)
+async def test_zone_names_people_say(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == zone, r.text
+
+
+async def test_a_visit_alone_changes_no_zone(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    r = await say(runtime, deps, "I'm in Chicago this week")
+    assert await UserSettingsStore(db).tz(1) is None and not r.job_ids
+
+
+async def test_a_polite_change_by_number(runtime: AgentKit, deps: HomarDeps) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    await say(runtime, deps, f"can you delete reminder {pizza}")
+    assert (await deps.engine.get(pizza)).status == "cancelled"
+
+
+@pytest.mark.parametrize(
+    "text", ["push the standup back 30 minutes", "move the standup an hour earlier"]
+)
+async def test_a_span_never_turns_a_repeat_into_a_one_off(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    from tools.schedule import Cron
+
+    job = await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command="post standup",
+        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
+        kind="recurring",
+    )
+    r = await say(runtime, deps, text)
+    after = await deps.engine.get(job.id)
+    assert after.kind == "recurring" and schedule_of(after).is_recurring
+    assert after.next_run_at == job.next_run_at and "repeats" in r.text

@@ -13,6 +13,7 @@ import contextlib
 import json
 from dataclasses import replace
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo
@@ -188,7 +189,8 @@ async def test_a_turn_about_jobs_names_them_so_one_request_does_it(
     r = await ask(
         runtime,
         deps,
-        "could you cancel the pizza reminder for me",
+        # (plain "cancel the pizza reminder" is settled in code, without a model)
+        "I don't need the pizza reminder anymore, drop it please",
         call("delete_scheduled_action", task_id=pizza),
     )
     sent = r.script.messages[0][-1].parts
@@ -552,8 +554,10 @@ async def test_a_text_call_under_a_made_up_name_is_read_by_its_arguments(
     assert job.kind == "reminder" and "kids" in job.command
     pizza = await seed_job(deps, "order the pizza")
     text = '```json\n{"name": "cancel_job", "arguments": {"task_id": ' + f"{pizza}}}}}\n```"
-    r = await ask(runtime, deps, "could you drop the pizza thing", TextPart(text))
+    # (a request code reads fully, "could you drop the pizza thing", is settled without it)
+    r = await ask(runtime, deps, "I'm done with the pizza thing", TextPart(text))
     assert (await deps.engine.get(pizza)).status == "active", r.text
+    assert "cancel_job" not in r.text  # an unread call is never shown raw
 
 
 async def test_a_command_the_words_read_fully_is_not_a_models_guess(
@@ -813,3 +817,22 @@ async def test_a_call_as_text_that_was_not_carried_out_is_answered_offline(
     job = await deps.engine.get(r.job_ids[0]) if len(r.job_ids) == 1 else None
     assert job is not None and job.command == "call mom" and r.offline, r.text
     assert "get_weather" not in r.text
+
+
+async def test_a_clock_on_a_later_day_is_asked_whatever_the_model_wrote(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B passed "tomorrow at 4:30" for "the dentist is at 4:30 tomorrow, remind me
+    half an hour before" and the reminder came at 04:00. Which half of the day is the
+    person's call; their answer is read in code."""
+    text = "the dentist is at 4:30 tomorrow, remind me half an hour before"
+    wrote = call(
+        "schedule_reminder", reminder_time="tomorrow at 4:30", message="dentist", minutes_before=30
+    )
+    r = await ask(runtime, deps, text, wrote, TextPart("Done."))
+    assert not r.job_ids and "in the morning or in the afternoon?" in r.text, r.text
+    r = await ask(runtime, deps, "pm", TextPart("which one?"))
+    assert len(r.job_ids) == 1 and not r.script.infos, r.text
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.next_run_at is not None
+    assert job.next_run_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%d %H:%M") == "24 16:00"

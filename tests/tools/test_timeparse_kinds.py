@@ -5,6 +5,7 @@ Reference: Monday 23 Nov 2026, 10:00 in Europe/Berlin unless a test says otherwi
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -1241,6 +1242,31 @@ def test_nth_working_day(text: str, want: datetime) -> None:
 def test_listed_bare_hours_follow_the_day(text: str, hours: list[int]) -> None:
     got = runs(text, 6)
     assert sorted({r.hour for r in got}) == hours
+
+
+@pytest.mark.parametrize(
+    ("text", "hour"),
+    [
+        ("every friday at 3", 15),
+        ("every day at 5", 17),
+        ("each monday at 7", 19),
+        ("every weekday at 1", 13),
+        ("every day at 8", 8),
+        ("every day at 11", 11),
+        ("every friday at 3am", 3),
+        ("every morning at 7", 7),
+        ("every day at 5 o'clock", 5),
+        ("every day at 6:30", 6),
+    ],
+)
+def test_one_bare_hour_in_a_repeat_is_read_as_beside_a_day(text: str, hour: int) -> None:
+    """ "friday at 3" is 15:00 (`instant`: a bare hour before 8 beside a day is an
+    afternoon one), so "every friday at 3" is too; a clock with minutes, "o'clock", am/pm or
+    a part of day say it themselves."""
+    assert {r.hour for r in runs(text, 3)} == {hour}
+    day = re.sub(r"^(?:every|each)\s+", "", text)
+    if day.split()[0] in ("friday", "monday") and "o'clock" not in text:
+        assert at(day).hour == hour  # the one-off and the repeat agree
 
 
 @pytest.mark.parametrize(

@@ -32,11 +32,14 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
 from tools.agent.words import (
+    HALF_DAY_ASKED,
     JOB_NUMBER,
     MEETING_LEAD,
     NOT_A_REQUEST,
     OCCASION,
+    QUOTED,
     REMIND,
+    half_day_question,
     has_word,
     job_topic,
     last_answer,
@@ -44,6 +47,7 @@ from tools.agent.words import (
     read_words,
     split_topic,
     what_of,
+    with_half_day,
 )
 from tools.audience import USER_MENTION
 from tools.jobs.marker import fired_command, read_wake
@@ -124,13 +128,17 @@ _ZONE_SET = re.compile(
     re.I,
 )
 # Where the person lives now, said in passing: a zone only when the place names one.
+_ASKS_ZONE = (
+    r"\s*[,.;]?\s+(?:so\s+)?(?:please\s+|pls\s+)?(?:use|set|switch(?:\s+to)?|change(?:\s+to)?"
+    r"|update)(?:\s+(?:that|its|my|the|that\s+city'?s?))?\s+(?:time\s*zone|tz|zone|time)"
+    r"(?:\s+(?:please|now|from\s+now\s+on))?"
+)
 _LIVES_IN = re.compile(
     r"^(?:i\s+(?:now\s+)?live|i'?m\s+(?:now\s+)?(?:living|based|staying)"
     r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)|(?:i|we)(?:'ve|\s+have|\s+just)?\s+moved)"
-    r"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?"
-    r"(?:\s*[,.;]?\s+(?:so\s+)?(?:please\s+|pls\s+)?(?:use|set|switch\s+to|change\s+to|update)"
-    r"(?:\s+(?:that|its|my|the|that\s+city'?s?))?\s+(?:time\s*zone|tz|zone|time)"
-    r"(?:\s+(?:please|now|from\s+now\s+on))?)?"
+    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:{_ASKS_ZONE})?"
+    # "I'm in Chicago now, switch my timezone": a visit, so only with the zone asked for
+    rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<visit>.+?)(?:\s+now)?{_ASKS_ZONE}"
     r"|^(?:please\s+)?use\s+(?P<used>.+?)\s+time(?:\s+for\s+me)?(?:\s+(?:please|from\s+now\s+on))?",
     re.I,
 )
@@ -286,6 +294,12 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     if tool != "update_scheduled_action":
         return tool, {"task_id": job_id}
     shifted = _shifted(low, after, chosen[0][2] or "")
+    if shifted is not None and chosen[0][1] in ("recurring", "interval"):
+        # a span moves one run; a repeat's own time is said anew
+        return (
+            f"#{job_id} repeats, so say its new time, e.g. `move {job_id} to every weekday "
+            "at 8:30` (or `/jobs edit`)."
+        )
     if shifted == "ask":
         return (
             f"Earlier or later? Say e.g. `move {job_id} 30 minutes earlier` or "
@@ -358,6 +372,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         return _NO_TIME
     if words.rolled and not yes and words.instant is not None:
         return f"{words.instant:%H:%M} {_ROLLED} {words.instant:%H:%M}?"
+    if words.half_day:
+        return half_day_question(words)
     if words.ambiguous and not words.rolled:
         return "I found more than one time in that, so I set nothing. Which one do you mean?"
     if not what:
@@ -378,7 +394,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
             args["follow_up"] = True
         return "schedule_reminder", args
     delay = at - now
-    if re.search(r"\b(?:in|after)\s+(?:\d|an?\b|half|a\s+few)", t, re.I):
+    if re.search(r"\b(?:in|after)\s+(?:\d|an?\b|half|a\s+few)", QUOTED.sub(" ", t), re.I):
         secs = round(delay.total_seconds())
         return "send_delayed_message", {
             "message": what,
@@ -437,6 +453,17 @@ def settles_answer(history: list[ModelMessage], prompt: str, now: datetime, tz: 
     return isinstance(got, tuple) or got == _NOTHING
 
 
+def answered_as(history: list[ModelMessage], prompt: str) -> str | None:
+    """The whole request a short answer completes, when Homar's question was which half of
+    the day a clock is in ("Is 4:30 on Tue 24 Nov in the morning or in the afternoon?" →
+    "pm"): the earlier message with its clock made plain, read as the person's words."""
+    messages = [*history, ModelRequest(parts=[UserPromptPart(prompt.strip())])]
+    earlier = _prompts(messages)[:-1]
+    if not earlier or HALF_DAY_ASKED not in last_answer(messages):
+        return None
+    return with_half_day(earlier[-1], prompt)
+
+
 def _answering(
     messages: list[ModelMessage], prompt: str, now: datetime, tz: str
 ) -> Call | str | None:
@@ -452,6 +479,11 @@ def _answering(
         if _NO.match(prompt.strip()):
             return _NOTHING
         return None
+    if HALF_DAY_ASKED in asked:
+        whole = with_half_day(before, prompt)
+        if whole is not None:
+            return plan(whole, now, tz)
+        return _NOTHING if _NO.match(prompt.strip()) else None
     if asked in _QUESTIONS or _OUR_QUESTION.match(asked):
         if _NO.match(prompt.strip()):
             return _NOTHING

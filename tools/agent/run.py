@@ -39,6 +39,7 @@ from tools.agent.build import build_agent, fired_toolset, outputs
 from tools.agent.deps import HomarDeps, RunState
 from tools.agent.offline import (
     HELP_WITH_MODEL,
+    answered_as,
     asks_for_help,
     is_offline,
     reads_command,
@@ -345,6 +346,9 @@ async def run_agent(
             # the answer to our own question or a command (a change to a job, the zone),
             # fully read: code settles it (the offline model's reading)
             runtime = replace(runtime, model=runtime.offline)
+            whole = answered_as(history, text)
+            if whole is not None:  # "pm" to "4:30 in the morning or in the afternoon?"
+                deps.state.words = read_words(whole, now, deps.zone)
         output, messages, offline = await _answer(
             runtime, prompt, deps, reply, usage, history=given, offline_history=[]
         )

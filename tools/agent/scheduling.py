@@ -27,6 +27,7 @@ from tools.agent.deps import HomarDeps
 from tools.agent.words import (
     NOT_A_REQUEST,
     Words,
+    half_day_question,
     has_word,
     last_answer,
     named_job,
@@ -374,6 +375,10 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     except UserError:
         got = None
     words = words_of(deps)
+    if what == "time" and words.half_day:
+        # "the dentist is at 4:30 tomorrow": 04:30 or 16:30 is the person's call, whatever
+        # the model wrote (the answer is read in code: `offline._answering`)
+        raise AskWhen(half_day_question(words))
     if what == "time":
         said = words.instant
         if (

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -216,6 +216,9 @@ class Words:
     nag: bool = False  # "don't let me forget", "nag me"
     ambiguous: bool = False  # two times, or a zone that couldn't be read: don't correct
     rolled: bool = False  # a bare time already past today; `instant` is tomorrow's
+    # a clock like "4:30" on a later day, read as written (04:30) though the afternoon's is
+    # as likely ("the dentist is at 4:30 tomorrow"): the person is asked which
+    half_day: bool = False
     remind: bool = False  # the person asks to be reminded ("remind me", "nag me")
     meeting: bool = False  # the event is a meeting or call (a lead time is customary)
     now: datetime | None = None  # the reference the words were read against
@@ -760,7 +763,7 @@ def manage_request(low: str) -> tuple[str, str] | None:
     words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
-    low = re.sub(r"^please\s+", "", low)
+    low = re.sub(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+", "", low)
     for pattern, tool in _PHRASAL:
         m = re.fullmatch(pattern, low)
         if m is not None:
@@ -779,7 +782,6 @@ def named_job(text: str) -> tuple[int | None, list[str]]:
     """The job a change request names: by number ("move 42 to friday", "cancel job #7")
     or by words ("cancel the standup" → ["standup"]); (None, []) for any other message."""
     low = " ".join(USER_MENTION.sub(" ", text or "").lower().split()).rstrip(" .!?")
-    low = re.sub(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+", "", low)
     asked = manage_request(low)
     if asked is None:
         return None, []
@@ -796,9 +798,29 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
+# Words the person quotes are the message to post, not what they say about when: "in 1 hour
+# post 'maintenance starts tomorrow at 10' here" names one time, no event, no nag.
+QUOTED = re.compile(
+    r"(?<!\w)'[^'\n]{1,500}'(?!\w)|\"[^\"\n]{1,500}\"|“[^”\n]{1,500}”|‘[^’\n]{1,500}’"
+)
+_STASHED = re.compile(r"\bquoted([a-j]+)x\b")
+
+
 def _read(raw: str, now: datetime, tz: str) -> Words:
-    found = _read_time(raw, now, tz)
-    remind, meeting = bool(REMIND.search(raw)), bool(_MEETING.search(raw))
+    quotes: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        quotes.append(m.group(0))
+        return "quoted" + "".join("abcdefghij"[int(d)] for d in str(len(quotes) - 1)) + "x"
+
+    plain = QUOTED.sub(keep, raw)
+    found = _read_time(plain, now, tz)
+    remind, meeting = bool(REMIND.search(plain)), bool(_MEETING.search(plain))
+    if quotes:  # the quoted words back, as they were written
+        back = _STASHED.sub(
+            lambda m: quotes[int("".join(str("abcdefghij".index(c)) for c in m[1]))], found.rest
+        )
+        found = replace(found, text=raw, rest=back)
     return replace(found, remind=remind, meeting=meeting, now=now)
 
 
@@ -884,7 +906,72 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         nag=nag,
         ambiguous=ambiguous,
         rolled=rolled,
+        half_day=not rolled and _half_day(body, at, local_day) is not None,
     )
+
+
+# A clock from 1:00 to 7:59 with no am/pm, no leading zero, no part of day and no morning
+# cue: morning and afternoon are both likely. (A bare hour, "tomorrow at 5", is read as a
+# waking hour by the time language; a 24-hour clock, "04:30" or "16:30", says which.)
+_HALF_CLOCK = re.compile(r"(?<![\d:.])([1-7]):([0-5]\d)(?![\d:])(?!\s*(?:[ap]\.?m\b|[ap]\b|h\b))")
+_SAYS_HALF = re.compile(
+    r"\b(?:am|pm|a\.m|p\.m|morning|afternoon|evening|tonight|night|noon|midnight|dawn|"
+    r"sunrise|wake|waking|alarm|get up|breakfast|lunch|dinner|supper|bedtime|o'?clock)\b",
+    re.I,
+)
+
+
+def _clock_in(text: str) -> re.Match[str] | None:
+    """The first clock of either half of the day outside quotes (positions as in `text`)."""
+    return _HALF_CLOCK.search(QUOTED.sub(lambda q: " " * len(q.group(0)), text))
+
+
+def _half_day(body: str, at: datetime, today: date) -> re.Match[str] | None:
+    """The clock read as written on a later day when its afternoon reading is as likely."""
+    m = _clock_in(body)
+    if m is None or _SAYS_HALF.search(body) or at.date() <= today:
+        return None
+    return m if (at.hour, at.minute) == (int(m[1]), int(m[2])) else None
+
+
+HALF_DAY_ASKED = "in the morning or in the afternoon?"
+
+
+def half_day_question(words: Words) -> str:
+    """The question when `words.half_day`: which half of the day the clock is in."""
+    at = words.instant
+    assert at is not None
+    return (
+        f"Is {at:%-H:%M} on {at:%a %-d %b} {HALF_DAY_ASKED} "
+        f"Say `am` or `pm` (or e.g. `{at:%-H:%M}pm`)."
+    )
+
+
+_ANSWER_AM = re.compile(r"(?:in\s+the\s+)?(?:morning|am|a\.m\.?)")
+_ANSWER_PM = re.compile(r"(?:in\s+the\s+)?(?:afternoon|evening|pm|p\.m\.?)")
+
+
+def with_half_day(before: str, answer: str) -> str | None:
+    """The earlier message with its clock made plain by the answer to `half_day_question`
+    ("am", "in the afternoon", "4:30pm", "16:30"), or None when the answer says neither."""
+    m = _clock_in(before)
+    if m is None:
+        return None
+    said = " ".join(answer.lower().split()).strip(" .!")
+    said = re.sub(r"^(?:the\s+|it'?s\s+|in\s+the\s+)", "", said)
+    clock = re.fullmatch(r"(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m?\.?", said)
+    h24 = re.fullmatch(r"(1[3-9]):([0-5]\d)", said)
+    if clock and (int(clock[1]), clock[2] or m[2]) != (int(m[1]), m[2]):
+        return None  # another time than the one asked about: not an answer to the question
+    if h24 and (int(h24[1]) - 12, h24[2]) != (int(m[1]), m[2]):
+        return None
+    if _ANSWER_AM.fullmatch(said) or (clock and clock[3] == "a"):
+        half = "am"
+    elif _ANSWER_PM.fullmatch(said) or (clock and clock[3] == "p") or h24:
+        half = "pm"
+    else:
+        return None
+    return f"{before[: m.end()]}{half}{before[m.end() :]}"
 
 
 # Words that name a day (so a time read on a later day was meant for that day, not

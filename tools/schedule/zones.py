@@ -209,7 +209,11 @@ def resolve_zone(text: str) -> str | None:
         return _by_city()[city]
     # Any city of >= 15,000 people ("Springfield", "Cologne", "Paris, US").
     found = city_zone(t)
-    return found.zone if found is not None else None
+    if found is not None:
+        return found.zone
+    # "eastern time", "pacific standard time", "Tokyo time": the name before "time".
+    named = re.fullmatch(r"(.+?)\s+(?:(?:standard|daylight|summer)\s+)?time(?:\s+zone)?", key)
+    return resolve_zone(named.group(1)) if named else None
 
 
 def suggest_places(text: str, limit: int = 25) -> list[tuple[str, str]]:

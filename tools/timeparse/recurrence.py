@@ -120,10 +120,12 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
     if not m:
         return out, s
     chunk = m.group(0)
+    bare = []
     for t in re.finditer(
         r"(?:(?:at|@)\s+)?" + _T.replace("(?<=at )", ""),
         "at " + chunk if not chunk.startswith(("at", "@")) else chunk,
     ):
+        bare.append(bool(t["h4"]))
         if t["w"]:
             out.append((_POD_HOURS[t["w"]] if t["w"] != "midday" else 12, 0))
             continue
@@ -146,6 +148,11 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
         if not (0 <= h <= 23 and 0 <= mi <= 59) or (h, mi) in out:
             return None  # not a clock time, or one listed twice ("at 9 and 9": a slip)
         out.append((h, mi))
+    if bare == [True] and pod is None and 1 <= out[0][0] < 8:
+        # One bare hour is a waking hour, as beside a day in `instant` ("friday at 3" and
+        # "every friday at 3" are both 15:00; hours before 8 are afternoon ones). A list
+        # keeps its own order ("at 5 and 9": 05:00 and 09:00).
+        out = [(out[0][0] + 12, out[0][1])]
     return out, (s[: m.start()] + " " + s[m.end() :]).strip()
 
 
