@@ -149,9 +149,9 @@ async def _many_jobs(deps: HomarDeps, n: int) -> None:
         )
 
 
-async def test_agent_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps) -> None:
-    await _many_jobs(deps, 30)
-    # (a plain "list" is settled in code; this asks in words only a model reads)
+async def _model_listed(runtime: AgentKit, deps: HomarDeps) -> str:
+    """What the model is shown after it lists the jobs (a plain "list" is settled in code,
+    so this asks in words only a model reads)."""
     r = await ask(
         runtime,
         deps,
@@ -159,22 +159,19 @@ async def test_agent_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps)
         call("list_scheduled_actions"),
         TextPart("here"),
     )
-    listed = str(r.script.messages[-1][-1])
+    return str(r.script.messages[-1][-1])
+
+
+async def test_agent_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps) -> None:
+    await _many_jobs(deps, 30)
+    listed = await _model_listed(runtime, deps)
     assert "“job 24”" in listed and "“job 25”" not in listed
     assert "…and 5 more" in listed and "/jobs list" in listed and "homar jobs list" in listed
 
 
 async def test_agent_list_without_more_has_no_note(runtime: AgentKit, deps: HomarDeps) -> None:
     await _many_jobs(deps, 25)
-    # (a plain "list" is settled in code; this asks in words only a model reads)
-    r = await ask(
-        runtime,
-        deps,
-        "give me an overview of my jobs",
-        call("list_scheduled_actions"),
-        TextPart("here"),
-    )
-    assert "more" not in str(r.script.messages[-1][-1])
+    assert "more" not in await _model_listed(runtime, deps)
 
 
 async def test_offline_list_says_how_many_more(runtime: AgentKit, deps: HomarDeps) -> None:

@@ -46,6 +46,7 @@ from tools.agent.words import (
     manage_request,
     read_words,
     split_topic,
+    unhedged,
     what_of,
     with_half_day,
 )
@@ -249,7 +250,7 @@ def reads_command(text: str) -> bool:
 _LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” · (\w+)$")
 
 
-_LATER_VERBS = re.compile(r"^(?:please\s+)?(?:snooze|postpone|delay|push|bump)\b")
+_LATER_VERBS = re.compile(r"^(?:snooze|postpone|delay|push|bump)\b")
 
 
 def _shifted(low: str, after: str, at: str) -> str | None:
@@ -262,13 +263,14 @@ def _shifted(low: str, after: str, at: str) -> str | None:
     )
     if span is None or not at:
         return None
-    if re.match(r"^(?:please\s+)?(?:bring|pull)\b", low):
+    verb = unhedged(low)
+    if re.match(r"^(?:bring|pull)\b", verb):
         direction.add("earlier")  # "bring the standup forward an hour"
     if direction & {"forward", "ahead"} and "earlier" not in direction:
         return "ask"
     if "earlier" in direction:
         span = -span
-    elif not direction & {"back", "later", "by"} and not _LATER_VERBS.match(low):
+    elif not direction & {"back", "later", "by"} and not _LATER_VERBS.match(verb):
         return None
     return (datetime.fromisoformat(at) + span).isoformat()
 

@@ -758,12 +758,20 @@ _PHRASAL = (
 )
 
 
+_HEDGES = re.compile(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+")
+
+
+def unhedged(low: str) -> str:
+    """A lower-cased request without the greeting and politeness before its verb."""
+    return _HEDGES.sub("", low)
+
+
 def manage_request(low: str) -> tuple[str, str] | None:
     """The change a lower-cased message asks of one of the person's jobs: the tool and the
     words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
-    low = re.sub(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+", "", low)
+    low = unhedged(low)
     for pattern, tool in _PHRASAL:
         m = re.fullmatch(pattern, low)
         if m is not None:
