@@ -387,6 +387,16 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
             "schedule_reminder", reminder_time="now", message="thanks", follow_up=True
         ),
         "ok bye for now": call("schedule_reminder", reminder_time="in 5 minutes", message="bye"),
+        # the 0.5B made reminders with follow-ups of these two (a new prompt set)
+        "good morning!": call(
+            "schedule_reminder",
+            reminder_time="today at 18:27",
+            message="good morning",
+            follow_up=True,
+        ),
+        "lol that's hilarious": call(
+            "schedule_reminder", reminder_time="today at 18:27", message="lol that's hilarious"
+        ),
     }
     await _no_job(runtime, deps, made_up, "not sure what you'd like")
     asked = {  # a thing to do, with no time: the 0.5B made "can you …?" a reminder tonight

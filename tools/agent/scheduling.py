@@ -249,9 +249,9 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         )
     if not words.timeless or words.statement:
         return  # a statement or question gets its own answer (`_not_a_request`)
-    if _TIMEISH.search(words.text) or _NOW.search(words.text):
+    chat = is_chat(words.text)  # "good morning!": a greeting, though "morning" is time-ish
+    if not chat and (_TIMEISH.search(words.text) or _NOW.search(words.text)):
         return  # a time the time language can't read may still be one the model did
-    chat = is_chat(words.text)
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
         return
     if any(not w.timeless for w in _earlier_words(ctx)):
@@ -327,6 +327,41 @@ _CHAT_WORDS = frozenset(
         "so",
         "much",
         "very",
+        # greetings and goodbyes ("good morning!", "night all", "see ya later")
+        "hi",
+        "hello",
+        "hey",
+        "yo",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "day",
+        "gm",
+        "gn",
+        "everyone",
+        "all",
+        "guys",
+        "folks",
+        "see",
+        "ya",
+        "later",
+        "cya",
+        # reactions ("lol that's hilarious", "love it", "omg amazing")
+        "hilarious",
+        "funny",
+        "amazing",
+        "lovely",
+        "love",
+        "this",
+        "wonderful",
+        "brilliant",
+        "sweet",
+        "neat",
+        "omg",
+        "lmfao",
+        "xd",
+        "is",
     ]
 )
 
