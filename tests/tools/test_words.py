@@ -516,6 +516,25 @@ def test_what_names_a_repetition(text: str, repeats: bool) -> None:
             "reminder",
             local(23, 17),
         ),
+        # the 0.5B made a callback of a command; checking back stays a callback
+        (
+            "restart the build server in 2 hours",
+            ToolCallPart(
+                "schedule_future_callback",
+                {"callback_time": "in 2 hours", "context": "restart the build server"},
+            ),
+            "delayed",
+            local(23, 18),
+        ),
+        (
+            "in 2 hours check whether the deploy finished",
+            ToolCallPart(
+                "schedule_future_callback",
+                {"callback_time": "in 2 hours", "context": "check whether the deploy finished"},
+            ),
+            "callback",
+            local(23, 18),
+        ),
         # the day of an event (the prompt's "special day"): a reminder, not a command
         (
             "Lena's graduation is may 9",

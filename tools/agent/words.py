@@ -391,11 +391,21 @@ class Words:
             return self._repeat(tool, args)
         reminder = self._reminder(earlier)
         text = str(args.get("message") or args.get("context") or args.get("description") or "")
-        if (reminder and kind in ("command", "callback")) or (
-            not reminder
-            and kind == "reminder"
-            and self.instant is not None
-            and not (STATEMENT.match(self.rest.strip(" ,.!?")) or STATEMENT.match(text))
+        if (
+            (reminder and kind in ("command", "callback"))
+            or (
+                not reminder
+                and kind == "reminder"
+                and self.instant is not None
+                and not (STATEMENT.match(self.rest.strip(" ,.!?")) or STATEMENT.match(text))
+            )
+            or (
+                # "restart the build server in 2 hours" is a command to run then; a callback
+                # is checking back on something ("in 2 hours check whether the deploy …")
+                kind == "callback"
+                and self.instant is not None
+                and not _CHECK_BACK.search(QUOTED.sub(" ", self.text))
+            )
         ):
             said = self._one_off(text, self._when(_time_arg(tool, args)), args, earlier)
             return said or (tool, args)
@@ -474,6 +484,11 @@ _CALL_KINDS = {
 }
 _KEPT = ("audience", "on_duplicate")  # arguments that mean the same on every tool
 _RELATIVE = re.compile(r"\b(?:in|after)\s+(?:\d|an?\b|half|a\s+few)", re.I)
+_CHECK_BACK = re.compile(
+    r"\b(?:check|see|look|verify|confirm|whether|if|follow(?:\s+|-)?up|get\s+back|callback|"
+    r"call\s+back|circle\s+back|come\s+back|how|status|progress|done|finished)\b",
+    re.I,
+)
 
 
 def names_repeat(text: str) -> bool:
