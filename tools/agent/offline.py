@@ -32,6 +32,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
 from tools.agent.words import (
+    EPOCH,
     HALF_DAY_ASKED,
     JOB_NUMBER,
     MEETING_LEAD,
@@ -145,20 +146,32 @@ _LIVES_IN = re.compile(
 )
 
 
+def _names_a_zone(named: str) -> bool:
+    """Words short enough to be a zone's name: not "Tokyo and call Ken in 30 minutes"."""
+    return len(named.split()) <= 3 and not re.search(r"\d|\b(?:and|then)\b", named)
+
+
+def _zone_said(text: str) -> tuple[str, str | None] | None:
+    """The zone a message asks to set: the words naming it and its IANA name (None when
+    they name no zone). "my timezone is …" counts whatever it names; where the person
+    lives ("I live in New York now") only when the place names a zone."""
+    t = _clean(_own_words(text)).rstrip(" .!")
+    said = _ZONE_SET.fullmatch(t)
+    lives = said is None
+    said = said or _LIVES_IN.fullmatch(t)
+    if said is None:
+        return None
+    named = next(g for g in said.groups() if g).strip(" '\"")
+    zone = resolve_zone(named) if _names_a_zone(named) else None
+    return None if lives and zone is None else (named, zone)
+
+
 def stated_zone(text: str) -> str | None:
     """The zone a person's message sets for them, named plainly ("my timezone is Tokyo",
     "set my tz to PST", "I live in New York now, please use that time zone"): the zone's
     IANA name, or None (also when the place names no zone)."""
-    t = _clean(_own_words(text)).rstrip(" .!")
-    said = _ZONE_SET.fullmatch(t)
-    if said is None:
-        said = _LIVES_IN.fullmatch(t)
-    if said is None:
-        return None
-    named = next(g for g in said.groups() if g).strip(" '\"")
-    if len(named.split()) > 3 or re.search(r"\d|\b(?:and|then)\b", named):
-        return None  # not a zone's name: "Tokyo and call Ken in 30 minutes"
-    return resolve_zone(named)
+    said = _zone_said(text)
+    return said[1] if said else None
 
 
 _TODO_ADD = re.compile(
@@ -200,7 +213,6 @@ _LIST = re.compile(
     re.I,
 )
 ASK_WHAT = "What should I remind you about?"
-_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)  # any instant: only whether a time is named matters
 _ROLLED = "has already passed today. Shall I set it for tomorrow at"
 _NO_TIME = (
     "I'm running without my AI model, so I only understand scheduling phrases right "
@@ -217,7 +229,7 @@ def _manage(low: str) -> Call | str | None:
     tool, rest = asked
     by_id = JOB_NUMBER.match(rest)
     if tool != "update_scheduled_action" and not by_id:
-        words = read_words(rest, _EPOCH, "UTC")
+        words = read_words(rest, EPOCH, "UTC")
         if words.instant is not None or words.recurrence is not None:
             return None  # "restart the build server in 2 hours" is a command for later
     if tool != "update_scheduled_action":
@@ -238,11 +250,10 @@ def reads_command(text: str) -> bool:
     Europe/Paris" and answered "what do I have coming up?" with a new job."""
     t = _clean(text)
     low = t.lower().rstrip(" .!?")
-    zone_set = _ZONE_SET.fullmatch(t.rstrip(" .!"))
-    if zone_set:  # a zone's name, not "Tokyo and call Ken in 30 minutes"
-        named = next(g for g in zone_set.groups() if g).strip()
-        return len(named.split()) <= 3 and not re.search(r"\d|\b(?:and|then)\b", named)
-    if stated_zone(t) or _LIST.fullmatch(low) or _TODO_LIST.fullmatch(low):
+    zone = _zone_said(t)
+    if zone is not None:
+        return zone[1] is not None or _names_a_zone(zone[0])
+    if _LIST.fullmatch(low) or _TODO_LIST.fullmatch(low):
         return True
     return isinstance(_manage(low), tuple)
 
@@ -251,16 +262,15 @@ _LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” ·
 
 
 _LATER_VERBS = re.compile(r"^(?:snooze|postpone|delay|push|bump)\b")
+_DIRECTION = re.compile(r"\b(?:back|later|by|earlier|forward|ahead)\b")
 
 
 def _shifted(low: str, after: str, at: str) -> str | None:
     """The job's new time when the change is a span from its time: "back an hour", "by 10
     minutes", "30 minutes later", "an hour earlier"; "forward"/"ahead" say no direction
     plainly, so the person is asked."""
-    direction = set(re.findall(r"\b(?:back|later|by|earlier|forward|ahead)\b", after))
-    span = timeparse.parse_duration(
-        re.sub(r"\b(?:back|later|by|earlier|forward|ahead)\b", " ", after).strip()
-    )
+    direction = set(_DIRECTION.findall(after))
+    span = timeparse.parse_duration(_DIRECTION.sub(" ", after).strip())
     if span is None or not at:
         return None
     verb = unhedged(low)
@@ -347,11 +357,9 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     if todo_add:
         item = (todo_add.group("a") or todo_add.group("b") or "").strip(" '\"")
         return ("add_task", {"description": item}) if item else "What should I add?"
-    zone_set = _ZONE_SET.fullmatch(t.rstrip(" .!"))
-    stated = stated_zone(t)
-    if zone_set or stated:
-        named = zone_set and next(g for g in zone_set.groups() if g).strip()
-        return "set_timezone", {"zone": stated or named}
+    zone = _zone_said(t)
+    if zone is not None:
+        return "set_timezone", {"zone": zone[1] or zone[0]}
     managed = _manage(low)
     if managed is not None:
         return managed

@@ -720,12 +720,12 @@ _JOB_NOISE = frozenset(
 _TOPIC_END = re.compile(
     r"\s+(?:to|by|until|till|at|on|for|in|from|back|forward|ahead|later|earlier)(?=\s|$)"
 )
-_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)  # any instant: only whether a time is named
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)  # any instant: only whether a time is named matters
 
 
 def _names_a_time(words: str) -> bool:
     return timeparse.parse_duration(words) is not None or (
-        timeparse.parse_instant(words, now=_EPOCH, tz="UTC", foreign=False) is not None
+        timeparse.parse_instant(words, now=EPOCH, tz="UTC", foreign=False) is not None
     )
 
 

@@ -44,6 +44,7 @@ from .resolve import (
 )
 
 DEFAULT_HOUR = 9  # a date without a time of day means 09:00 (a sane reminder time)
+WAKING_FROM = 8  # a bare hour beside a day below this is an afternoon one ("friday at 3")
 
 # Part of day → (start hour used for the result, whether an hour inside it is pm).
 PODS: dict[str, tuple[int, bool]] = {
@@ -1719,7 +1720,7 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
             # "9 tomorrow" is 09:00, "friday 5" and "friday at 5" are 17:00 (hours
             # before 8 are afternoon ones).
             said = f.extra.get("waking_hour", f.hour)
-            hours = [f.hour + 12 if said < 8 else f.hour]
+            hours = [f.hour + 12 if said < WAKING_FROM else f.hour]
     elif f.pod is not None:
         hours = [PODS[f.pod][0]]
         f.minute = f.second = 0

@@ -20,6 +20,7 @@ from .holidays import HOLIDAY_RE, holiday_rrule
 from .instant import (
     DEFAULT_HOUR,
     PODS,
+    WAKING_FROM,
     Ctx,
     Frame,
     WorkLimit,
@@ -148,7 +149,7 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
         if not (0 <= h <= 23 and 0 <= mi <= 59) or (h, mi) in out:
             return None  # not a clock time, or one listed twice ("at 9 and 9": a slip)
         out.append((h, mi))
-    if bare == [True] and pod is None and 1 <= out[0][0] < 8:
+    if bare == [True] and pod is None and 1 <= out[0][0] < WAKING_FROM:
         # One bare hour is a waking hour, as beside a day in `instant` ("friday at 3" and
         # "every friday at 3" are both 15:00; hours before 8 are afternoon ones). A list
         # keeps its own order ("at 5 and 9": 05:00 and 09:00).
