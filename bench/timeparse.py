@@ -530,6 +530,7 @@ def main() -> int:
         ("ctparse_en", "ctparse"),
         ("chrono_en", "chrono"),
         ("dateparser_en", "dateparser"),
+        ("natty_en", "natty"),
     ):
         score_instants(load(extra / f"{name}.jsonl"), label, tally, timer, fails, conventions)
     neg: dict[str, list[str]] = {s: [] for s in SPLITS}
@@ -595,6 +596,7 @@ def main() -> int:
             "ctparse_en": tally.rate(split, "ctparse:core"),
             "chrono_en": tally.rate(split, "chrono:core"),
             "dateparser_en": tally.rate(split, "dateparser:core"),
+            "natty_en": tally.rate(split, "natty:core"),
             "negatives_parsed": len(neg[split]),
             "recurrence_unambiguous": tally.rate(split, "rec:recurrence"),
             "cron_descriptor": tally.rate(split, "rec:cron-descriptor"),
@@ -632,6 +634,7 @@ def main() -> int:
         "ctparse_en",
         "chrono_en",
         "dateparser_en",
+        "natty_en",
         "recurrence_unambiguous",
         "cron_descriptor",
         "multilingual_de",
