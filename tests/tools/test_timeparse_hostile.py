@@ -92,15 +92,9 @@ def test_over_budget_degrades_to_no_time(monkeypatch: pytest.MonkeyPatch) -> Non
     assert split_when(text, now=NOW, tz="UTC") is None
 
 
-# Words the grammar reads that the pruning does not know yet, each a known gap of
-# tools/timeparse/split.py to fix there (then remove it here): natty's "labor day" is read
-# by parse_instant, but `_time_token("labor")` is false, so split_when misses it.
-KNOWN_UNPRUNED = {"labor"}
-
-
 def test_every_word_of_a_phrase_the_grammar_reads_counts_as_a_time_word() -> None:
     """The pruning may only skip spans the grammar could never read: over the corpora,
-    each word of every phrase that parses must pass `_time_token` (less KNOWN_UNPRUNED)."""
+    each word of every phrase that parses must pass `_time_token`."""
     missed: list[str] = []
     for path in sorted(DATA.glob("*_en*.jsonl")):  # duckling, chrono, ctparse, natty, ...
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -111,11 +105,7 @@ def test_every_word_of_a_phrase_the_grammar_reads_counts_as_a_time_word() -> Non
             if read is None:
                 continue
             bare = [split_module._bare(w) for w in phrase.split()]
-            missed += [
-                f"{w!r} in {phrase!r}"
-                for w in bare
-                if not split_module._time_token(w) and w not in KNOWN_UNPRUNED
-            ]
+            missed += [f"{w!r} in {phrase!r}" for w in bare if not split_module._time_token(w)]
     assert missed == []
 
 

@@ -245,6 +245,48 @@ def test_weeks_and_days_defined_from_others(text: str, want: datetime) -> None:
     assert at(text) == want
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # the n-th weekday with no month said: this month's if still ahead, else the next's
+        ("the first monday", dt(2026, 12, 7)),
+        ("4th tuesday", dt(2026, 11, 24)),
+        ("the second friday at 3pm", dt(2026, 12, 11, 15)),
+        ("the 5th sunday", dt(2026, 11, 29)),
+        ("5th thursday", dt(2026, 12, 31)),
+        ("the 5th wednesday", dt(2026, 12, 30)),
+        # ... or of the month that many months on
+        ("the first monday in 2 months", dt(2027, 1, 4)),
+        ("third friday in a month", dt(2026, 12, 18)),
+        ("last sunday in 3 months time", dt(2027, 2, 28)),
+        # "monday the 1st" stays a day of the month that is a Monday
+        ("monday the 1st", dt(2027, 2, 1)),
+        # the day after next, the day before last
+        ("the day after next", dt(2026, 11, 25)),
+        ("day after next at 6pm", dt(2026, 11, 25, 18)),
+        # a two-digit year after an apostrophe, and "in the year"
+        ("christmas '28", dt(2028, 12, 25)),
+        ("thanksgiving '27 at noon", dt(2027, 11, 25, 12)),
+        ("june 3rd in the year 2029", dt(2029, 6, 3)),
+        ("the 4th of july in the year '30", dt(2030, 7, 4)),
+        # spellings
+        ("president's day", dt(2027, 2, 15)),
+        ("st patty's day", dt(2027, 3, 17)),
+        ("tomorrow at mid-night", dt(2026, 11, 25, 0)),
+        # "8p" / "9a" with a day or "at", before or after it
+        ("8p tomorrow", dt(2026, 11, 24, 20)),
+        ("friday 9a", dt(2026, 11, 27, 9)),
+    ],
+)
+def test_nth_weekdays_years_and_spellings(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize("text", ["8p", "4a", "room 4a", "'19"])
+def test_lone_letters_and_numbers_are_no_time(text: str) -> None:
+    assert at(text) is None
+
+
 # ---------------------------------------------------------------- people's messages
 
 

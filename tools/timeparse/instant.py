@@ -458,15 +458,23 @@ def _ordinal_day(m: re.Match[str], f: Frame, c: Ctx) -> None:
         f.extra["bare_day"] = 1
 
 
-@piece(r"(?:in|of)\s+" + YEAR + r"(?:\s*a\.?d\.?)?")
+# A year on its own: four digits, or two after an apostrophe ("christmas '19").
+_A_YEAR = r"(?:" + YEAR + r"|'(?P<yy>\d{2}))"
+
+
+def _year_of(m: re.Match[str], c: Ctx) -> int:
+    return int(m["year"]) if m["year"] else two_digit_year(int(m["yy"]), c)
+
+
+@piece(r"(?:in|of)\s+(?:the\s+year\s+)?" + _A_YEAR + r"(?:\s*a\.?d\.?)?")
 def _in_year(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    f.set(year=int(m["year"]))
+    f.set(year=_year_of(m, c))
     f.weak = False
 
 
-@piece(YEAR)
+@piece(_A_YEAR)
 def _year(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    y = int(m["year"])
+    y = _year_of(m, c)
     if not 1900 <= y <= 2200:
         raise Conflict("year")
     if _weekday_only(f) and not c.today.year <= y <= c.today.year + 30:
@@ -520,7 +528,7 @@ def _weekday(m: re.Match[str], f: Frame, c: Ctx) -> None:
         f.weak = False
 
 
-@piece(r"(?:the\s+)?(?:day\s+after\s+tomorrow|day\s+before\s+yesterday)")
+@piece(r"(?:the\s+)?(?:day\s+after\s+(?:tomorrow|next)|day\s+before\s+(?:yesterday|last))")
 def _day_after(m: re.Match[str], f: Frame, c: Ctx) -> None:
     shift = 2 if "after" in m.group(0) else -2
     f.set(date=c.today + timedelta(days=shift), grain="day")
@@ -737,7 +745,9 @@ def _weekend(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 _CONTAINER = (
     r"(?:(?P<mon>" + MONTH_RE + r")(?:\s+(?P<y>\d{4}))?|(?P<relm>next|this|last|"
-    r"the|current|the following)\s+month|(?P<yy>\d{4}))"
+    r"the|current|the following)\s+month|(?P<yy>\d{4})"
+    # "the first monday in 2 months": of the month that many months on
+    r"|(?P<inm>\d{1,2}|an?)\s+months?(?:\s+(?:from\s+now|later|time))?)"
 )
 
 
@@ -759,6 +769,8 @@ def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
         mo, y = 1, int(m["yy"])
     else:
         shift = {"next": 1, "last": -1, "the following": 1}.get(m["relm"], 0)
+        if m["inm"]:
+            shift = int(m["inm"]) if m["inm"].isdigit() else 1
         base = add_months(c.today.replace(day=1), shift)
         y, mo = base.year, base.month
 
@@ -799,6 +811,22 @@ def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
         f.set(hour=found[2])
         f.h24 = True
     f.weak = False
+
+
+@piece(r"(?:the\s+)?(?P<n>[1-5](?:st|nd|rd|th)|second)\s+(?P<wd>" + WEEKDAY_RE + r")")
+def _nth_weekday_ahead(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "the 1st monday", "second friday": that weekday of this month, or of the next month
+    that has one still ahead ("monday the 1st" is a day of the month, read elsewhere)."""
+    n, wd = _ord(m["n"]), weekday_of(m["wd"])
+    month = c.today.replace(day=1)
+    for _ in range(3):  # a fifth weekday is in at least one of any three months
+        got = nth_weekday(month.year, month.month, wd, n)
+        if got is not None and got >= c.today:
+            f.set(date=got, grain="day")
+            f.weak = False
+            return
+        month = add_months(month, 1)
+    raise Conflict("date")
 
 
 # A working day: Monday to Friday (holidays differ by country and are not guessed).
@@ -1069,7 +1097,8 @@ def _h_ampm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     ap = m["ap"]
     dated = f.date is not None or f.day is not None or f.weekday is not None
     if len(ap.rstrip(".")) == 1 and not (f.at_ctx or dated):
-        raise Conflict("hour")  # "4a" is not a time unless it follows "at" or a day ("fri 3p")
+        # "4a" is not a time unless "at" or a day goes with it ("fri 3p", "8p tomorrow")
+        f.extra["lone_ap"] = 1
     _set_time(f, int(m["h"]), 0, 0, _ampm(ap))
 
 
@@ -1425,6 +1454,8 @@ def _read_frame(s: str, c: Ctx) -> Frame | None:
             f.extra["month_ok"] = 1
         pos = fm.end()
     if filler_only or not f.pieces or word_before_nothing:
+        return None
+    if f.extra.get("lone_ap") and not (f.at_ctx or f.date or f.day or f.weekday is not None):
         return None
     return f
 
@@ -1831,6 +1862,7 @@ _PRE: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
     # "this coming friday": the coming one.
     (re.compile(r"\bthis\s+(coming|upcoming)\b"), r"\1", ("coming",)),
     (re.compile(r"\bo[- ]clock\b"), "o'clock", ("clock",)),
+    (re.compile(r"\bmid[- ]night\b"), "midnight", ("mid",)),
     (re.compile(r"\b(?:in the|the|this)\s+pm\b"), "in the pm", ("pm",)),
 ]
 _SEP = re.compile(

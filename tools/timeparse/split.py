@@ -270,9 +270,28 @@ def _grammar_fragments() -> frozenset[str]:
         sources.extend(s for value in vars(module).values() for s in _strings(value))
     words: set[str] = set()
     for src in sources:
-        # Drop escapes first (r"\bday" must give "day", not "bday").
-        words.update(re.findall(r"[a-z]{3,}", re.sub(r"\\.", " ", src.lower())))
+        # Drop escapes first (r"\bday" must give "day", not "bday"); an optional letter
+        # gives both spellings (r"labou?r" is "labour" and "labor").
+        for run in re.findall(r"[a-z?]+", re.sub(r"\\.", " ", src.lower())):
+            words.update(w for w in _spellings(run) if len(w) >= 3)
     return frozenset(words)
+
+
+_MAX_OPTIONAL = 4
+
+
+def _spellings(run: str) -> list[str]:
+    """The words a run of letters with optional ones ("?") spells: "labou?r" is "labour"
+    and "labor" (up to _MAX_OPTIONAL optional letters; past that, each letter kept)."""
+    parts = re.findall(r"[a-z]\??|\?", run)
+    optional = [i for i, p in enumerate(parts) if len(p) == 2]
+    if len(optional) > _MAX_OPTIONAL:
+        return [run.replace("?", "")]
+    out = []
+    for mask in range(1 << len(optional)):
+        dropped = {optional[k] for k in range(len(optional)) if mask >> k & 1}
+        out.append("".join(p[0] for i, p in enumerate(parts) if p != "?" and i not in dropped))
+    return out
 
 
 _FRAGMENTS = _grammar_fragments()
