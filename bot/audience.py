@@ -22,6 +22,7 @@ from storage.consents import ConsentStore
 from storage.guild_settings import GuildSettingsStore
 from tools.audience import (
     CHANNEL_MENTION,
+    DM_WORDS,
     MAX_TARGETS,
     ROLE_MENTION,
     USER_MENTION,
@@ -33,7 +34,6 @@ from tools.errors import UserError
 _NAMED_CHANNEL = re.compile(r"(?<![<\w])#([\w-]{1,100})")
 _NAMED = re.compile(r"(?<![<\w])@([\w.-]{1,100})")
 _ME = re.compile(r"\b(?:me|myself|I)\b", re.IGNORECASE)
-_DM = re.compile(r"\b(?:dms?|direct\s+messages?|privately|in\s+private)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -89,7 +89,7 @@ class AudienceGate:
             here=here,
             owner=me or not addressed,
             channel_id=channels[0] if channels else None,
-            dm=bool(_DM.search(rest)),
+            dm=bool(DM_WORDS.search(rest)),
         )
         await self.check(audience, where)
         return audience

@@ -17,6 +17,12 @@ USER_MENTION = re.compile(r"<@!?(\d{1,20})>")
 ROLE_MENTION = re.compile(r"<@&(\d{1,20})>")
 CHANNEL_MENTION = re.compile(r"<#(\d{1,20})>")
 
+# Words asking for delivery by direct message ("dm me", "privately").
+DM_WORDS = re.compile(r"\b(?:dms?|direct\s+messages?|privately|in\s+private)\b", re.IGNORECASE)
+# What names someone or somewhere beyond the owner in this thread: a mention, an @name or
+# #name, or a DM. "me", "here", "this channel", "the thread" name nobody else.
+_ADDRESSES_OTHERS = re.compile(r"<[@#]|(?<![\w<])[@#][\w.-]|" + DM_WORDS.pattern, re.IGNORECASE)
+
 MAX_TARGETS = 10
 # People who pressed "Notify me too" on one job; a bigger crowd should use a role.
 MAX_JOINED = 100
@@ -107,6 +113,11 @@ class Audience:
         if self.channel_id is not None:
             return f"{text or 'nobody'} in <#{self.channel_id}>" if who else f"<#{self.channel_id}>"
         return text or "you"
+
+
+def addresses_others(text: str) -> bool:
+    """Does an audience the model named reach anyone or anywhere beyond the owner here?"""
+    return bool(_ADDRESSES_OTHERS.search(text[:500]))
 
 
 @dataclass(frozen=True)

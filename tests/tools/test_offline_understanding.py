@@ -387,6 +387,11 @@ async def test_asking_what_is_left_lists_the_todos(
         ("switch the pizza reminder off", "paused"),
         ("disable the pizza reminder", "paused"),
         ("get rid of the pizza reminder", "cancelled"),
+        ("put the pizza on hold", "paused"),
+        ("please put my pizza reminder on hold for now", "paused"),
+        ("pause the pizza reminder for the time being", "paused"),
+        ("stop the pizza until further notice", "paused"),
+        ("take the pizza reminder off hold", "active"),
     ],
 )
 async def test_phrasal_changes_to_a_job_by_its_words(
@@ -399,6 +404,14 @@ async def test_phrasal_changes_to_a_job_by_its_words(
     r = await say(runtime, deps, text)
     assert (await deps.engine.get(pizza)).status == status, r.text
     assert (await deps.engine.get(plants)).status == "active" and not r.job_ids
+
+
+@pytest.mark.parametrize("text", ["remind me for now", "ok remind me later, that's it for now"])
+async def test_for_now_is_no_time_to_remind_at(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and not await open_jobs(deps), r.text
 
 
 async def test_turning_something_off_later_is_a_command_not_a_pause(

@@ -20,6 +20,7 @@ from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.reading import repair_args, repair_time
 from tools.agent.scheduling import HomarDeps
 from tools.agent.words import read_words
+from tools.audience import Audience
 from tools.jobs.engine import Engine
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -608,6 +609,31 @@ async def test_an_audience_made_of_the_person_is_dropped(
     r = await ask(runtime, deps, "team call at 5pm today, remind me", made)
     job = await _only_job(deps, r)
     assert job.kind == "reminder" and await next_run(deps, r) == local(23, 16, 55)
+
+
+@pytest.mark.parametrize("place", ["this channel", "here", "in this thread", "me"])
+async def test_an_audience_of_this_place_is_the_owner_here(
+    runtime: AgentKit, deps: HomarDeps, place: str
+) -> None:
+    """Seen with a 1.5B model: "post 'lunch is ready' in this channel" passed "this channel"
+    as the audience, refused where no Discord resolver is (the terminal, a bench)."""
+    made = ToolCallPart(
+        "send_delayed_message", {"message": "post 'lunch is ready'", "hours": 1, "audience": place}
+    )
+    r = await ask(runtime, deps, f"in 1 hour post 'lunch is ready' {place}", made)
+    job = await _only_job(deps, r)
+    assert job.kind == "delayed" and await next_run(deps, r) == local(23, 17)
+    assert job.audience is None or Audience.from_json(job.audience).is_default
+
+
+async def test_an_audience_of_others_is_refused_without_discord(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    made = ToolCallPart(
+        "send_delayed_message", {"message": "say hi", "hours": 1, "audience": "<@42> and me"}
+    )
+    r = await ask(runtime, deps, "in 1 hour say hi to <@42> and me", made)
+    assert not r.job_ids and "only remind you" in r.text
 
 
 async def test_a_one_off_action_is_one_request(runtime: AgentKit, deps: HomarDeps) -> None:

@@ -37,6 +37,7 @@ from tools.agent.words import (
     JOB_NUMBER,
     MEETING_LEAD,
     NOT_A_REQUEST,
+    NOT_NOW,
     OCCASION,
     QUOTED,
     REMIND,
@@ -365,7 +366,9 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         return managed
     remind = bool(REMIND.search(t))
     if remind and re.search(
-        r"(?:^|\s)(?:right\s+)?now[\s.!]*$|^(?:\S+\s+){0,3}(?:right\s+)?now\b", t, re.I
+        rf"(?:^|\s){NOT_NOW}(?:right\s+)?now[\s.!]*$|^(?:\S+\s+){{0,3}}{NOT_NOW}(?:right\s+)?now\b",
+        t,
+        re.I,
     ):
         what = what_of(re.sub(r"\b(?:right\s+)?now\b", " ", t, flags=re.I))
         return "schedule_reminder", {"reminder_time": "now", "message": what or "reminder"}

@@ -26,6 +26,7 @@ from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
 from tools.agent.words import (
     NOT_A_REQUEST,
+    NOT_NOW,
     Words,
     half_day_question,
     has_word,
@@ -36,7 +37,7 @@ from tools.agent.words import (
     what_of,
 )
 from tools.approval import needs_approval, render_proposal
-from tools.audience import Addressing, Audience
+from tools.audience import Addressing, Audience, addresses_others
 from tools.errors import LimitReached, NoSuchDate, NotAllowed, UserError, quoted
 from tools.job_scope import Change
 from tools.jobs.model import schedule_of
@@ -199,8 +200,7 @@ _TIMEISH = re.compile(
 # A request to be reminded: without a time in it, the time is the person's to give.
 # "for now", "by now", "until now", "just now": no time to act at.
 _NOW = re.compile(
-    r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
-    r"\b(?:now|asap|immediately|straight away|right away|at once)\b",
+    rf"{NOT_NOW}\b(?:now|asap|immediately|straight away|right away|at once)\b",
     re.I,
 )
 # A request to do something, asked politely ("can you …", "could you please …", "please …").
@@ -635,6 +635,8 @@ async def _audience(deps: HomarDeps, text: str | None) -> Audience | None:
         # A fired job's text is data: it may not make jobs that reach other people.
         raise NotAllowed("A job started by another job can only remind its owner.")
     if deps.audience is None:
+        if not addresses_others(text):
+            return None  # "here", "this channel", "me": the owner, where the job is made
         raise UserError(
             "Here I can only remind you; other people, roles and channels work in Discord."
         )

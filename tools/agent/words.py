@@ -768,11 +768,20 @@ _PHRASAL = (
     (rf"(?:turn|switch|shut)\s+off\s+{_JOB_NOUN}(?P<rest>.+)", "stop_interval_action"),
     (rf"(?:turn|switch|shut)\s+{_JOB_NOUN}(?P<rest>.+?)\s+off", "stop_interval_action"),
     (r"(?:disable|silence)\s+(?P<rest>.+)", "stop_interval_action"),
+    (r"(?:put|place|keep)\s+(?P<rest>.+?)\s+on\s+hold", "stop_interval_action"),
+    (r"(?:take)\s+(?P<rest>.+?)\s+off\s+hold", "resume_scheduled_action"),
     (r"(?:get\s+rid\s+of)\s+(?P<rest>.+)", "delete_scheduled_action"),
     (r"(?:bring|pull)\s+(?P<rest>.+?\s+(?:forward|earlier|ahead)\b.*)", "update_scheduled_action"),
 )
 
 
+# Put before "now": "for now", "by now", "until now", "just now" name no time to act at.
+NOT_NOW = r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
+# How long a change holds, said after it ("pause the standup for now"): no time to act at.
+_FOR_A_WHILE = re.compile(
+    r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|the\s+time\s+being)|(?:until|till)\s+"
+    r"further\s+notice)$"
+)
 _HEDGES = re.compile(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+")
 
 
@@ -786,7 +795,7 @@ def manage_request(low: str) -> tuple[str, str] | None:
     words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
-    low = unhedged(low)
+    low = _FOR_A_WHILE.sub("", unhedged(low))
     for pattern, tool in _PHRASAL:
         m = re.fullmatch(pattern, low)
         if m is not None:
