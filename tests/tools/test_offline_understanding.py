@@ -186,6 +186,22 @@ async def test_readme_todo(runtime: AgentKit, deps: HomarDeps, db: Database) -> 
     assert "draft the newsletter" in r.text
 
 
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("add call the insurance to my todos", "call the insurance"),
+        ("add buy milk to my to do list", "buy milk"),
+        ("put renew the lease on my tasks", "renew the lease"),
+        ("add a to do: clean the car", "clean the car"),
+    ],
+)
+async def test_todo_said_many_ways(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, item: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert [i.description for i in await TodoStore(db).list(100)] == [item] and not r.job_ids
+
+
 async def test_my_timezone_is(runtime: AgentKit, deps: HomarDeps, db: Database) -> None:
     r = await say(runtime, deps, "my timezone is Tokyo")
     assert await UserSettingsStore(db).tz(1) == "Asia/Tokyo" and "Asia/Tokyo" in r.text
@@ -465,6 +481,9 @@ async def test_forward_alone_says_no_direction_so_it_asks(
         ("I'm in Chicago now, switch my timezone", "America/Chicago"),
         ("change my timezone to eastern time", "America/New_York"),
         ("my timezone is pacific standard time", "America/Los_Angeles"),
+        ("my time zone is US Pacific", "America/Los_Angeles"),
+        ("I moved to Spain", "Europe/Madrid"),
+        ("I live in Japan now", "Asia/Tokyo"),
     ],
 )
 async def test_where_the_person_lives_sets_their_zone(
@@ -480,6 +499,15 @@ async def test_a_place_that_names_no_zone_changes_nothing(
 ) -> None:
     r = await say(runtime, deps, text)
     assert await UserSettingsStore(db).tz(1) is None and not r.job_ids and r.text
+
+
+@pytest.mark.parametrize("text", ["my timezone is the US", "set my timezone to Australia"])
+async def test_a_country_of_several_zones_asks_for_a_city(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) is None and not r.job_ids
+    assert "several time zones" in r.text and "city" in r.text
 
 
 # ---------------------------------------------------------------- quotes, halves of the day

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.schedule.zones import offset_zone, resolve_zone, suggest_zones
+from tools.schedule.zones import offset_zone, resolve_zone, spans_zones, suggest_zones
 
 
 @pytest.mark.parametrize(
@@ -32,6 +32,35 @@ def test_resolve_zone(typed: str, zone: str) -> None:
 @pytest.mark.parametrize("typed", ["", "Narnia", "UTC+20", "+5:17"])
 def test_unknown_zones(typed: str) -> None:
     assert resolve_zone(typed) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "zone"),
+    [
+        # a country with one offset: the zone of its biggest city, not a legacy link
+        ("Japan", "Asia/Tokyo"),
+        ("Poland", "Europe/Warsaw"),
+        ("Ukraine", "Europe/Kyiv"),
+        ("Spain", "Europe/Madrid"),
+        ("the UK", "Europe/London"),
+        ("England", "Europe/London"),
+        ("the Netherlands", "Europe/Amsterdam"),
+        ("South Korea", "Asia/Seoul"),
+        ("Germany time", "Europe/Berlin"),
+        # the North American zone names after the country's
+        ("US Pacific", "America/Los_Angeles"),
+        ("U.S. Eastern time", "America/New_York"),
+        ("Canada Central", "America/Chicago"),
+    ],
+)
+def test_countries_and_qualified_regions(typed: str, zone: str) -> None:
+    assert resolve_zone(typed) == zone
+
+
+@pytest.mark.parametrize("typed", ["the US", "USA", "Australia", "Canada", "Brazil", "Russia"])
+def test_a_country_of_several_zones_needs_a_city(typed: str) -> None:
+    assert resolve_zone(typed) is None and spans_zones(typed)
+    assert not spans_zones("Japan") and not spans_zones("Narnia")
 
 
 def test_offset_sign_is_inverted_for_etc_zones() -> None:

@@ -78,7 +78,9 @@ class HomarAgent(Agent[HomarDeps, str]):
 # fewer schemas (shorter prompt, fewer wrong picks). Fired runs (the heartbeat) get all.
 _TOPICS: dict[str, re.Pattern[str]] = {
     "todo": re.compile(
-        r"\b(?:to-?dos?|tasks?|list|heartbeat|checklist|done|finished|complete[ds]?|tick)\b", re.I
+        r"\b(?:to-?dos?|an?\s+to\s+do|tasks?|list|heartbeat|checklist|done|finished|"
+        r"complete[ds]?|tick)\b",
+        re.I,
     ),
     # not "every" alone: every repeating request says it, and a tool offered on
     # some turns only re-reads the prompt's tail on a local server (`_when_about`)

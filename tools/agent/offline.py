@@ -176,9 +176,9 @@ def stated_zone(text: str) -> str | None:
 
 
 _TODO_ADD = re.compile(
-    r"^(?:add|put|create)\s+(?:an?\s+)?(?:task|to-?do|todo item)\s*[:,-]?\s*(?P<a>.+)$"
+    r"^(?:add|put|create)\s+(?:an?\s+)?(?:task|to[- ]?do|to[- ]?do item)\s*[:,-]?\s*(?P<a>.+)$"
     r"|^(?:add|put)\s+(?P<b>.+?)\s+(?:to|on(?:to)?)\s+(?:my|the|our)\s+"
-    r"(?:to-?do|todo|task)(?:\s+list)?$",
+    r"(?:to[- ]?dos?|tasks?)(?:\s+list)?$",
     re.I,
 )
 _TODO_LIST = re.compile(

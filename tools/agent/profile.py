@@ -7,7 +7,7 @@ from pydantic_ai import RunContext
 from storage.user_settings import UserSettingsStore
 from tools.agent import scheduling as sch
 from tools.agent.scheduling import HomarDeps
-from tools.schedule.zones import resolve_zone
+from tools.schedule.zones import resolve_zone, spans_zones
 
 
 async def set_timezone(ctx: RunContext[HomarDeps], zone: str) -> str:
@@ -15,6 +15,11 @@ async def set_timezone(ctx: RunContext[HomarDeps], zone: str) -> str:
     if ctx.deps.fired:  # a job's text is data: it never changes its owner's settings
         return "A scheduled run can't change your time zone; tell me directly."
     name = resolve_zone(zone or "")
+    if name is None and spans_zones(zone or ""):
+        return (
+            f"{zone.strip()} has several time zones; name a city there, e.g. "
+            "`my timezone is Chicago` or `my timezone is Perth`."
+        )
     if name is None:
         return (
             f"I don't know the time zone {zone!r}. Name a city or an IANA zone, e.g. "

@@ -16,7 +16,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from tools.errors import ScheduleError, quoted
-from tools.schedule.cities import cities_starting, city_zone
+from tools.schedule.cities import cities, cities_starting, city_zone
 
 _ZONE_CACHE: dict[str, ZoneInfo] = {}
 
@@ -202,6 +202,10 @@ def resolve_zone(text: str) -> str | None:
     by_offset = offset_zone(key)
     if by_offset is not None:
         return by_offset
+    # A country before the zone names: "Japan" is Asia/Tokyo, not the legacy link "Japan".
+    country = country_zone(key)
+    if country is not None:
+        return country
     if key in _by_lower():
         return _by_lower()[key]
     city = key.replace("_", " ")
@@ -213,7 +217,112 @@ def resolve_zone(text: str) -> str | None:
         return found.zone
     # "eastern time", "pacific standard time", "Tokyo time": the name before "time".
     named = re.fullmatch(r"(.+?)\s+(?:(?:standard|daylight|summer)\s+)?time(?:\s+zone)?", key)
-    return resolve_zone(named.group(1)) if named else None
+    if named:
+        return resolve_zone(named.group(1))
+    # "US Pacific", "Canada Eastern": the North American zone names after the country's.
+    region = _NORTH_AMERICAN.fullmatch(key)
+    return resolve_zone(region.group(1)) if region else None
+
+
+_NORTH_AMERICAN = re.compile(
+    r"(?:the\s+)?(?:us|u\.s\.a?\.?|usa|america|american|canada|canadian)\s+(.+)"
+)
+# Names people use for a country that the tz database spells otherwise.
+_COUNTRY_NAMES = {
+    "us": "US",
+    "usa": "US",
+    "u.s.": "US",
+    "u.s.a.": "US",
+    "america": "US",
+    "united states of america": "US",
+    "the states": "US",
+    "uk": "GB",
+    "u.k.": "GB",
+    "united kingdom": "GB",
+    "great britain": "GB",
+    "britain": "GB",
+    "england": "GB",
+    "scotland": "GB",
+    "wales": "GB",
+    "northern ireland": "GB",
+    "holland": "NL",
+    "the netherlands": "NL",
+    "czechia": "CZ",
+    "uae": "AE",
+    "south korea": "KR",
+    "korea": "KR",
+    "ivory coast": "CI",
+    "swaziland": "SZ",
+    "burma": "MM",
+    "north korea": "KP",
+    "turkiye": "TR",
+    "türkiye": "TR",
+}
+# A country whose zones keep this many different UTC offsets needs a city to say which.
+_MANY_OFFSETS = 3
+
+
+def country_zone(text: str) -> str | None:
+    """The zone of a country named in `text` ("Germany", "Japan", "the UK"), or None when
+    it is no country or spans several offsets ("US", "Australia": name a city instead)."""
+    code = _country_code(text)
+    return _country_zones().get(code) if code else None
+
+
+def spans_zones(text: str) -> bool:
+    """Is `text` a country with several time zones ("the US", "Australia")?"""
+    code = _country_code(text)
+    return code is not None and code not in _country_zones()
+
+
+def _country_code(text: str) -> str | None:
+    key = re.sub(r"\s+", " ", text.strip().lower())
+    bare = key.removeprefix("the ")
+    return _COUNTRY_NAMES.get(key) or _COUNTRY_NAMES.get(bare) or _countries().get(bare)
+
+
+def _tz_table(name: str) -> list[list[str]]:
+    from importlib import resources
+
+    text = resources.files("tzdata").joinpath("zoneinfo", name).read_text(encoding="utf-8")
+    return [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+
+
+@lru_cache(maxsize=1)
+def _countries() -> dict[str, str]:
+    """Lower-case country name → ISO code, from the tz database's iso3166.tab ("Britain
+    (UK)" gives "britain"; "Korea (South)" and "Virgin Islands (US)" only themselves: what
+    is in brackets may name another country)."""
+    found: dict[str, str] = {}
+    for code, name, *_ in _tz_table("iso3166.tab"):
+        low = name.lower()
+        found[low] = code
+        plain = re.sub(r"\s*\([^)]*\)", "", low).strip()
+        if plain != low and not re.search(r"\((?:north|south|east|west|the|uk|us)\)", low):
+            found.setdefault(plain, code)
+    return found
+
+
+@lru_cache(maxsize=1)
+def _country_zones() -> dict[str, str]:
+    """ISO code → the zone of the country's most populous city (else its first in
+    zone.tab), for countries whose zones keep fewer than _MANY_OFFSETS different
+    (January, July) UTC offsets."""
+    zones: dict[str, list[str]] = {}
+    for code, _coords, name, *_ in _tz_table("zone.tab"):
+        zones.setdefault(code, []).append(name)
+    biggest: dict[str, str] = {}
+    for city in cities():  # most populous first
+        biggest.setdefault(city.country, city.zone)
+    out: dict[str, str] = {}
+    for code, names in zones.items():
+        offsets = set()
+        for name in names:
+            z = ZoneInfo(name)
+            offsets.add(tuple(datetime(2026, m, 15, tzinfo=z).utcoffset() for m in (1, 7)))
+        if len(offsets) < _MANY_OFFSETS:
+            out[code] = biggest.get(code, names[0])
+    return out
 
 
 def suggest_places(text: str, limit: int = 25) -> list[tuple[str, str]]:
