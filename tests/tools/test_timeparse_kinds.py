@@ -338,6 +338,21 @@ def test_birthdays_and_anniversaries_are_yearly(text: str, month: int, day: int,
     assert found is not None and found.rest == rest
 
 
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("remind me of Tom's birthday on the 2nd of december", "Tom's birthday"),
+        ("remind me about our anniversary on may 5", "our anniversary"),
+        ("remind me Ana's birthday is on March 3rd", "Ana's birthday"),
+        ("ping me for dad's birthday, june 8", "for dad's birthday"),
+    ],
+)
+def test_an_occasion_inside_a_request_is_what_to_remind_of(text: str, rest: str) -> None:
+    found = split_when(text, now=NOW, tz=TZ)
+    assert found is not None and isinstance(found.schedule, Recurrence)
+    assert found.rest == rest
+
+
 def test_birthday_without_a_date_is_not_yearly() -> None:
     assert parse_recurrence("birthday party tomorrow", now=NOW, tz=TZ) is None
 

@@ -1262,16 +1262,27 @@ ENTRY_STEPS = 6
 
 # "Ana's birthday is on March 3rd", "our anniversary: june 12": a yearly day.
 _OCCASION = re.compile(
-    r"^(?P<who>(?:(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?|[a-z][\w.-]{0,30})\s+){0,3})"
+    # whose occasion: up to three words, none of the request around it ("remind me of")
+    r"^(?P<who>(?:(?!(?:me|us|of|about|for|to|that|on|at|remind\w*|ping|nudge|tell)\s)"
+    r"(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?|[a-z][\w.-]{0,30})\s+){0,3})"
     r"(?P<what>(?:wedding\s+|work\s+|dating\s+)?(?:birthday|bday|anniversary)s?)"
     r"(?:\s+(?:is|was|falls|will\s+be))?(?:\s*(?:on|:|,|-))?\s+(?P<rest>.{1,80})$"
 )
 
 
-def occasion_of(text: str) -> str | None:
-    """The occasion words ("Ana's birthday") of a yearly occasion phrase, else None."""
-    m = _OCCASION.match(normalize(text).strip())
-    return (m["who"] + m["what"]).strip() if m else None
+_REQUEST_LEAD = re.compile(r"^(?:run|repeat|remind me)\s+")
+
+
+def occasion_of(text: str) -> tuple[int, int] | None:
+    """Where the occasion words ("Ana's birthday") of a yearly occasion phrase are, as
+    (first word, number of words) of `text` ("remind me ana's birthday is on march 3rd" →
+    (2, 2)), else None."""
+    low = normalize(text).strip()
+    lead = _REQUEST_LEAD.match(low)
+    m = _OCCASION.match(low[lead.end() :] if lead else low)
+    if m is None:
+        return None
+    return (len(lead.group().split()) if lead else 0), len((m["who"] + m["what"]).split())
 
 
 def _occasion(s: str, c: Ctx) -> str | None:
@@ -1292,7 +1303,7 @@ _WEEKDAY_SLASH = re.compile(r"\b(" + WEEKDAY_RE + r")\s*/\s*(?=" + WEEKDAY_RE + 
 
 def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = re.sub(r"[.!?]+$", "", s).strip()
-    s = re.sub(r"^(?:run|repeat|remind me)\s+", "", s)
+    s = _REQUEST_LEAD.sub("", s)
     if "/" in s:
         s = _WEEKDAY_SLASH.sub(r"\1 and ", s)  # "tue/thu": "tue and thu"
     if not _KEYWORD.search(s):

@@ -748,7 +748,7 @@ def _split_once(
                 )
             # "Ana's birthday is on March 3rd": the occasion is also what to remind of.
             occasion = occasion_of(span) if isinstance(sched, Schedule) else None
-            kept = span.split()[: len(occasion.split())] if occasion else []
+            kept = span.split()[occasion[0] : sum(occasion)] if occasion else []
             return (
                 When(sched, _clean(words[:i] + kept + words[j:], text)),
                 _LEAD.sub("", span),
