@@ -257,6 +257,8 @@ def test_weeks_and_days_defined_from_others(text: str, want: datetime) -> None:
         ("the 5th wednesday", dt(2026, 12, 30)),
         # ... or of the month that many months on
         ("the first monday in 2 months", dt(2027, 1, 4)),
+        ("on the first monday in 2 months", dt(2027, 1, 4)),
+        ("on the 2nd tuesday", dt(2026, 12, 8)),
         ("third friday in a month", dt(2026, 12, 18)),
         ("last sunday in 3 months time", dt(2027, 2, 28)),
         # "monday the 1st" stays a day of the month that is a Monday
@@ -273,6 +275,19 @@ def test_weeks_and_days_defined_from_others(text: str, want: datetime) -> None:
         ("president's day", dt(2027, 2, 15)),
         ("st patty's day", dt(2027, 3, 17)),
         ("tomorrow at mid-night", dt(2026, 11, 25, 0)),
+        # counted weekdays and named days
+        ("2 fridays after christmas", dt(2027, 1, 8)),
+        ("3 sundays before new year's day", dt(2026, 12, 13)),
+        ("2 thanksgivings from now", dt(2027, 11, 25)),
+        ("1 christmas from now", dt(2026, 12, 25)),
+        ("3 easters ago", dt(2024, 3, 31)),
+        ("2 days after 2 black fridays from now", dt(2027, 11, 28)),
+        # a clock before or after a day defined from another
+        ("the friday after christmas at 5pm", dt(2027, 1, 1, 17)),
+        ("5:30pm on the monday after easter", dt(2027, 3, 29, 17, 30)),
+        ("at noon on the second tuesday after new year's day", dt(2027, 1, 12, 12)),
+        ("the day before thanksgiving at 6", dt(2026, 11, 25, 18)),
+        ("monday after 3pm", dt(2026, 11, 23, 15)),
         # "8p" / "9a" with a day or "at", before or after it
         ("8p tomorrow", dt(2026, 11, 24, 20)),
         ("friday 9a", dt(2026, 11, 27, 9)),

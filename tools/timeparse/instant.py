@@ -752,7 +752,7 @@ _CONTAINER = (
 
 
 @piece(
-    r"(?:the\s+)?(?P<n>\d{1,2}(?:st|nd|rd|th)|second|last)(?:\s+(?P<last>last|to\s+last|"
+    r"(?:on\s+)?(?:the\s+)?(?P<n>\d{1,2}(?:st|nd|rd|th)|second|last)(?:\s+(?P<last>last|to\s+last|"
     r"to\s+the\s+last))?\s+(?P<what>"
     + WEEKDAY_RE
     + r"|(?:week|work)day|(?:business|working)\s+day|day|week|weekend|wkend)\s+(?:of|in)\s+"
@@ -813,7 +813,7 @@ def _nth_in_month(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-@piece(r"(?:the\s+)?(?P<n>[1-5](?:st|nd|rd|th)|second)\s+(?P<wd>" + WEEKDAY_RE + r")")
+@piece(r"(?:on\s+)?(?:the\s+)?(?P<n>[1-5](?:st|nd|rd|th)|second)\s+(?P<wd>" + WEEKDAY_RE + r")")
 def _nth_weekday_ahead(m: re.Match[str], f: Frame, c: Ctx) -> None:
     """ "the 1st monday", "second friday": that weekday of this month, or of the next month
     that has one still ahead ("monday the 1st" is a day of the month, read elsewhere)."""
@@ -914,6 +914,26 @@ def _holiday(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if m["y"]:
         f.set(year=int(m["y"]))
     f.extra["holiday_shift"] = _rel_shift(m["mod"] or "this")
+    f.weak = False
+
+
+@piece(r"(?P<n>\d{1,2})\s+(?P<h>" + HOLIDAY_RE + r")(?:e?s)?\s+(?P<dir>from\s+now|hence|ago|back)")
+def _holidays_counted(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "2 black fridays from now", "three memorial days ago": the n-th one on from today."""
+    rule = holiday_rule(m["h"])
+    n = int(m["n"])
+    if rule is None or f.holiday is not None or not 1 <= n <= 50:
+        raise Conflict("holiday")
+    day: date | None = c.today
+    for _ in range(n):
+        assert day is not None
+        if m["dir"] in ("ago", "back"):
+            day = holiday_before(rule, day)
+        else:
+            day = holiday_on_or_after(rule, day + timedelta(days=1))
+        if day is None:
+            raise Conflict("holiday")
+    f.set(date=day, grain="day")
     f.weak = False
 
 
@@ -1915,7 +1935,8 @@ def _single(s: str, c: Ctx) -> datetime | None:
 _ANCHOR_DIR = r"(?P<dir>after|from|before|past|prior\s+to|following|preceding|later\s+than)"
 _OFFSET = re.compile(r"(?:the\s+)?(?P<d>.{1,60}?)\s+" + _ANCHOR_DIR + r"\s+(?P<t>.{1,200})")
 _NTH_WD_FROM = re.compile(
-    r"(?:the\s+)?(?:(?P<n>\d{1,2}(?:st|nd|rd|th)|second)\s+)?(?P<wd>"
+    # "the third monday after may 25", "3 mondays after may 25"
+    r"(?:the\s+)?(?:(?P<n>\d{1,2}(?:st|nd|rd|th)|second|\d{1,2}(?=\s+[a-z]+s\s))\s+)?(?P<wd>"
     + WEEKDAY_RE
     + r")\s+"
     + _ANCHOR_DIR
@@ -1967,6 +1988,33 @@ def offset_duration(text: str) -> Duration | None:
     if m:
         got = match_duration("1 " + m["u"], 0)
         return got[0] if got else None
+    return None
+
+
+_CLOCK_WORDS = r"(?:\d{1,2}(?:[:.]\d{2})?(?:\s*(?:am|pm|a\.m\.?|p\.m\.?))?|noon|midnight|midday)"
+_CLOCK_FIRST = re.compile(
+    r"(?:at\s+)?(?P<clk>" + _CLOCK_WORDS + r"),?\s+(?:on\s+)?(?P<day>.{1,200})"
+)
+_CLOCK_LAST = re.compile(r"(?P<day>.{1,200}?),?\s+(?:at\s+|@\s*)?(?P<clk>" + _CLOCK_WORDS + r")")
+
+
+def _composite_at(s: str, c: Ctx) -> datetime | None:
+    """A day defined from another, with a clock before or after it: "the friday after
+    christmas at 5pm", "8pm on the sunday after next wed" (the anchor's own clock, as in
+    "monday after 3pm", is no clock for the day)."""
+    for pattern in (_CLOCK_LAST, _CLOCK_FIRST):
+        m = pattern.fullmatch(s)
+        if m is None:
+            continue
+        day = _composite(m["day"], c)
+        clock = read_frame(m["clk"] if m["clk"][0].isalpha() else "at " + m["clk"], c)
+        if day is None or clock is None or clock.hour is None or clock.date or clock.day:
+            continue
+        clock.set(date=day.astimezone(c.tz).date(), grain="minute")
+        try:
+            return resolve(clock, c)
+        except (ValueError, OverflowError):
+            return None
     return None
 
 
@@ -2118,7 +2166,7 @@ def parse_normalized(s: str, c: Ctx) -> datetime | None:
         return _pod_beside(m, c)
     # Built-on phrases first: in "the friday before christmas" the "before" is no filler.
     if " " in s and any(w in s for w in _COMPOSITE_WORDS):
-        got = _composite(s, c)
+        got = _composite(s, c) or _composite_at(s, c)
         if got is not None:
             return got
     got = _single(s, c)
