@@ -619,3 +619,88 @@ async def test_a_span_never_turns_a_repeat_into_a_one_off(
     after = await deps.engine.get(job.id)
     assert after.kind == "recurring" and schedule_of(after).is_recurring
     assert after.next_run_at == job.next_run_at and "repeats" in r.text
+
+
+# ---------------------------------------------------------------- the seventh prompt set
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        # what the person will be doing says the half of the day of a bare clock
+        ("wake me up at 7 tomorrow", local(24, 7)),
+        ("remind me to eat breakfast at 8 tomorrow", local(24, 8)),
+        ("remind me at 7 tomorrow to start dinner", local(24, 19)),
+        ("remind me to go to bed at 11", local(23, 23)),
+        ("remind me at 7 tomorrow to call mom", local(24, 19)),  # no cue: a waking hour
+        ("wake me up at 7pm", local(23, 19)),  # said plainly
+        # a part of the day with no clock: the afternoon is no noon
+        ("remind me this afternoon to book the train", local(23, 14)),
+        ("remind me friday afternoon about the report", local(27, 14)),
+        ("remind me late afternoon to walk the dog", local(23, 15)),
+    ],
+)
+async def test_the_half_of_the_day_the_words_point_to(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at
+
+
+@pytest.mark.parametrize(
+    ("text", "cron", "command"),
+    [
+        ("set a daily reminder at 8pm to practice guitar", "0 20 * * *", "practice guitar"),
+        ("set up a weekly reminder on friday at 5 to call mom", "0 17 * * 5", "call mom"),
+        ("create a monthly reminder on the 1st to pay rent", "0 9 1 * *", "pay rent"),
+    ],
+)
+async def test_a_repeat_said_of_the_reminder_repeats(
+    runtime: AgentKit, deps: HomarDeps, text: str, cron: str, command: str
+) -> None:
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    assert getattr(schedule_of(job).spec, "expr", None) == cron and job.command == command
+
+
+async def test_the_daily_standup_is_a_thing_not_a_repeat(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, "remind me at 9pm about the daily standup"))
+    assert not schedule_of(job).is_recurring and job.next_run_at == local(23, 21)
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("move the pizza reminder to the same time on thursday", local(26, 19)),
+        ("make the pizza reminder 30 minutes earlier", local(23, 18, 30)),
+        ("set the pizza reminder an hour later", local(23, 20)),
+    ],
+)
+async def test_changes_said_other_ways(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(pizza)).next_run_at == at and not r.job_ids, r.text
+
+
+@pytest.mark.parametrize(
+    "text", ["what's next?", "when is my pizza reminder?", "when does the pizza job run?"]
+)
+async def test_asking_what_is_next_lists_the_jobs(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert "order the pizza" in r.text and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"), [("switch me to UTC", "UTC"), ("put me on Tokyo time", "Asia/Tokyo")]
+)
+async def test_switch_me_to_a_zone(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == zone and not r.job_ids

@@ -319,6 +319,23 @@ async def _only_job(deps: HomarDeps, reply: Any) -> Any:
 
 
 @pytest.mark.parametrize(
+    ("text", "written", "expected"),
+    [
+        # seen with Qwen2.5-Coder 1.5B: a bare 7 beside a day read as 19:00 for a wake-up
+        ("wake me up at 7 tomorrow", "tomorrow at 19:00", local(24, 7)),
+        # ... and noon for "this afternoon"
+        ("remind me tomorrow afternoon to book the train", "2026-11-24T12:00", local(24, 14)),
+    ],
+)
+async def test_the_half_of_the_day_the_words_point_to_wins(
+    runtime: AgentKit, deps: HomarDeps, text: str, written: str, expected: datetime
+) -> None:
+    made = ToolCallPart("schedule_reminder", {"reminder_time": written, "message": "it"})
+    r = await ask(runtime, deps, text, made)
+    assert await next_run(deps, r) == expected, r.text
+
+
+@pytest.mark.parametrize(
     ("text", "made", "kind", "expected"),
     [
         # seen with Qwen2.5-Coder 1.5B: a one-off request became a job repeating every weekday
@@ -421,6 +438,14 @@ async def test_a_one_off_at_a_time_already_past_asks(runtime: AgentKit, deps: Ho
             "every 2 hours check the build",
             ToolCallPart("send_delayed_message", {"message": "check the build", "hours": 2}),
             [local(23, 18), local(23, 20)],
+        ),
+        # seen with Qwen2.5-Coder 1.5B: the repeat said of the reminder, the time apart
+        (
+            "set a daily reminder at 8pm to practice guitar",
+            ToolCallPart(
+                "schedule_reminder", {"reminder_time": "20:00", "message": "practice guitar"}
+            ),
+            [local(23, 20), local(24, 20)],
         ),
     ],
 )

@@ -142,7 +142,10 @@ _LIVES_IN = re.compile(
     rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:{_ASKS_ZONE})?"
     # "I'm in Chicago now, switch my timezone": a visit, so only with the zone asked for
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<visit>.+?)(?:\s+now)?{_ASKS_ZONE}"
-    r"|^(?:please\s+)?use\s+(?P<used>.+?)\s+time(?:\s+for\s+me)?(?:\s+(?:please|from\s+now\s+on))?",
+    r"|^(?:please\s+)?use\s+(?P<used>.+?)\s+time(?:\s+for\s+me)?(?:\s+(?:please|from\s+now\s+on))?"
+    # "switch me to UTC", "put me on Tokyo time"
+    r"|^(?:please\s+)?(?:switch|change|move|set|put)\s+me\s+(?:over\s+)?(?:to|on)\s+"
+    r"(?P<moved>.+?)(?:\s+time)?(?:\s+(?:please|now|from\s+now\s+on))?",
     re.I,
 )
 
@@ -210,7 +213,12 @@ _LIST = re.compile(
     r"(?: set| scheduled| coming up| pending| left)?"
     + _WHEN_ASKED
     + r"|^show me what(?:'s| is| i have| i've got) (?:scheduled|coming up|planned)"
-    + _WHEN_ASKED,
+    + _WHEN_ASKED
+    + r"|^what(?:'s| is) (?:next|up next|coming next)"
+    + _WHEN_ASKED
+    # "when is my pizza reminder?", "when does the standup job run?"
+    + r"|^when(?:'s| is| will| does| do)? (?:my|the) [\w' -]{1,40}? "
+    r"(?:reminders?|jobs?|pings?|alarms?)(?: (?:go off|fire|run|due|set for|scheduled for))?",
     re.I,
 )
 ASK_WHAT = "What should I remind you about?"

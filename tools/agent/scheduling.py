@@ -1027,6 +1027,11 @@ async def update_scheduled_action(
             )
         else:
             got = _time(ctx, new_time)
+            if _SAME_CLOCK.search(words_of(deps).text) and job.next_run_at is not None:
+                # "move it to the same time on thursday": the job's own time of day
+                here = zone(tz)
+                clock = job.next_run_at.astimezone(here).time()
+                got = Resolved(datetime.combine(got.at.astimezone(here).date(), clock, here))
             if got.rolled is not None or got.at < now - NOW_SLACK:
                 return _past_question(ctx, got.at, got.rolled)
             sched = Schedule(Once(max(got.at, now + timedelta(seconds=1))), tz)
@@ -1046,6 +1051,10 @@ async def update_scheduled_action(
         f"Updated #{job.id}: {when} — {job_scope.shown(deps, job)}.",
         "Updated " + _model_line(job, schedule_of(job), deps),
     )
+
+
+# "the same time on thursday", "same time tomorrow": a job moved keeps its time of day.
+_SAME_CLOCK = re.compile(r"\b(?:the\s+)?same\s+time\b", re.I)
 
 
 # ---------------------------------------------------------------- plain tools

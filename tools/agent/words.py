@@ -41,6 +41,7 @@ from tools.audience import USER_MENTION
 from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
 from tools.schedule.zones import zone_time_in
 from tools.timeparse.holidays import HOLIDAY_RE
+from tools.timeparse.recurrence import POD_HOURS
 
 __all__ = [
     "MEETING_LEAD",
@@ -98,6 +99,21 @@ _SHIFT = re.compile(
     r"(?:an?|\d+|half an?)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?)\b",
     re.I,
 )
+_SPAN_EARLIER_LATER = re.compile(
+    r"\b(?:an?|\d+|half an?)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?|weeks?)"
+    r"\s+(?:earlier|later|sooner)\b",
+    re.I,
+)
+
+
+def _shift_change(raw: str) -> bool:
+    """A change to a job by a span said after it ("set the pizza reminder an hour later")."""
+    if not _SPAN_EARLIER_LATER.search(raw):
+        return False
+    asked = manage_request(" ".join(raw.lower().split()).rstrip(" .!?"))
+    return asked is not None and asked[0] == "update_scheduled_action"
+
+
 # End conditions of a repeat: "3 times", "until december 18", "for the next hour".
 _TIMES = re.compile(
     r"(?:,\s*|\s+)(?:for\s+)?(\d+|twice|once)\s*(?:times|x)\b(?:\s+(?:total|in all))?", re.I
@@ -184,8 +200,16 @@ NOT_A_REQUEST = (
 # "twice a day". "daily"/"weekly" naming a thing ("the daily standup", "weekly report") is
 # not one: those words count only where nothing but a time or the end can follow them.
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+# A repeat said of the reminder itself rather than of its time ("a daily reminder at 8pm");
+# "the daily standup" names a thing, so only words for a reminder count.
+_FREQ_OF_REMINDER = (
+    r"(?P<f>daily|nightly|weekly|fortnightly|monthly|yearly|annual|hourly)\s+"
+    r"(?:reminders?|pings?|nudges?|alerts?|alarms?|notifications?|jobs?|messages?|posts?|"
+    r"checks?|check-ins?)"
+)
 _REPEAT = re.compile(
-    rf"\b(?:every|each\s+(?:day|morning|afternoon|evening|night|week|month|year|hour|"
+    rf"\b(?:{_FREQ_OF_REMINDER}|"
+    rf"every|each\s+(?:day|morning|afternoon|evening|night|week|month|year|hour|"
     rf"minute|weekday|weekend|{_DAYS})|"
     r"(?:daily|weekly|fortnightly|monthly|yearly|annually|hourly|nightly)"
     r"(?=\s*(?:$|[,.;!?)]|(?:at|on|from|until|till|til|for|in|and|except|starting|between|"
@@ -646,8 +670,9 @@ _FRAMING = [
     r"^(?:hey|hi|hiya|yo|ok|okay|so|well|quick one|please|pls|plz)\b[\s,:!;-]*",
     r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+)?",
     r"^(?:i\s+(?:really\s+)?need\s+(?:a\s+reminder|you\s+to\s+remind\s+me))\b\s*",
-    r"^(?:set|create|add|make)\s+(?:me\s+)?an?\s+reminder\b\s*(?:for\s+)?",
-    r"^(?:i\s+(?:really\s+)?(?:want|need|would like|'d like)|set|create|make|add)\s+(?:me\s+)?"
+    r"^(?:set(?:\s+up)?|create|add|make)\s+(?:me\s+)?an?\s+reminder\b\s*(?:for\s+)?",
+    r"^(?:i\s+(?:really\s+)?(?:want|need|would like|'d like)|set(?:\s+up)?|create|make|add)\s+"
+    r"(?:me\s+)?"
     r"an?\s+(?:(?:reminder|alarm)\b\s*(?:for\s+)?(?:to\s+)?|(?:for\s+)?to\s+)",
     r"^(?:reminder|remember)\b[\s:,-]*",
     r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug)\s+(?:me|us)\b\s*",
@@ -772,6 +797,7 @@ _PHRASAL = (
     (r"(?:take)\s+(?P<rest>.+?)\s+off\s+hold", "resume_scheduled_action"),
     (r"(?:get\s+rid\s+of)\s+(?P<rest>.+)", "delete_scheduled_action"),
     (r"(?:bring|pull)\s+(?P<rest>.+?\s+(?:forward|earlier|ahead)\b.*)", "update_scheduled_action"),
+    (r"(?:make|set)\s+(?P<rest>.+?\s+(?:earlier|later|sooner))", "update_scheduled_action"),
 )
 
 
@@ -858,7 +884,9 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
 
 def _read_time(raw: str, now: datetime, tz: str) -> Words:
     nag = bool(_NAG.search(raw))
-    if _SHIFT.search(raw):  # "snooze 42 by 10 minutes" moves a job by a span, from its time
+    if _SHIFT.search(raw) or _shift_change(raw):
+        # "snooze 42 by 10 minutes", "make the pizza reminder an hour later": a job moved by
+        # a span from its own time, not a time from now
         return Words(raw, nag=nag, ambiguous=True)
     lead, body = _lead(normalize(raw))
     named, body = zone_time_in(body)
@@ -880,6 +908,13 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     if found is None:
         return Words(raw, rest=body, zone=named, lead=lead, nag=nag, ambiguous=bool(note))
     rest = found.rest
+    freq = _FREQ_NOUN.search(body) if isinstance(found.schedule, datetime) else None
+    if freq is not None and found.said:
+        # "set a daily reminder at 8pm": the repeat is said of the reminder, the time apart
+        repeat = timeparse.parse_recurrence(f"{freq['f']} {found.said}", now=now, tz=named or tz)
+        if repeat is not None:
+            rest = re.sub(rf"\s*\b{freq['f']}\b", "", rest, count=1, flags=re.I).strip()
+            found = replace(found, schedule=repeat, rest=rest)
     # A second time in what is left ("move my 3pm to 5pm") makes the message ambiguous.
     again = timeparse.split_when(rest, now=now, tz=named or tz) if rest else None
     # Not a thing's own time ("take the 8:15 train", "about the 10am dentist appointment").
@@ -919,6 +954,7 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         while wall <= now:  # a time of day already past there: the next one
             wall = (wall.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone(named))
         at = wall.astimezone(zone(tz))
+    at = _afternoon(body, _cued_half(body, at, now))
     local_day = now.astimezone(zone(tz)).date()
     rolled_on = at > now and at.date() != local_day  # read as a later day than today
     if rolled_on and not _DAY.search(body) and not named and not _ZONEISH.search(body):
@@ -951,6 +987,58 @@ _SAYS_HALF = re.compile(
     r"sunrise|wake|waking|alarm|get up|breakfast|lunch|dinner|supper|bedtime|o'?clock)\b",
     re.I,
 )
+
+
+# A bare clock ("at 7", "8:30"): no am/pm, no part of day said with it.
+_BARE_CLOCK = re.compile(
+    r"(?<![\d:.])(1[0-2]|[1-9])(?::([0-5]\d))?(?![\d:])"
+    r"(?!\s*(?:[ap]\.?m\b|[ap]\b|h\b|hours?\b|hrs?\b|minutes?\b|mins?\b|days?\b|weeks?\b|"
+    r"months?\b|years?\b|st\b|nd\b|rd\b|th\b|/|-\d|\.\d))"
+)
+_POD_SAID = re.compile(
+    r"\b(?:am|pm|a\.m|p\.m|morning|afternoon|evening|tonight|night|noon|midnight|midday)\b", re.I
+)
+# What the person will be doing says which half of the day a bare clock is in.
+_MORNING_CUE = re.compile(
+    r"\b(?:wake|waking|wakes|woken|alarm|get\s+up|breakfast|sunrise|dawn)\b", re.I
+)
+_EVENING_CUE = re.compile(r"\b(?:dinner|supper|bedtime|to\s+bed|go\s+to\s+sleep)\b", re.I)
+
+
+_FREQ_NOUN = re.compile(rf"\b{_FREQ_OF_REMINDER}\b", re.I)
+
+
+def _afternoon(body: str, at: datetime) -> datetime:
+    """ "this afternoon", "friday afternoon" with no clock: the hour a repeat "every
+    afternoon" runs at (POD_HOURS), not noon, where the afternoon's span starts."""
+    text = QUOTED.sub(" ", body)
+    if (at.hour, at.minute) != (12, 0) or re.search(r"\d|\bnoon\b|\blunch", text):
+        return at
+    if not re.search(r"\bafternoon\b", text) or re.search(r"\b(?:early|late)\s+afternoon", text):
+        return at
+    return at.replace(hour=POD_HOURS["afternoon"])
+
+
+def _cued_half(body: str, at: datetime, now: datetime) -> datetime:
+    """A bare clock read in the half of the day the words point to: "wake me up at 7
+    tomorrow" is 07:00 (not the 19:00 a bare 7 beside a day is), "eat breakfast at 8"
+    is 08:00, "start dinner at 7" 19:00."""
+    text = QUOTED.sub(" ", body)
+    if _POD_SAID.search(text):
+        return at
+    morning, evening = bool(_MORNING_CUE.search(text)), bool(_EVENING_CUE.search(text))
+    clocks = _BARE_CLOCK.findall(text)
+    if morning == evening or len(clocks) != 1:
+        return at
+    hour, minute = int(clocks[0][0]), int(clocks[0][1] or 0)
+    if at.hour % 12 != hour % 12 or at.minute != minute:
+        return at
+    if morning and at.hour >= 12:
+        moved = at - timedelta(hours=12)
+        return moved if moved > now else moved + timedelta(days=1)
+    if evening and at.hour < 12:
+        return at + timedelta(hours=12)
+    return at
 
 
 def _clock_in(text: str) -> re.Match[str] | None:

@@ -42,7 +42,7 @@ _KEYWORD = re.compile(
     r"half-?yearly|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
 )
-_POD_HOURS = {
+POD_HOURS = {
     "morning": 9,
     "afternoon": 14,
     "evening": 18,
@@ -128,7 +128,7 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
     ):
         bare.append(bool(t["h4"]))
         if t["w"]:
-            out.append((_POD_HOURS[t["w"]] if t["w"] != "midday" else 12, 0))
+            out.append((POD_HOURS[t["w"]] if t["w"] != "midday" else 12, 0))
             continue
         h = int(t["h"] or t["h2"] or t["h3"] or t["h4"])
         mi = int(t["m"] or t["m2"] or 0)
@@ -784,7 +784,7 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     times = p.times
     no_time = not times
     if no_time:
-        times = [(_POD_HOURS.get(p.pod or "", DEFAULT_HOUR), 0)]
+        times = [(POD_HOURS.get(p.pod or "", DEFAULT_HOUR), 0)]
     hours = sorted({h for h, _ in times})
     minutes = sorted({m for _, m in times})
     simple = (
@@ -854,7 +854,7 @@ def _holiday_schedule(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
     """ "every christmas at 6pm", "every thanksgiving": a yearly rule for the holiday."""
     if p.byday or p.monthdays or p.months or p.weekno is not None or p.interval != 1:
         return None
-    times = p.times or [(_POD_HOURS.get(p.pod or "", DEFAULT_HOUR), 0)]
+    times = p.times or [(POD_HOURS.get(p.pod or "", DEFAULT_HOUR), 0)]
     hours = sorted({h for h, _ in times})
     minutes = sorted({m for _, m in times})
     paired = _paired_times(times, hours, minutes, 1)  # one holiday a year
@@ -1416,7 +1416,7 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
         # "every day starting at 6pm": the start's time is the time of day, unless another
         # one is said ("every day at 9 starting at 6pm": which of the two?).
         h, mi = p.start_clock
-        if p.start_bare and pod in _POD_HOURS:
+        if p.start_bare and pod in POD_HOURS:
             # "every evening starting at 7": 19:00, whatever "at 7" alone would be now.
             h = h % 12 + (12 if pod in ("afternoon", "evening", "night") else 0)
         elif (pod == "morning" and h >= 12) or (pod in ("afternoon", "evening") and h < 12):
@@ -1427,7 +1427,7 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     if not _read_pattern(s.strip(" ,"), p):
         return None
     if p.pod and not p.times:
-        p.times = [(_POD_HOURS[p.pod], 0)] if p.pod in _POD_HOURS else []
+        p.times = [(POD_HOURS[p.pod], 0)] if p.pod in POD_HOURS else []
     if p.freq is None and not (p.byday or p.monthdays or p.months):
         return None
     if except_text:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
 from tools.schedule import Schedule
@@ -337,6 +337,7 @@ class When:
     schedule: datetime | Schedule
     rest: str
     thing: bool = False
+    said: str = ""  # the words read as the time ("at 8pm", "tomorrow … at 5"), when known
 
 
 _PAIRS = {")": "(", "]": "["}
@@ -519,6 +520,7 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     first, said, _ = found
     if not said:
         return first
+    first = replace(first, said=said)
     more = _split_once(first.rest, now=now, tz=tz, work=work, foreign=False)
     if more is None or not more[1] or more[2]:
         return first  # nothing else, or a thing's own time ("the 8:15 train")
@@ -528,7 +530,7 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     joined = _joined(first.schedule, said, second.schedule, said2, text, now, tz, work)
     if isinstance(joined, _Apart):
         return first  # two separate facts ("on friday to plan next week")
-    return When(joined, second.rest) if joined is not None else None
+    return When(joined, second.rest, said=f"{said} {said2}") if joined is not None else None
 
 
 # Words opening a clause whose times are what it tells, not when to remind.
