@@ -704,3 +704,45 @@ async def test_switch_me_to_a_zone(
 ) -> None:
     r = await say(runtime, deps, text)
     assert await UserSettingsStore(db).tz(1) == zone and not r.job_ids
+
+
+# ---------------------------------------------------------------- the eighth prompt set
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("cancel all reminders about pizza", "cancelled"),
+        ("can you hold off on the pizza posts for now", "paused"),
+    ],
+)
+async def test_changes_naming_the_job_loosely(
+    runtime: AgentKit, deps: HomarDeps, text: str, status: str
+) -> None:
+    pizza = await seeded(deps, "post the pizza order", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(pizza)).status == status, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("set timezone: America/Chicago", "America/Chicago"),
+        ("change the tz to PST", "America/Los_Angeles"),
+    ],
+)
+async def test_timezone_said_tersely(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
+) -> None:
+    await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == zone
+
+
+@pytest.mark.parametrize(
+    "text", ["remind me tomorrow at 9am and 5pm to take meds", "remind me to call mom every"]
+)
+async def test_two_times_or_a_dangling_every_ask(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None and not await open_jobs(deps), r.text

@@ -397,6 +397,11 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
         "lol that's hilarious": call(
             "schedule_reminder", reminder_time="today at 18:27", message="lol that's hilarious"
         ),
+        # the 1.5B made a reminder "now" of this (the seventh prompt set)
+        "nice, thanks a lot": call(
+            "schedule_reminder", reminder_time="now", message="nice, thanks a lot"
+        ),
+        "thank you so much!": call("schedule_reminder", reminder_time="now", message="thanks"),
     }
     await _no_job(runtime, deps, made_up, "not sure what you'd like")
     asked = {  # a thing to do, with no time: the 0.5B made "can you …?" a reminder tonight
@@ -411,6 +416,33 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
     now = call("schedule_reminder", reminder_time="now", message="stretch")
     r = await ask(runtime, deps, "stretch now", now, TextPart("Done."))
     assert r.remind_now == "stretch" and "not sure" not in r.text, r.text
+
+
+async def test_two_times_or_a_dangling_every_ask_whatever_the_model_made(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """Seen with the 1.5B (the eighth prompt set): one reminder of "at 9am and 5pm"; a
+    weekday repeat at 08:00 made up for "remind me to call mom every"."""
+    made = {
+        "remind me tomorrow at 9am and 5pm to take meds": call(
+            "schedule_reminder", reminder_time="tomorrow at 9am", message="take meds"
+        ),
+        "remind me to call mom every": call(
+            "schedule_action", description="call mom", type="recurring", schedule="0 8 * * 1-5"
+        ),
+    }
+    for text, part in made.items():
+        r = await ask(runtime, deps, text, part, TextPart("Done."))
+        assert not r.job_ids and r.approval is None, (text, r.text)
+
+
+async def test_a_quoted_message_is_posted_whole(runtime: AgentKit, deps: HomarDeps) -> None:
+    """The 1.5B kept only the end of the quote: "join the call"."""
+    made = call("send_delayed_message", message="join the call", minutes=15)
+    r = await ask(runtime, deps, "in 15 minutes post 'standup starting, join the call' here", made)
+    assert len(r.job_ids) == 1, r.text
+    job = await deps.engine.get(r.job_ids[0])
+    assert "standup starting, join the call" in job.command
 
 
 async def test_help_is_answered_without_a_model_request(runtime: AgentKit, deps: HomarDeps) -> None:

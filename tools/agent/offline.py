@@ -41,6 +41,7 @@ from tools.agent.words import (
     OCCASION,
     QUOTED,
     REMIND,
+    TWO_TIMES,
     half_day_question,
     has_word,
     job_topic,
@@ -126,7 +127,8 @@ def _clean(text: str) -> str:
 _PAST = re.compile(r"\b(?:was|were|did|had|finished|got|went|moved|done)\b", re.I)
 _ZONE_SET = re.compile(
     r"^(?:my\s+)?(?:time\s*zone|tz)\s+(?:is|=|:)\s*(?P<a>.+)$"
-    r"|^(?:please\s+)?(?:set|change|switch|update)\s+my\s+(?:time\s*zone|tz)\s+to\s+(?P<b>.+)$"
+    r"|^(?:please\s+)?(?:set|change|switch|update)\s+(?:my\s+|the\s+)?(?:time\s*zone|tz)"
+    r"\s*(?:to|:|=|as)\s*(?P<b>.+)$"
     r"|^i'?m\s+(?:in|on)\s+(?P<c>.+?)\s+time$",
     re.I,
 )
@@ -387,7 +389,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     event = words.event or occasion
     if when is None:
         if words.ambiguous:
-            return "I found more than one time in that, so I set nothing. Which one do you mean?"
+            return TWO_TIMES
         if remind or event:
             return timeparse.explain_invalid_date(t) or ASK_WHEN
         return _NO_TIME
@@ -396,7 +398,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     if words.half_day:
         return half_day_question(words)
     if words.ambiguous and not words.rolled:
-        return "I found more than one time in that, so I set nothing. Which one do you mean?"
+        return TWO_TIMES
     if not what:
         return ASK_WHAT if (remind or event) else "What should I do then?"
     if words.statement:

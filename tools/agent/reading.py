@@ -45,7 +45,7 @@ from tools.agent import provenance
 from tools.agent.prompt import ABOUT_JOBS, REFERENCE_HEAD, carried
 from tools.agent.scheduling import PLAIN_TOOLS
 from tools.agent.textcalls import TextCall, parse_calls, parse_tags
-from tools.agent.words import Words, dialogue, read_words, said_lately, what_of
+from tools.agent.words import QUOTED, Words, dialogue, read_words, said_lately, what_of
 from tools.schedule import Cron, ScheduleError
 
 __all__ = ["ReadingModel", "read_response", "repair_args", "repair_time"]
@@ -266,6 +266,9 @@ def _text_of_words(
         value = args.get(key)
         if not isinstance(value, str):
             continue
+        whole = _whole_quote(value, words.text)
+        if whole != value:
+            args, value = args | {key: whole}, whole
         kept = _without_its_time(value, words)
         text = value if kept is None else kept
         if (
@@ -280,6 +283,20 @@ def _text_of_words(
         elif kept is not None:
             return args | {key: kept}
     return args
+
+
+def _whole_quote(value: str, said: str) -> str:
+    """A job text holding only part of what the person quoted holds all of it: "in 15
+    minutes post 'standup starting, join the call' here" made "join the call" (the 1.5B)."""
+    for m in QUOTED.finditer(said):
+        full = m.group(0)[1:-1].strip()
+        if len(full) < 3 or full.lower() in value.lower():
+            continue
+        for part in re.split(r"\s*[,;:.!?]\s*", full):
+            at = value.lower().find(part.lower()) if len(part) >= 3 and part != full else -1
+            if at >= 0:
+                return value[:at] + full + value[at + len(part) :]
+    return value
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}")

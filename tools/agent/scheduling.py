@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
+from pydantic_ai.messages import ModelResponse, ToolCallPart
 
 from storage.jobs import Job
 from storage.models import JobKind
@@ -27,6 +28,9 @@ from tools.agent.deps import HomarDeps
 from tools.agent.words import (
     NOT_A_REQUEST,
     NOT_NOW,
+    QUOTED,
+    TWO_CLOCKS,
+    TWO_TIMES,
     Words,
     half_day_question,
     has_word,
@@ -197,6 +201,15 @@ _TIMEISH = re.compile(
 )
 
 
+def _calls_made(ctx: RunContext[HomarDeps]) -> int:
+    """How many tool calls the model's latest response makes."""
+    for message in reversed(ctx.messages):
+        if isinstance(message, ModelResponse):
+            return sum(isinstance(p, ToolCallPart) for p in message.parts)
+    return 0
+
+
+_DANGLING = re.compile(r"\b(?:every|each)\W*$", re.I)
 # A request to be reminded: without a time in it, the time is the person's to give.
 # "for now", "by now", "until now", "just now": no time to act at.
 _NOW = re.compile(
@@ -250,7 +263,8 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     if not words.timeless or words.statement:
         return  # a statement or question gets its own answer (`_not_a_request`)
     chat = is_chat(words.text)  # "good morning!": a greeting, though "morning" is time-ish
-    if not chat and (_TIMEISH.search(words.text) or _NOW.search(words.text)):
+    said = _DANGLING.sub("", words.text)  # "remind me to call mom every": no time said
+    if not chat and (_TIMEISH.search(said) or _NOW.search(said)):
         return  # a time the time language can't read may still be one the model did
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
         return
@@ -301,7 +315,6 @@ _CHAT_WORDS = frozenset(
         "perfect",
         "awesome",
         "fine",
-        "good",
         "np",
         "problem",
         "hm",
@@ -362,6 +375,21 @@ _CHAT_WORDS = frozenset(
         "lmfao",
         "xd",
         "is",
+        # intensifiers and address ("thanks a lot", "thank you so much", "cheers mate")
+        "a",
+        "lot",
+        "so",
+        "much",
+        "very",
+        "really",
+        "again",
+        "too",
+        "cheers",
+        "mate",
+        "man",
+        "dude",
+        "buddy",
+        "u",
     ]
 )
 
@@ -410,6 +438,12 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     except UserError:
         got = None
     words = words_of(deps)
+    two = what == "time" and TWO_CLOCKS.search(QUOTED.sub(" ", words.text))
+    unread = words.ambiguous or (words.instant is None and words.recurrence is None)
+    if two and unread and _calls_made(ctx) < 2:
+        # "tomorrow at 9am and 5pm": the 1.5B made one reminder of the two (one call per
+        # time, "at 17 and 18" as two, is what was asked)
+        raise AskWhen(TWO_TIMES)
     if what == "time" and words.half_day:
         # "the dentist is at 4:30 tomorrow": 04:30 or 16:30 is the person's call, whatever
         # the model wrote (the answer is read in code: `offline._answering`)

@@ -738,6 +738,10 @@ _JOB_NOISE = frozenset(
         "checks",
         "check",
         "thing",
+        "all",
+        "every",
+        "any",
+        "ones",
     ]
 )
 
@@ -775,7 +779,10 @@ def job_topic(rest: str) -> list[str]:
 
 
 def has_word(command: str, word: str) -> bool:
-    """Whether a job text has the word (or a word starting with its first five letters)."""
+    """Whether a job text has the word (or a word starting with its first five letters;
+    "posts" as "post")."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
     stem = word[:5] if len(word) > 5 else word
     return any(w.startswith(stem) for w in re.findall(r"[a-z0-9']+", command.lower()))
 
@@ -795,12 +802,24 @@ _PHRASAL = (
     (r"(?:disable|silence)\s+(?P<rest>.+)", "stop_interval_action"),
     (r"(?:put|place|keep)\s+(?P<rest>.+?)\s+on\s+hold", "stop_interval_action"),
     (r"(?:take)\s+(?P<rest>.+?)\s+off\s+hold", "resume_scheduled_action"),
+    (r"hold\s+off\s+(?:on\s+)?(?P<rest>.+)", "stop_interval_action"),
     (r"(?:get\s+rid\s+of)\s+(?P<rest>.+)", "delete_scheduled_action"),
     (r"(?:bring|pull)\s+(?P<rest>.+?\s+(?:forward|earlier|ahead)\b.*)", "update_scheduled_action"),
     (r"(?:make|set)\s+(?P<rest>.+?\s+(?:earlier|later|sooner))", "update_scheduled_action"),
 )
 
 
+TWO_TIMES = (
+    "I found more than one time in that, so I set nothing: one reminder takes one time. "
+    "Say the one you mean, or send one message per time (e.g. `remind me tomorrow at 9am "
+    "to take my meds`)."
+)
+# Two clocks joined ("at 9am and 5pm", "at 9, 12 & 6"): two times, not a range.
+TWO_CLOCKS = re.compile(
+    r"\b\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?\s*(?:,|&|\band\b)\s*(?:at\s+)?\d{1,2}"
+    r"(?::\d{2})?\s*(?:[ap]\.?m\.?)?(?!\s*(?:minutes?|mins?|hours?|days?|weeks?))\b",
+    re.I,
+)
 # Put before "now": "for now", "by now", "until now", "just now" name no time to act at.
 NOT_NOW = r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
 # How long a change holds, said after it ("pause the standup for now"): no time to act at.
