@@ -8,7 +8,7 @@ from bot.commands import Answer, Caller, Zone, ZoneMove
 from storage.user_settings import UserSettingsStore
 from tools.errors import UserError, quoted
 from tools.schedule import zone as zone_info
-from tools.schedule.zones import resolve_zone
+from tools.schedule.zones import resolve_zone, spans_zones
 
 
 def local_now(now: datetime, tz: str) -> str:
@@ -18,6 +18,10 @@ def local_now(now: datetime, tz: str) -> str:
 def zone_named(typed: str) -> str:
     """The IANA name for what a person typed as a zone, or what to type instead."""
     name = resolve_zone(typed)
+    if name is None and spans_zones(typed):
+        raise UserError(
+            f"{quoted(typed)} has several time zones; name a city there (`Chicago`, `Perth`)."
+        )
     if name is None:
         raise UserError(
             f"I don't know the zone {quoted(typed)}. Try a city (`Berlin`), an IANA name "

@@ -91,6 +91,8 @@ async def test_typed_commands_run_the_slash_command_code(
     console: tuple[Console, list[str], ManualClock],
 ) -> None:
     chat, lines, _ = console
+    out = await _say(chat, lines, "/timezone set the US")
+    assert "several time zones" in out and "city" in out
     out = await _say(chat, lines, "/timezone set Berlin")
     assert "Europe/Berlin" in out and "15:00" in out  # 14:00 UTC is 15:00 in Berlin
     out = await _say(chat, lines, "/remind when: tomorrow 9am what: call the dentist")
