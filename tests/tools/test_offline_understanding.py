@@ -746,3 +746,48 @@ async def test_two_times_or_a_dangling_every_ask(
 ) -> None:
     r = await say(runtime, deps, text)
     assert not r.job_ids and r.approval is None and not await open_jobs(deps), r.text
+
+
+# ---------------------------------------------------------------- the ninth prompt set
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("move the pizza reminder to friday", local(27, 19)),  # a new day: its own clock
+        ("move the pizza reminder to the 1st", local(1, 19, month=12)),
+        ("move the pizza reminder to friday at 10", local(27, 10)),
+        ("move the pizza reminder to tomorrow evening", local(24, 18)),
+    ],
+)
+async def test_a_job_moved_to_a_day_keeps_its_time_of_day(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(pizza)).next_run_at == at, r.text
+
+
+async def test_stop_reminding_me_about_a_job(runtime: AgentKit, deps: HomarDeps) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "stop reminding me about the pizza")
+    assert (await deps.engine.get(pizza)).status in ("paused", "cancelled"), r.text
+
+
+async def test_what_is_coming_up_today(runtime: AgentKit, deps: HomarDeps) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "what reminders are coming up today?")
+    assert "order the pizza" in r.text and not r.job_ids
+
+
+async def test_an_impossible_clock_beside_a_day_asks(runtime: AgentKit, deps: HomarDeps) -> None:
+    r = await say(runtime, deps, "remind me on monday at 25:30 to do the report")
+    assert not r.job_ids and "25:30" in r.text
+
+
+async def test_an_occasion_inside_quotes_is_the_message(runtime: AgentKit, deps: HomarDeps) -> None:
+    job = await one_job(
+        deps, await say(runtime, deps, "tomorrow at noon send 'happy birthday Sam!' here")
+    )
+    assert job.kind == "scheduled" and job.next_run_at == local(24, 12)
+    assert not schedule_of(job).is_recurring and "happy birthday Sam!" in job.command

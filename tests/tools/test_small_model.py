@@ -436,6 +436,15 @@ async def test_two_times_or_a_dangling_every_ask_whatever_the_model_made(
         assert not r.job_ids and r.approval is None, (text, r.text)
 
 
+async def test_an_impossible_clock_asks_whatever_the_model_read(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B made "remind me on monday at 25:30 …" a reminder on Monday at 09:00."""
+    made = call("schedule_reminder", reminder_time="monday", message="do the report")
+    r = await ask(runtime, deps, "remind me on monday at 25:30 to do the report", made)
+    assert not r.job_ids and "25:30" in r.text, r.text
+
+
 async def test_a_quoted_message_is_posted_whole(runtime: AgentKit, deps: HomarDeps) -> None:
     """The 1.5B kept only the end of the quote: "join the call"."""
     made = call("send_delayed_message", message="join the call", minutes=15)

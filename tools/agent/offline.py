@@ -47,6 +47,7 @@ from tools.agent.words import (
     job_topic,
     last_answer,
     manage_request,
+    no_such_clock,
     read_words,
     split_topic,
     unhedged,
@@ -202,7 +203,8 @@ _LIST = re.compile(
     r"^(?:list|show|ls)(?: me)?(?: my| all| the)*"
     r"(?: (?:jobs?|reminders?|schedules?|scheduled(?: jobs| actions)?))?(?: in this thread)?"
     r"|^(?:what|which)(?: are)?(?: all)?(?: my| the)? (?:jobs|reminders)"
-    r"(?: do i have| have i got| are there| are set| are pending)?"
+    r"(?: do i have| have i got| are there| are set| are pending"
+    r"| are (?:coming up|due|scheduled|left|planned)| do i have (?:coming up|left|scheduled))?"
     + _WHEN_ASKED
     + r"|^what(?:'s| is| have i| do i have| did i) (?:scheduled|got scheduled|set up|planned)"
     + _WHEN_ASKED
@@ -383,9 +385,12 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         what = what_of(re.sub(r"\b(?:right\s+)?now\b", " ", t, flags=re.I))
         return "schedule_reminder", {"reminder_time": "now", "message": what or "reminder"}
     words = read_words(t, now, tz)
+    bad = no_such_clock(t)
+    if bad is not None:
+        return bad
     what = what_of(words.rest)
     when = words.recurrence or words.instant
-    occasion = bool(OCCASION.search(t))
+    occasion = bool(OCCASION.search(QUOTED.sub(" ", t)))
     event = words.event or occasion
     if when is None:
         if words.ambiguous:

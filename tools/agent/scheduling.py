@@ -36,6 +36,7 @@ from tools.agent.words import (
     has_word,
     last_answer,
     named_job,
+    no_such_clock,
     read_words,
     said_lately,
     what_of,
@@ -421,9 +422,6 @@ def _ask_what(ctx: RunContext[HomarDeps]) -> None:
 
 
 # A clock time no day has ("25:00", "24:30"), as a person wrote it.
-_NO_SUCH_CLOCK = re.compile(r"(?<![\d:])(?:2[4-9]|[3-9]\d):[0-5]\d(?![\d:])")
-
-
 def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved:
     """Resolve a tool's instant argument; where the person's words name one, they win."""
     if what == "time":
@@ -438,6 +436,12 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     except UserError:
         got = None
     words = words_of(deps)
+    bad = no_such_clock(words.text) if what == "time" else None
+    if bad is not None:
+        # "at 25:00", "monday at 25:30": the person's own time is impossible, whatever else
+        # the words or the model read (asking the model again only got its paraphrase of
+        # the retry, "provide the time in ISO 8601 format")
+        raise AskWhen(bad)
     two = what == "time" and TWO_CLOCKS.search(QUOTED.sub(" ", words.text))
     unread = words.ambiguous or (words.instant is None and words.recurrence is None)
     if two and unread and _calls_made(ctx) < 2:
@@ -466,14 +470,6 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
             return Resolved(words.settle_instant(got.at))
     if impossible is not None:
         raise impossible  # "Feb 30": only the person can say which day; the reply asks them
-    bad = _NO_SUCH_CLOCK.search(words.text) if what == "time" else None
-    if got is None and bad is not None:
-        # "at 25:00": the person's own time is impossible, so asking the model again only
-        # got its paraphrase of the retry ("provide the time in ISO 8601 format")
-        raise AskWhen(
-            f"“{bad.group()}” isn't a time of day, so nothing is scheduled. Say e.g. "
-            "“at 23:00” or “tomorrow at 1am”."
-        )
     if got is None:
         raise ModelRetry(
             f"Could not read the {what} {quoted(text)}. Give ISO 8601 (2026-05-01T15:00) "
@@ -1061,8 +1057,9 @@ async def update_scheduled_action(
             )
         else:
             got = _time(ctx, new_time)
-            if _SAME_CLOCK.search(words_of(deps).text) and job.next_run_at is not None:
-                # "move it to the same time on thursday": the job's own time of day
+            if _keeps_its_clock(words_of(deps)) and job.next_run_at is not None:
+                # "move it to the same time on thursday", "move the plants reminder to
+                # friday": a new day, the job's own time of day
                 here = zone(tz)
                 clock = job.next_run_at.astimezone(here).time()
                 got = Resolved(datetime.combine(got.at.astimezone(here).date(), clock, here))
@@ -1089,6 +1086,27 @@ async def update_scheduled_action(
 
 # "the same time on thursday", "same time tomorrow": a job moved keeps its time of day.
 _SAME_CLOCK = re.compile(r"\b(?:the\s+)?same\s+time\b", re.I)
+# A time of day or a span said: "to 10", "at 6pm", "in the evening", "an hour later".
+_CLOCK_OR_SPAN = re.compile(
+    r"\d{1,2}[:.]\d{2}|\d{1,2}\s*(?:[ap]\.?m\.?|h|hrs?|hours?|o'?clock)\b|[@]\s*\d"
+    r"|(?<![\d/.-])\b(?:[01]?\d|2[0-4])\b(?!\s*(?:st|nd|rd|th)\b|[/.-]\d)"
+    r"|\b(?:noon|midnight|midday|morning|afternoon|evening|night|tonight|lunch\w*|breakfast|"
+    r"dinner|eod|now|later|earlier|sooner|back|forward|ahead)\b"
+    r"|\b(?:in|after|by)\s+(?:an?\b|half|a\s+few|a\s+couple)|\bfrom\s+now\b",
+    re.I,
+)
+
+
+def _keeps_its_clock(words: Words) -> bool:
+    """Whether a job moved by these words keeps its time of day: "the same time on
+    thursday", or a new day with no time of day or span said ("to friday", "to the 12th")."""
+    text = QUOTED.sub(" ", words.text)
+    if _SAME_CLOCK.search(text):
+        return True
+    number, _ = named_job(text)
+    if number is not None:
+        text = re.sub(rf"#?\b{number}\b", " ", text, count=1)
+    return words.instant is not None and not _CLOCK_OR_SPAN.search(text)
 
 
 # ---------------------------------------------------------------- plain tools

@@ -269,7 +269,7 @@ class Words:
             return False
         if _QUESTION.match(self.text.strip()):
             return True  # "what time is it?", "when is the standup?": asked, not a request
-        if self.event or OCCASION.search(self.text):
+        if self.event or OCCASION.search(QUOTED.sub(" ", self.text)):
             return False
         return bool(STATEMENT.match(what_of(self.rest) or self.text))
 
@@ -437,7 +437,7 @@ class Words:
 
     def _reminder(self, earlier: Sequence[str]) -> bool:
         """Whether the person asks to be reminded, rather than for a command to be run."""
-        said = self.remind or self.event or bool(OCCASION.search(self.text))
+        said = self.remind or self.event or bool(OCCASION.search(QUOTED.sub(" ", self.text)))
         return said or any(REMIND.search(t) for t in earlier)
 
     def _when(self, given: str | None) -> str | None:
@@ -742,6 +742,13 @@ _JOB_NOISE = frozenset(
         "every",
         "any",
         "ones",
+        "me",
+        "us",
+        "remind",
+        "reminding",
+        "pinging",
+        "nagging",
+        "bugging",
     ]
 )
 
@@ -807,6 +814,20 @@ _PHRASAL = (
     (r"(?:bring|pull)\s+(?P<rest>.+?\s+(?:forward|earlier|ahead)\b.*)", "update_scheduled_action"),
     (r"(?:make|set)\s+(?P<rest>.+?\s+(?:earlier|later|sooner))", "update_scheduled_action"),
 )
+
+
+_NO_SUCH_CLOCK = re.compile(r"(?<![\d:])(?:2[4-9]|[3-9]\d):[0-5]\d(?![\d:])")
+
+
+def no_such_clock(text: str) -> str | None:
+    """What to say when the person wrote a clock no day has ("at 25:30"), else None."""
+    bad = _NO_SUCH_CLOCK.search(QUOTED.sub(" ", text))
+    if bad is None:
+        return None
+    return (
+        f"“{bad.group()}” isn't a time of day, so nothing is scheduled. Which time do you "
+        "mean — e.g. “at 23:00” or “tomorrow at 1am”?"
+    )
 
 
 TWO_TIMES = (
