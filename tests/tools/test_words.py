@@ -610,7 +610,8 @@ def test_settle_audience() -> None:
     assert words.settle_audience("<@42> and <@13>") == "<@42>"
     assert words.settle_audience("<@13>") is None
     assert words.settle_audience("#ops") == "#ops"
-    assert words.settle_audience("dm me") == "dm me"
+    assert words.settle_audience("dm me") is None  # nobody asked for a DM
+    assert words.settle_audience("<@42> and me, dm me") == "<@42> and me"
     said = read_words("in 10 minutes say hello to the team", FIXED_NOW, "Europe/Berlin")
     assert said.settle_audience("<@13>") is None and said.settle_audience("the team") is None
     # a place spoken of but not named: the audience checks decide, as before
@@ -649,6 +650,19 @@ async def test_an_audience_of_this_place_is_the_owner_here(
     job = await _only_job(deps, r)
     assert job.kind == "delayed" and await next_run(deps, r) == local(23, 17)
     assert job.audience is None or Audience.from_json(job.audience).is_default
+
+
+async def test_a_dm_nobody_asked_for_is_dropped(runtime: AgentKit, deps: HomarDeps) -> None:
+    """Seen with the 0.5B: "dm me" added to "post 'lunch is ready' in this channel"."""
+    made = ToolCallPart(
+        "send_delayed_message",
+        {"message": "post 'lunch is ready'", "hours": 1, "audience": "dm me"},
+    )
+    r = await ask(runtime, deps, "in 1 hour post 'lunch is ready' in this channel", made)
+    job = await _only_job(deps, r)
+    assert job.audience is None or Audience.from_json(job.audience).is_default
+    words = read_words("dm me at 5 to call mom", FIXED_NOW, "Europe/Berlin")
+    assert words.settle_audience("dm me") == "dm me"
 
 
 async def test_an_audience_of_others_is_refused_without_discord(
@@ -975,6 +989,8 @@ async def test_an_occasion_at_a_midnight_the_model_wrote_is_that_day(
             "I'm going to meet with Alice",
             "interview",
         ),
+        # seen with the 0.5B (the fifth prompt set): a text with no word of its own
+        ("ping me at 7 to start dinner", "I'm", "start dinner"),
     ],
 )
 async def test_a_made_up_job_text_is_the_persons_words(

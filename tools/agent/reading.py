@@ -338,7 +338,8 @@ def _made_up(text: str, said: Sequence[str]) -> bool:
     theirs = {w.lower() for w in _WORD.findall(text)} - _COMMON
     if not mine - _COMMON:
         return False  # nothing of the person's to prefer ("x", "yes")
-    return bool(theirs) and len(theirs & mine) * 2 <= len(theirs)
+    # no word of its own ("I'm", the 0.5B's text for "ping me at 7 to start dinner")
+    return not theirs or len(theirs & mine) * 2 <= len(theirs)
 
 
 def _earlier_what(earlier: Sequence[str], words: Words) -> str:

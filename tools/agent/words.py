@@ -63,6 +63,9 @@ _PLACE = re.compile(
     r"\b(?:channels?|chan)\b|\b(?:in|to|on|across)\s+(?:the|this|that|our|my|whole)\s+server\b",
     re.I,
 )
+_THIS_PLACE = re.compile(
+    r"\b(?:in|to|on)\s+(?:this|the\s+current)\s+(?:channel|chan|thread)\b", re.I
+)
 # "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
 _LEAD = re.compile(
     r"\b(\d+|an?|one|two|five|ten|fifteen|twenty|thirty|half an?)\s*"
@@ -360,14 +363,22 @@ class Words:
     @property
     def addresses_someone(self) -> bool:
         """The person named whom to reach (a mention, @name, #channel, "dm me") or speaks
-        of a place ("post it in that channel")."""
-        return bool(self.addressed) or bool(_DM.search(self.text) or _PLACE.search(self.text))
+        of another place ("post it in that channel"; "in this channel" is where they are)."""
+        place = _PLACE.search(_THIS_PLACE.sub(" ", self.text))
+        return bool(self.addressed) or bool(_DM.search(self.text) or place)
 
     def settle_audience(self, audience: str) -> str | None:
         """The audience without the people/roles/channels the person never named (a small
-        model makes up "<@13>" for "say hello to the team"); None when nobody is left."""
+        model makes up "<@13>" for "say hello to the team"), and without a DM nobody asked
+        for; None when nobody is left."""
         if not self.addresses_someone:
             return None  # "say hello to the team": nobody the bot could ping was named
+        if _DM.search(audience) and not _DM.search(self.text):
+            # "post 'lunch is ready' in this channel": the 0.5B added "dm me"
+            audience = re.sub(rf"(?:{_DM.pattern})(?:\s+(?:me|us))?", " ", audience, flags=re.I)
+            audience = re.sub(r"^[\s,;&+]+|[\s,;&+]+$", "", " ".join(audience.split()))
+            if not re.search(r"[<@#\w]", re.sub(r"\b(?:me|and|or)\b", " ", audience)):
+                return None
         if not self.addressed:
             return audience  # "in that channel": the audience checks decide ("isn't ours")
         made_up = [a for a in _ADDRESS.findall(audience) if _address(a) not in self.addressed]
