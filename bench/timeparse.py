@@ -441,22 +441,23 @@ Message = tuple[str, str, str]  # (text, now, zone)
 
 def real_messages(data: Path, *, every_wrapping: bool = True) -> dict[str, list[Message]]:
     """Messages people write, by kind: "english" (every corpus phrase, English, in the
-    wrappings above; with `every_wrapping` false each phrase in one of them, in turn, plus
-    the understanding cases' messages) and "foreign" (the multilingual phrases, which
-    `split_when` reads through its fallback). Each distinct message once, in a fixed order.
+    wrappings above; with `every_wrapping` false each phrase in one of them, picked by a
+    hash of the phrase so that adding a corpus file leaves the others' messages as they
+    were, plus the understanding cases' messages) and "foreign" (the multilingual phrases,
+    which `split_when` reads through its fallback). Each distinct message once, in a fixed
+    order.
     """
     out: dict[str, dict[Message, None]] = {"english": {}, "foreign": {}}
     folders = [ROOT / "tests" / "data" / "timeparse"]
     if data.resolve() != folders[0].resolve():
         folders.append(data)
-    k = 0
     for folder in folders:
         for path in sorted(folder.glob("*.jsonl")):
             kind = "foreign" if path.name in _FOREIGN_FILES else "english"
             for row in load(path):
                 now, tz = row.get("reference_time") or MESSAGE_NOW, row.get("tz") or "UTC"
+                k = int(hashlib.sha1(row["phrase"].encode()).hexdigest()[:8], 16)
                 wraps = WRAPPINGS if every_wrapping else (WRAPPINGS[k % len(WRAPPINGS)],)
-                k += 1
                 for wrap in wraps:
                     out[kind][wrap.format(row["phrase"]), now, tz] = None
     for row in load(ROOT / "bench" / "data" / "understanding.jsonl"):
