@@ -493,6 +493,11 @@ async def test_forward_alone_says_no_direction_so_it_asks(
         ("my time zone is US Pacific", "America/Los_Angeles"),
         ("I moved to Spain", "Europe/Madrid"),
         ("I live in Japan now", "Asia/Tokyo"),
+        # the seventh and eighth prompt sets: said as a switch, or tersely
+        ("switch me to UTC", "UTC"),
+        ("put me on Tokyo time", "Asia/Tokyo"),
+        ("set timezone: America/Chicago", "America/Chicago"),
+        ("change the tz to PST", "America/Los_Angeles"),
     ],
 )
 async def test_where_the_person_lives_sets_their_zone(
@@ -689,16 +694,6 @@ async def test_asking_what_is_next_lists_the_jobs(
     assert "order the pizza" in r.text and not r.job_ids
 
 
-@pytest.mark.parametrize(
-    ("text", "zone"), [("switch me to UTC", "UTC"), ("put me on Tokyo time", "Asia/Tokyo")]
-)
-async def test_switch_me_to_a_zone(
-    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
-) -> None:
-    r = await say(runtime, deps, text)
-    assert await UserSettingsStore(db).tz(1) == zone and not r.job_ids
-
-
 # ---------------------------------------------------------------- the eighth prompt set
 
 
@@ -715,20 +710,6 @@ async def test_changes_naming_the_job_loosely(
     pizza = await seeded(deps, "post the pizza order", local(23, 19))
     r = await say(runtime, deps, text)
     assert (await deps.engine.get(pizza)).status == status, r.text
-
-
-@pytest.mark.parametrize(
-    ("text", "zone"),
-    [
-        ("set timezone: America/Chicago", "America/Chicago"),
-        ("change the tz to PST", "America/Los_Angeles"),
-    ],
-)
-async def test_timezone_said_tersely(
-    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
-) -> None:
-    await say(runtime, deps, text)
-    assert await UserSettingsStore(db).tz(1) == zone
 
 
 @pytest.mark.parametrize(

@@ -384,10 +384,10 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     ):
         what = what_of(re.sub(r"\b(?:right\s+)?now\b", " ", t, flags=re.I))
         return "schedule_reminder", {"reminder_time": "now", "message": what or "reminder"}
-    words = read_words(t, now, tz)
     bad = no_such_clock(t)
     if bad is not None:
-        return bad
+        return bad  # "monday at 25:30": asked before reading any time
+    words = read_words(t, now, tz)
     what = what_of(words.rest)
     when = words.recurrence or words.instant
     occasion = bool(OCCASION.search(QUOTED.sub(" ", t)))

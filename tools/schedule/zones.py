@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
+from importlib import resources
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from tools.errors import ScheduleError, quoted
@@ -246,7 +247,6 @@ _COUNTRY_NAMES = {
     "wales": "GB",
     "northern ireland": "GB",
     "holland": "NL",
-    "the netherlands": "NL",
     "czechia": "CZ",
     "uae": "AE",
     "south korea": "KR",
@@ -282,8 +282,7 @@ def _country_code(text: str) -> str | None:
 
 
 def _tz_table(name: str) -> list[list[str]]:
-    from importlib import resources
-
+    """The rows of one of the tz database's tables (shipped by the `tzdata` dependency)."""
     text = resources.files("tzdata").joinpath("zoneinfo", name).read_text(encoding="utf-8")
     return [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
 

@@ -917,6 +917,9 @@ def _holiday(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
+ONE_DAY = timedelta(days=1)
+
+
 @piece(r"(?P<n>\d{1,2})\s+(?P<h>" + HOLIDAY_RE + r")(?:e?s)?\s+(?P<dir>from\s+now|hence|ago|back)")
 def _holidays_counted(m: re.Match[str], f: Frame, c: Ctx) -> None:
     """ "2 black fridays from now", "three memorial days ago": the n-th one on from today."""
@@ -924,15 +927,13 @@ def _holidays_counted(m: re.Match[str], f: Frame, c: Ctx) -> None:
     n = int(m["n"])
     if rule is None or f.holiday is not None or not 1 <= n <= 50:
         raise Conflict("holiday")
-    day: date | None = c.today
+    day = c.today
     for _ in range(n):
-        assert day is not None
-        if m["dir"] in ("ago", "back"):
-            day = holiday_before(rule, day)
-        else:
-            day = holiday_on_or_after(rule, day + timedelta(days=1))
-        if day is None:
+        back = m["dir"] in ("ago", "back")
+        found = holiday_before(rule, day) if back else holiday_on_or_after(rule, day + ONE_DAY)
+        if found is None:
             raise Conflict("holiday")
+        day = found
     f.set(date=day, grain="day")
     f.weak = False
 
