@@ -3,10 +3,12 @@ owner's open jobs, compare-and-set changes, recording runs, and the hand-over pa
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+import storage.jobs
 from storage.db import Database
 from storage.jobs import Changed, Finished, Job, JobHealth, JobStore, Run, RunNote
 from storage.models import JobStatus, RunOutcome
@@ -171,6 +173,70 @@ async def test_create_refuses_when_an_open_job_was_edited(store: JobStore) -> No
     with pytest.raises(Changed) as refused:
         await store.create(job(command="b"), expect_open=checked)
     assert [k.command for k in refused.value.open_keys[1]] == ["b"]
+
+
+@pytest.mark.sqlite_only("the check skipped while nothing else wrote is SQLite's")
+async def test_creations_in_a_row_read_the_owners_open_jobs_once(
+    store: JobStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Back-to-back creations (a burst, an import by hand) read each owner's open jobs on
+    the first only: after that, the keys a creation hands back are the open jobs, as long
+    as nothing else wrote to the database meanwhile."""
+    reads = []
+    real = storage.jobs._expect_open
+    monkeypatch.setattr(storage.jobs, "_expect_open", lambda *a: reads.append(a) or real(*a))
+    a = await store.create_keyed(job(command="a"), expect_open={1: []})
+    x = await store.create_keyed(job(command="x", owner_id=2), expect_open={2: []})
+    assert len(reads) == 2
+    b = await store.create_keyed(job(command="b"), expect_open={1: [a]})
+    await store.create_keyed(job(command="y", owner_id=2), expect_open={2: [x]})
+    await store.create_keyed(job(command="c"), expect_open={1: [a, b]})
+    assert len(reads) == 2
+    # An expectation that is not what this store vouched for is read and refused.
+    with pytest.raises(Changed):
+        await store.create_keyed(job(command="d"), expect_open={1: [a]})
+    assert len(reads) == 3
+    assert [j.command for j in await store.find(owner_id=1)] == ["a", "b", "c"]
+
+
+async def _another_connection_adds(db: Database, store: JobStore) -> None:
+    other = Database(db.url)
+    try:
+        await JobStore(other).create(job(command="b"))
+    finally:
+        await other.close()
+
+
+async def _another_store_adds(db: Database, store: JobStore) -> None:
+    await JobStore(db).create(job(command="b"))
+
+
+async def _edited(db: Database, store: JobStore) -> None:
+    [current] = await store.find(owner_id=1)
+    await store.update(current.id, command="b")
+
+
+async def _finished(db: Database, store: JobStore) -> None:
+    [current] = await store.find(owner_id=1)
+    await store.update(current.id, status=JobStatus.COMPLETED, next_run_at=None)
+
+
+@pytest.mark.parametrize(
+    "write", [_another_connection_adds, _another_store_adds, _edited, _finished]
+)
+async def test_a_creation_after_any_other_write_reads_the_owners_open_jobs_again(
+    db: Database, store: JobStore, write: Callable[[Database, JobStore], Awaitable[None]]
+) -> None:
+    """Whatever else wrote since the last creation (another process, another store on this
+    connection, an edit, a run finishing), the next creation's limits are checked against
+    the open jobs as stored now, not as the last creation left them."""
+    a = await store.create_keyed(job(command="a"), expect_open={1: []})
+    await write(db, store)
+    with pytest.raises(Changed) as refused:
+        await store.create_keyed(job(command="c"), expect_open={1: [a]})
+    now_open = refused.value.open_keys[1]
+    assert now_open != [a]
+    assert (await store.create_keyed(job(command="c"), expect_open={1: now_open})).command == "c"
 
 
 async def test_create_many_is_all_or_nothing(store: JobStore) -> None:

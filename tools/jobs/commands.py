@@ -285,7 +285,7 @@ class JobCommands:
                     stored = await self.store.create_many(rows, expect_open=expected)
                     self.open_seen.forget(owners)  # their new ids are not known here
                     return stored
-                job_id = await self.store.create(rows[0], expect_open=expected)
+                new = await self.store.create_keyed(rows[0], expect_open=expected)
             except Changed as changed:
                 # Another job of the owner came or went meanwhile: check again against
                 # its open jobs as they are now.
@@ -294,10 +294,8 @@ class JobCommands:
                 self.open_seen.saw(changed.open_keys)
                 continue
             if limits:
-                row = rows[0]
-                new = JobKey(job_id, row["command"], row["schedule"], row["tz"])
                 self.open_seen.saw({owners[0]: [*keys[owners[0]], new]})
-            return job_id
+            return new.id
         raise UserError("Your jobs are changing right now; try again in a moment.")
 
     def _within_limits(
