@@ -111,7 +111,8 @@ def account(deps: HomarDeps, job: Job, change: Change, makes_repeating: bool) ->
     shown = f" — “{_short(job.command)}”" if visible(deps, job) else " (in another thread)"
     what = f"{change} job #{job.id}{shown}"
     if makes_repeating:
-        what += ", making it repeat"
+        repeats = job.schedule.get("type") != "once"
+        what += ", changing when it repeats" if repeats else ", making it repeat"
     lines = [f"**Action:** {what}"]
     if deps.fired:
         lines.append(

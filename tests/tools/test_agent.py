@@ -6,13 +6,14 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tests.tools.conftest import FIXED_NOW
 from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
-from tools.jobs.model import Target
+from tools.jobs.model import Target, schedule_of
 from tools.schedule import Once, Schedule
 
 Part = ToolCallPart | TextPart
@@ -361,6 +362,28 @@ async def test_delete_pause_resume_update(runtime: AgentKit, deps: HomarDeps) ->
     assert (await deps.engine.get(jid)).kind == "recurring" and "Updated" in r.text
     r = await ask(runtime, deps, "cancel", call("delete_scheduled_action", task_id=jid))
     assert "Cancelled" in r.text and (await deps.engine.get(jid)).status == "cancelled"
+
+
+@pytest.mark.parametrize("model_time", ["21:30", "2026-11-23T21:30:00+01:00", "9:30pm"])
+async def test_a_repeat_moved_to_a_time_of_day_keeps_its_days_whatever_the_model_wrote(
+    runtime: AgentKit, deps: HomarDeps, model_time: str
+) -> None:
+    """The model read "9:30" as tonight's (what the person said wins, and a repeat stays a
+    repeat): weekdays at 09:30, not a one-off at 21:30."""
+    from tools.schedule import Cron
+
+    job = await deps.engine.create(
+        target=Target(1, 100, 10),
+        command="post standup",
+        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
+        kind="recurring",
+    )
+    update = call("update_scheduled_action", task_id=job.id, new_time=model_time)
+    r = await ask(runtime, deps, "push the standup to 9:30", update, TextPart("Done."))
+    assert r.approval is not None and "changing when it repeats" in r.text, r.text
+    r = await resume_approval(runtime, r.approval, True, deps)
+    after = await deps.engine.get(job.id)
+    assert schedule_of(after).spec == Cron("30 9 * * 1-5") and "Updated" in r.text
 
 
 async def test_only_own_jobs(runtime: AgentKit, deps: HomarDeps) -> None:

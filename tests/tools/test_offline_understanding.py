@@ -459,6 +459,11 @@ async def test_turning_something_off_later_is_a_command_not_a_pause(
         ("move the pizza reminder to the 1st", local(1, 19, month=12)),
         ("move the pizza reminder to friday at 10", local(27, 10)),
         ("move the pizza reminder to tomorrow evening", local(24, 18)),
+        # the tenth: a new time of day alone keeps the job's day, and the half of the day
+        # not said is the one nearer the job's own time
+        ("move the pizza reminder to 8:30", local(23, 20, 30)),
+        ("change the pizza reminder to half past 9", local(23, 21, 30)),
+        ("move the pizza reminder to 7:15pm", local(23, 19, 15)),
     ],
 )
 async def test_a_job_moved_by_a_span_or_to_a_time_said_after_its_name(
@@ -633,6 +638,71 @@ async def test_a_span_never_turns_a_repeat_into_a_one_off(
     after = await deps.engine.get(job.id)
     assert after.kind == "recurring" and schedule_of(after).is_recurring
     assert after.next_run_at == job.next_run_at and "repeats" in r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("move the plants reminder to 7pm", local(24, 19)),
+        ("move the plants reminder to 7:15", local(24, 19, 15)),
+        ("move the plants reminder to quarter to 5", local(24, 16, 45)),
+    ],
+)
+async def test_a_one_off_moved_to_a_time_of_day_keeps_its_day(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(plants)).next_run_at == at and not r.job_ids, r.text
+
+
+async def _repeat(deps: HomarDeps, command: str, cron: str) -> Any:
+    from tools.schedule import Cron
+
+    return await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command=command,
+        schedule=Schedule(Cron(cron), "Europe/Berlin"),
+        kind="recurring",
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "cron", "text", "moved"),
+    [
+        ("post standup", "0 9 * * 1-5", "push the standup to 9:30", "30 9 * * 1-5"),
+        ("post standup", "0 9 * * 1-5", "move the standup to 10am", "0 10 * * 1-5"),
+        ("post standup", "0 9 * * 1-5", "move the standup to quarter to 9", "45 8 * * 1-5"),
+        ("write in the journal", "0 20 * * *", "move the journal reminder to 8:30", "30 20 * * *"),
+        ("stretch", "0 8 * * 6,0", "change the stretch reminder to 7", "0 7 * * 6,0"),
+    ],
+)
+async def test_a_repeat_moved_to_a_time_of_day_keeps_its_days(
+    runtime: AgentKit, deps: HomarDeps, command: str, cron: str, text: str, moved: str
+) -> None:
+    """Not a one-off at the next such clock (the standup at 21:30 tonight, once): the same
+    days at the new time, the half of the day not said nearer the job's own time."""
+    from tools.schedule import Cron
+
+    job = await _repeat(deps, command, cron)
+    r = await say(runtime, deps, text)
+    assert r.approval is not None and "changing when it repeats" in r.text, r.text
+    await resume_approval(runtime, r.approval, True, replace(deps, now=NOW))
+    after = await deps.engine.get(job.id)
+    assert after.kind == "recurring" and schedule_of(after).spec == Cron(moved)
+
+
+@pytest.mark.parametrize(
+    "text", ["move the standup to friday", "move the standup to 9:30 tomorrow"]
+)
+async def test_a_repeat_moved_to_a_day_asks_for_its_new_schedule(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    job = await _repeat(deps, "post standup", "0 9 * * 1-5")
+    r = await say(runtime, deps, text)
+    after = await deps.engine.get(job.id)
+    assert schedule_of(after) == schedule_of(job) and after.next_run_at == job.next_run_at
+    assert "repeats" in r.text and "every weekday at 9:30" in r.text and r.approval is None
 
 
 # ---------------------------------------------------------------- the seventh prompt set

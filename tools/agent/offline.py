@@ -333,6 +333,10 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     if shifted is not None:
         return tool, {"task_id": job_id, "new_time": shifted}
     target = re.sub(r"^.*?\b(?:to|until|till|for)\s+", "", after, count=1)
+    if target and timeparse.clock_of(target) is not None:
+        # "to 9:30", "to 7": a new time of day alone, placed by the tool on the job's own
+        # day (or days), the half of the day not said nearer its current time
+        return tool, {"task_id": job_id, "new_time": target}
     said = read_words(target, now, tz) if target else None
     if said is not None and said.instant is not None and not said.ambiguous:
         return tool, {"task_id": job_id, "new_time": said.instant.isoformat()}

@@ -52,6 +52,7 @@ from tools.schedule import (
     Once,
     Schedule,
     ScheduleError,
+    localize,
     parse_at_form,
     stamp,
     zone,
@@ -1051,10 +1052,29 @@ async def update_scheduled_action(
         )
         if rec is None and re.match(r"\s*(every|each|daily|weekly)\b", new_time, re.I):
             rec = parse_recurrence(new_time, now, tz)
+        said = _new_clock(deps, new_time) if rec is None else None
         if rec is not None:
             sched = words_of(deps).settle_recurrence(
                 Schedule(rec.spec, tz, rec.until, rec.max_runs), now
             )
+        elif old.is_recurring:
+            # "push the standup to 9:30": the same days at the new time of day; anything
+            # else (a day, a date) would turn a repeating job into a one-off
+            sched = _at_new_clock(job, old, said, now)
+            if sched is None:
+                return _clarify(
+                    ctx,
+                    f"#{job.id} repeats ({old.describe()}). Say its new time of day (e.g. "
+                    "`9:30`) or its whole new schedule (e.g. `every weekday at 9:30`).",
+                )
+        elif said is not None and job.next_run_at is not None:
+            # "move the plants reminder to 7pm": its own day at the new time of day
+            here = zone(tz)
+            old_at = job.next_run_at.astimezone(here)
+            at = localize(datetime.combine(old_at.date(), said.nearest(old_at.time())), here)
+            if at < now - NOW_SLACK:
+                return _past_question(ctx, at + timedelta(days=1), at)
+            sched = Schedule(Once(max(at, now + timedelta(seconds=1))), tz)
         else:
             got = _time(ctx, new_time)
             if _keeps_its_clock(words_of(deps)) and job.next_run_at is not None:
@@ -1082,6 +1102,32 @@ async def update_scheduled_action(
         f"Updated #{job.id}: {when} — {job_scope.shown(deps, job)}.",
         "Updated " + _model_line(job, schedule_of(job), deps),
     )
+
+
+def _new_clock(deps: HomarDeps, new_time: str) -> timeparse.ClockSaid | None:
+    """A new time of day alone ("to 9:30", "half past 8"), as the person said it when their
+    words name a time (they win over the tool's argument), else as the argument says."""
+    words = words_of(deps)
+    if words.text.strip():
+        found = timeparse.split_when(
+            QUOTED.sub(" ", words.text), now=deps.reference_now(), tz=deps.zone
+        )
+        if found is not None and found.said:
+            return timeparse.clock_of(found.said)
+    return timeparse.clock_of(new_time)
+
+
+def _at_new_clock(
+    job: Job, old: Schedule, clock: timeparse.ClockSaid | None, now: datetime
+) -> Schedule | None:
+    """A repeating job's schedule at a new time of day, the half of the day not said taken
+    nearest its current time; None when there is no one time of day to move."""
+    if clock is None:
+        return None
+    current = job.next_run_at or next(iter(old.next_runs(now, 1)), None)
+    if current is None:
+        return None
+    return old.at_time_of_day(clock.nearest(current.astimezone(old.zone).time()))
 
 
 # "the same time on thursday", "same time tomorrow": a job moved keeps its time of day.

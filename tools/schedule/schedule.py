@@ -8,15 +8,15 @@ does; sub-daily intervals are elapsed time.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, time, timedelta
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from tools.errors import ScheduleError
 from tools.schedule.cron import Cron, cron_walls
 from tools.schedule.describe import describe_spec, format_day
-from tools.schedule.rrule import excluding, rrule_walls
+from tools.schedule.rrule import RRule, excluding, rrule_walls
 from tools.schedule.specs import Every, Once, Spec, every_runs, spec_to_json
 from tools.schedule.zones import localize, zone
 
@@ -52,6 +52,35 @@ class Schedule:
     @property
     def kind(self) -> str:
         return spec_to_json(self.spec)["type"]
+
+    def at_time_of_day(self, clock: time) -> Schedule | None:
+        """The same days at a new time of day ("move the standup to 9:30"), ends kept;
+        None when the schedule has no one time of day to move (an interval, several
+        times a day, exceptions at exact times, a one-off)."""
+        spec = self.spec
+        if isinstance(spec, Cron):
+            days = spec.expr.split(" ")[2:]
+            if len(spec.minutes) != 1 or len(spec.hours) != 1:
+                return None
+            moved: Spec = Cron(" ".join([str(clock.minute), str(clock.hour), *days]))
+        elif isinstance(spec, RRule):
+            parts = spec.parts()
+            if (
+                parts.get("FREQ") not in ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+                or "BYSETPOS" in parts
+                or any("," in parts.get(k, "") for k in ("BYHOUR", "BYMINUTE", "BYSECOND"))
+                or any(e.wall is not None or e.timed_rule for e in spec.exclusions)
+            ):
+                return None
+            for key, value in (("BYHOUR", clock.hour), ("BYMINUTE", clock.minute), ("BYSECOND", 0)):
+                if key in parts:
+                    parts[key] = str(value)
+            rule = ";".join(f"{k}={v}" for k, v in parts.items())
+            start = spec.start.replace(hour=clock.hour, minute=clock.minute, second=0)
+            moved = RRule(rule, start, spec.exclude)
+        else:
+            return None
+        return replace(self, spec=moved)
 
     def next_runs(
         self, after: datetime, n: int, *, runs_done: int = 0, end: datetime | None = None

@@ -6,7 +6,7 @@ reads nothing, German, Spanish, French, Portuguese and Polish phrases go to date
 were read.
 
 Public API: `read_time` (the one entry point every surface reads a typed time through),
-`parse_instant`, `parse_recurrence`, `parse_duration`, `split_when`, `When`,
+`parse_instant`, `parse_recurrence`, `parse_duration`, `split_when`, `When`, `clock_of`,
 `Recurrence` (the engine's `Schedule`), `explain_invalid_date`, `Understood`.
 """
 
@@ -20,6 +20,7 @@ from tools.schedule import Schedule as Recurrence
 from tools.schedule import zone
 from tools.schedule.zones import split_zone
 
+from .clock import ClockSaid, clock_of
 from .duration import parse_duration
 from .foreign import Understood
 from .instant import parse_instant
@@ -28,9 +29,11 @@ from .recurrence import parse_recurrence
 from .split import When, split_when
 
 __all__ = [
+    "ClockSaid",
     "Recurrence",
     "Understood",
     "When",
+    "clock_of",
     "explain_invalid_date",
     "parse_duration",
     "parse_instant",
