@@ -705,6 +705,25 @@ async def test_a_repeat_moved_to_a_day_asks_for_its_new_schedule(
     assert "repeats" in r.text and "every weekday at 9:30" in r.text and r.approval is None
 
 
+@pytest.mark.parametrize(
+    ("text", "at", "words"),
+    [
+        ("remind me this weekend to clean the gutters", local(28, 9), "clean the gutters"),
+        ("remind me next weekend to call grandma", local(5, 9, month=12), "call grandma"),
+        ("remind me over the weekend to read the report", local(28, 9), "read the report"),
+        ("remind me this weekend at 11 to call mom", local(28, 11), "call mom"),
+        ("remind me on the weekend in the evening to plan the week", local(28, 18), "plan"),
+    ],
+)
+async def test_a_reminder_for_the_weekend_is_on_its_saturday(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, words: str
+) -> None:
+    """Not Friday 18:00, where the weekend's span starts: a day said without a time of day
+    is 09:00 (and a time said of the weekend is on its Saturday)."""
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and job.command.startswith(words), job.command
+
+
 # ---------------------------------------------------------------- the seventh prompt set
 
 

@@ -2096,3 +2096,22 @@ def test_after_work_and_school_in_recurrences(text: str, hour: int) -> None:
 
 def runs_of(sched: Recurrence, n: int) -> list[datetime]:
     return [r.astimezone(Z).replace(tzinfo=None) for r in sched.next_runs(NOW, n)]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # alone, a weekend starts where its span does (Friday 18:00, as Duckling reads it)
+        ("this weekend", dt(2026, 11, 27, 18)),
+        ("over the weekend", dt(2026, 11, 27, 18)),
+        ("next weekend", dt(2026, 12, 4, 18)),
+        # with a time of day or a part of the day, it is that time on its Saturday
+        ("this weekend at 11", dt(2026, 11, 28, 11)),
+        ("the weekend at 10am", dt(2026, 11, 28, 10)),
+        ("next weekend at 3pm", dt(2026, 12, 5, 15)),
+        ("this weekend in the morning", dt(2026, 11, 28, 9)),
+        ("weekend at 7", dt(2026, 11, 28, 19)),
+    ],
+)
+def test_a_weekend_and_a_time_of_day_on_it(text: str, want: datetime) -> None:
+    assert at(text) == want

@@ -41,6 +41,7 @@ from tools.audience import USER_MENTION
 from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
 from tools.schedule.zones import zone_time_in
 from tools.timeparse.holidays import HOLIDAY_RE
+from tools.timeparse.instant import DEFAULT_HOUR
 from tools.timeparse.recurrence import POD_HOURS
 
 __all__ = [
@@ -1005,7 +1006,7 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         while wall <= now:  # a time of day already past there: the next one
             wall = (wall.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone(named))
         at = wall.astimezone(zone(tz))
-    at = _afternoon(body, _cued_half(body, at, now))
+    at = _weekend(body, _afternoon(body, _cued_half(body, at, now)), now)
     local_day = now.astimezone(zone(tz)).date()
     rolled_on = at > now and at.date() != local_day  # read as a later day than today
     if rolled_on and not _DAY.search(body) and not named and not _ZONEISH.search(body):
@@ -1068,6 +1069,22 @@ def _afternoon(body: str, at: datetime) -> datetime:
     if not re.search(r"\bafternoon\b", text) or re.search(r"\b(?:early|late)\s+afternoon", text):
         return at
     return at.replace(hour=POD_HOURS["afternoon"])
+
+
+_WEEKEND = re.compile(r"\bw(?:ee)?-?k(?:e)?-?e?nd\b", re.I)
+
+
+def _weekend(body: str, at: datetime, now: datetime) -> datetime:
+    """ "this weekend", "next weekend" with no clock: its Saturday at the hour a day said
+    without a time gets (DEFAULT_HOUR), not Friday 18:00, where the weekend's span starts
+    (a reminder to clean the gutters "this weekend" is no Friday-evening one)."""
+    text = QUOTED.sub(" ", body)
+    if at.weekday() != 4 or (at.hour, at.minute) != (18, 0) or re.search(r"\d", text):
+        return at
+    if not _WEEKEND.search(text) or re.search(r"\b(?:evening|night|tonight)\b", text, re.I):
+        return at
+    saturday = (at + timedelta(days=1)).replace(hour=DEFAULT_HOUR)
+    return saturday if saturday > now else at
 
 
 def _cued_half(body: str, at: datetime, now: datetime) -> datetime:

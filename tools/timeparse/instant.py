@@ -730,17 +730,29 @@ def _after_next_period(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 
 @piece(
-    r"(?:the\s+)?(?P<mod>this|next|last|coming|upcoming|following|past|this past)?\s*"
-    r"(?:week-?end|wkend)"
+    r"(?:over\s+)?(?:the\s+)?(?P<mod>this|next|last|coming|upcoming|following|past|this past)?"
+    r"\s*(?:week-?end|wkend)"
 )
 def _weekend(m: re.Match[str], f: Frame, c: Ctx) -> None:
     mod = m["mod"] or "this"
     shift = -1 if mod in ("last", "past", "this past") else (0 if mod == "this" else 1)
     fri = week_start(c.today) + timedelta(days=4 + 7 * shift)
     f.set(date=fri, grain="day")
-    f.set(hour=18, ampm=None)
-    f.h24 = True
+    f.extra["weekend"] = 1  # placed by `_weekend_clock`: Friday 18:00, or a time on Saturday
     f.weak = False
+
+
+def _weekend_clock(f: Frame) -> Frame:
+    """A weekend said alone starts Friday at 18:00 (its span's start, as Duckling reads
+    it); with a time of day or a part of the day ("this weekend at 11", "next weekend in
+    the morning") it is that time on its Saturday."""
+    f = _copy(f)
+    del f.extra["weekend"]
+    if f.hour is None and f.pod is None:
+        f.hour, f.ampm, f.h24 = 18, None, True
+    elif f.date is not None:
+        f.date += timedelta(days=1)
+    return f
 
 
 _CONTAINER = (
@@ -1650,6 +1662,8 @@ def _is_whole_phrase_date(f: Frame) -> bool:
 
 def resolve(f: Frame, c: Ctx) -> datetime | None:
     """The instant a frame means, in the frame's zone (or the user's)."""
+    if "weekend" in f.extra:
+        f = _weekend_clock(f)
     if f.extra.get("needs_day") and all(
         v is None for v in (f.date, f.weekday, f.day, f.month, f.holiday)
     ):
