@@ -724,6 +724,22 @@ async def test_a_reminder_for_the_weekend_is_on_its_saturday(
     assert job.next_run_at == at and job.command.startswith(words), job.command
 
 
+@pytest.mark.parametrize(
+    ("text", "at", "words"),
+    [
+        ("remind me to defrost the turkey 2 days before thanksgiving", local(24, 9), "defrost"),
+        ("remind me a week before christmas to buy the presents", local(18, 9, month=12), "buy"),
+        ("remind me 3 days before new year's eve to book a table", local(28, 9, month=12), "book"),
+    ],
+)
+async def test_a_lead_on_a_holiday_is_a_day(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, words: str
+) -> None:
+    """The holiday is the time: no question about when the event is."""
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and job.command.startswith(words), job.command
+
+
 # ---------------------------------------------------------------- the seventh prompt set
 
 

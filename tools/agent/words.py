@@ -73,6 +73,10 @@ _LEAD = re.compile(
     r"(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)\s+(?:before|early|earlier|ahead|prior)\b",
     re.I,
 )
+# A lead time on a holiday: "2 days before thanksgiving" is a day the time language reads.
+_HOLIDAY_AFTER_LEAD = re.compile(
+    r"\b(?:before|early|earlier|ahead|prior)\s+(?:(?:the|of|to)\s+)?" + HOLIDAY_RE, re.I
+)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "five": 5, "ten": 10, "fifteen": 15}
 _NUMBERS |= {"twenty": 20, "thirty": 30}
 # The time of an event: "my call is at 3", "the meeting starts at 10", "dinner's at 7".
@@ -941,6 +945,12 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         # a span from its own time, not a time from now
         return Words(raw, nag=nag, ambiguous=True)
     lead, body = _lead(normalize(raw))
+    if lead is not None and _HOLIDAY_AFTER_LEAD.search(raw):
+        # "2 days before thanksgiving", "a week before christmas": the day is the time
+        # language's whole phrase, not a lead on an event whose time is still to be said
+        whole, _ = _find(normalize(raw), now, tz)
+        if whole is not None and whole.said and _LEAD.search(whole.said):
+            lead, body = None, normalize(raw)
     named, body = zone_time_in(body)
     found, note = _find(body, now, tz)
     until: datetime | None = None
