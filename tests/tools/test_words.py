@@ -991,12 +991,17 @@ async def test_an_occasion_at_a_midnight_the_model_wrote_is_that_day(
         ),
         # seen with the 0.5B (the fifth prompt set): a text with no word of its own
         ("ping me at 7 to start dinner", "I'm", "start dinner"),
+        # the tenth (the 1.5B): a text that is only a time, of the person's words but not
+        # the one asked for
+        ("remind me on friday at 9 to update the board", "friday at 8", "update the board"),
+        ("on friday at 9 remind me to water the plants", "at 9 on friday", "water the plants"),
     ],
 )
 async def test_a_made_up_job_text_is_the_persons_words(
     runtime: AgentKit, deps: HomarDeps, text: str, made: str, expected: str
 ) -> None:
-    call = ToolCallPart("schedule_reminder", {"reminder_time": "in 1 hour", "message": made})
+    when = "friday at 9" if "friday" in text else "in 1 hour"
+    call = ToolCallPart("schedule_reminder", {"reminder_time": when, "message": made})
     r = await ask(runtime, deps, text, call)
     job = await _only_job(deps, r)
     assert expected in job.command and made not in job.command, job.command

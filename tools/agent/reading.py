@@ -275,6 +275,7 @@ def _text_of_words(
             kept == ""  # only its time and framing (a blank text is the tools' to refuse)
             or text.strip(" .!?\"'").lower() in _NOT_A_TEXT
             or _only_time(text, words)
+            or _only_a_time(text, words)
             or _made_up(text, [words.text, *earlier, *recent])
         ):
             what = what_of(words.rest) or _earlier_what(earlier, words)
@@ -324,6 +325,20 @@ def _without_its_time(text: str, words: Words) -> str | None:
     if timed <= _words_in(words.rest):
         return None  # the person's own words for what to do ("eat lunch" at noon)
     return what_of(read.rest)
+
+
+def _only_a_time(text: str, words: Words) -> bool:
+    """A job text that is nothing but a time, not the one the person's words schedule
+    ("every weekday at 8" for "at 9am every weekday except friday to update the board", the
+    1.5B): no task. A message the person quoted is theirs, whatever it says."""
+    now = words.now
+    if now is None or now.tzinfo is None or not text.strip():
+        return False
+    low = text.strip().lower()
+    if any(low in m.group(0).lower() for m in QUOTED.finditer(words.text)):
+        return False
+    read = read_words(text, now, str(now.tzinfo))
+    return (read.instant is not None or read.recurrence is not None) and not what_of(read.rest)
 
 
 def _words_in(text: str) -> set[str]:
