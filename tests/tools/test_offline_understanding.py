@@ -502,6 +502,10 @@ async def test_forward_alone_says_no_direction_so_it_asks(
         ("switch me to UTC", "UTC"),
         ("put me on Tokyo time", "Asia/Tokyo"),
         ("set timezone: America/Chicago", "America/Chicago"),
+        # the eleventh: a stay says where the person's days are now
+        ("I'm in Toronto this month", "America/Toronto"),
+        ("I'm in Tokyo for two weeks", "Asia/Tokyo"),
+        ("I'm in Paris for the week, use that time zone", "Europe/Paris"),
         ("change the tz to PST", "America/Los_Angeles"),
     ],
 )
@@ -607,10 +611,15 @@ async def test_a_half_day_question_can_be_declined(runtime: AgentKit, deps: Homa
     assert not r.job_ids and await open_jobs(deps) == []
 
 
+@pytest.mark.parametrize(
+    "text", ["I'm in Chicago now", "I'm in Chicago", "I'm in a meeting this week"]
+)
 async def test_a_visit_alone_changes_no_zone(
-    runtime: AgentKit, deps: HomarDeps, db: Database
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str
 ) -> None:
-    r = await say(runtime, deps, "I'm in Chicago this week")
+    """Being somewhere now may be an hour's visit; a stay ("this week", "for two weeks")
+    says where the person's days are, and sets the zone (above)."""
+    r = await say(runtime, deps, text)
     assert await UserSettingsStore(db).tz(1) is None and not r.job_ids
 
 
@@ -740,6 +749,56 @@ async def test_a_lead_on_a_holiday_is_a_day(
     assert job.next_run_at == at and job.command.startswith(words), job.command
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "remind me in the morning to take out the recycling",
+        "remind me first thing in the morning to take out the recycling",
+    ],
+)
+async def test_in_the_morning_said_after_it_began_is_tomorrows(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == local(24, 9) and "recycling" in job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("set an alarm for 6 tomorrow", local(24, 6)),
+        ("set me an alarm for 7:15 tomorrow", local(24, 7, 15)),
+    ],
+)
+async def test_an_alarm_is_its_own_text(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and job.command == "alarm"
+
+
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        ("at 5pm post in this thread that the office closes early today", "closes early today"),
+        ("at 5pm post that the shop is closed tomorrow", "closed tomorrow"),
+        ("remind me at 5pm that the meeting is tomorrow", "meeting is tomorrow"),
+    ],
+)
+async def test_a_time_in_what_is_told_is_no_second_time(
+    runtime: AgentKit, deps: HomarDeps, text: str, told: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == local(23, 17) and told in job.command, job.command
+
+
+async def test_a_morning_clock_already_past_is_still_asked_about(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    r = await say(runtime, deps, "remind me at 8 in the morning to run")
+    assert not r.job_ids and "tomorrow" in r.text and r.text.rstrip().endswith("?"), r.text
+
+
 # ---------------------------------------------------------------- the seventh prompt set
 
 
@@ -789,7 +848,15 @@ async def test_the_daily_standup_is_a_thing_not_a_repeat(
 
 
 @pytest.mark.parametrize(
-    "text", ["what's next?", "when is my pizza reminder?", "when does the pizza job run?"]
+    "text",
+    [
+        "what's next?",
+        "when is my pizza reminder?",
+        "when does the pizza job run?",
+        # the eleventh prompt set
+        "what's my next reminder?",
+        "when is the next job due?",
+    ],
 )
 async def test_asking_what_is_next_lists_the_jobs(
     runtime: AgentKit, deps: HomarDeps, text: str

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo
 
@@ -434,6 +435,24 @@ async def test_two_times_or_a_dangling_every_ask_whatever_the_model_made(
     for text, part in made.items():
         r = await ask(runtime, deps, text, part, TextPart("Done."))
         assert not r.job_ids and r.approval is None, (text, r.text)
+
+
+@pytest.mark.parametrize(
+    ("text", "made"),
+    [
+        # seen with the 1.5B (the eleventh prompt set): a reminder at 22:25, with follow-ups
+        ("remind me at 9 or 10 to stretch", "22:25"),
+        ("remind me at 5pm or 6pm to call Sam", "5pm"),
+        ("call the vet at 8:30 or 9 tomorrow, remind me", "tomorrow at 9"),
+    ],
+)
+async def test_either_of_two_times_asks_which_whatever_the_model_picked(
+    runtime: AgentKit, deps: HomarDeps, text: str, made: str
+) -> None:
+    part = call("schedule_reminder", reminder_time=made, message="stretch")
+    r = await ask(runtime, deps, text, part, TextPart("Done."))
+    assert not r.job_ids and r.approval is None and " or " in r.text, r.text
+    assert r.text.rstrip().endswith(").") or "?" in r.text, r.text
 
 
 async def test_an_impossible_clock_asks_whatever_the_model_read(

@@ -139,11 +139,18 @@ _ASKS_ZONE = (
     r"|update)(?:\s+(?:that|its|my|the|that\s+city'?s?))?\s+(?:time\s*zone|tz|zone|time)"
     r"(?:\s+(?:please|now|from\s+now\s+on))?"
 )
+_STAY = (
+    r"\s+(?:(?:for\s+)?this\s+(?:week|month|year|winter|summer|spring|fall|autumn)|for\s+"
+    r"(?:the\s+)?(?:next\s+)?(?:a|an|one|two|three|four|few|couple\s+of|\d{1,2})?\s*(?:days?|weeks?|"
+    r"months?|years?)|for\s+(?:the\s+)?(?:week|month|year|winter|summer|holidays)|until\s+[\w ]+)"
+)
 _LIVES_IN = re.compile(
     r"^(?:i\s+(?:now\s+)?live|i'?m\s+(?:now\s+)?(?:living|based|staying)"
     r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)|(?:i|we)(?:'ve|\s+have|\s+just)?\s+moved)"
     rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:{_ASKS_ZONE})?"
-    # "I'm in Chicago now, switch my timezone": a visit, so only with the zone asked for
+    # A stay ("I'm in Toronto this month", "I'm in Tokyo for two weeks"), or "I'm in
+    # Chicago now, switch my timezone": a visit, so only with the zone asked for
+    rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<stay>.+?){_STAY}(?:{_ASKS_ZONE})?"
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<visit>.+?)(?:\s+now)?{_ASKS_ZONE}"
     r"|^(?:please\s+)?use\s+(?P<used>.+?)\s+time(?:\s+for\s+me)?(?:\s+(?:please|from\s+now\s+on))?"
     # "switch me to UTC", "put me on Tokyo time"
@@ -219,6 +226,10 @@ _LIST = re.compile(
     + r"|^show me what(?:'s| is| i have| i've got) (?:scheduled|coming up|planned)"
     + _WHEN_ASKED
     + r"|^what(?:'s| is) (?:next|up next|coming next)"
+    + _WHEN_ASKED
+    # "what's my next reminder?", "when is the next job due?"
+    + r"|^(?:what|when|which)(?:'s| is| will be)? (?:my|the) next (?:reminders?|jobs?|alarms?"
+    r"|pings?|one)(?: (?:due|going off|set|scheduled|coming up))?"
     + _WHEN_ASKED
     # "when is my pizza reminder?", "when does the standup job run?"
     + r"|^when(?:'s| is| will| does| do)? (?:my|the) [\w' -]{1,40}? "

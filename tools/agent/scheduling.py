@@ -26,12 +26,14 @@ from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
 from tools.agent.words import (
+    EITHER_TIME,
     NOT_A_REQUEST,
     NOT_NOW,
     QUOTED,
     TWO_CLOCKS,
     TWO_TIMES,
     Words,
+    either_question,
     half_day_question,
     has_word,
     last_answer,
@@ -443,6 +445,10 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
         # the words or the model read (asking the model again only got its paraphrase of
         # the retry, "provide the time in ISO 8601 format")
         raise AskWhen(bad)
+    either = EITHER_TIME.search(QUOTED.sub(" ", words.text)) if what == "time" else None
+    if either is not None:
+        # "remind me at 9 or 10": which one is the person's call (the 1.5B picked 22:25)
+        raise AskWhen(either_question(either))
     two = what == "time" and TWO_CLOCKS.search(QUOTED.sub(" ", words.text))
     unread = words.ambiguous or (words.instant is None and words.recurrence is None)
     if two and unread and _calls_made(ctx) < 2:

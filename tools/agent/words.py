@@ -714,6 +714,8 @@ def what_of(text: str) -> str:
             t = re.sub(pattern, "", t, flags=re.I).strip(" ,.!?;:")
         if t == before:
             break
+    if not t and re.search(r"\balarm\b", text, re.I):
+        return "alarm"  # "set an alarm for 6 tomorrow": the alarm is the thing
     return t
 
 
@@ -857,6 +859,26 @@ TWO_CLOCKS = re.compile(
     r"(?::\d{2})?\s*(?:[ap]\.?m\.?)?(?!\s*(?:minutes?|mins?|hours?|days?|weeks?))\b",
     re.I,
 )
+# "at 9 or 10", "5pm or 6pm", "at 8:30 or 9": the person has not decided which. (A bare
+# number is a clock only after "at"/"around"/"by": "buy 2 or 3 apples" names none.)
+_EITHER_CLOCK = (
+    r"(?:(?<=\bat\s)|(?<=\baround\s)|(?<=\bby\s))\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?"
+    r"|\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?"
+)
+EITHER_TIME = re.compile(
+    rf"\b(?P<a>{_EITHER_CLOCK})\s+or\s+(?:at\s+)?(?P<b>\d{{1,2}}(?::\d{{2}})?"
+    r"(?:\s*[ap]\.?m\.?)?)(?![\d:])(?!\s*(?:minutes?|mins?|hours?|hrs?|days?|weeks?|times?)\b)",
+    re.I,
+)
+
+
+def either_question(m: re.Match[str]) -> str:
+    return (
+        f"{m['a'].strip()} or {m['b'].strip()}? Say the one you mean and I'll set it "
+        f"(e.g. `at {m['b'].strip()}`)."
+    )
+
+
 # Put before "now": "for now", "by now", "until now", "just now" name no time to act at.
 NOT_NOW = r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
 # How long a change holds, said after it ("pause the standup for now"): no time to act at.
@@ -981,11 +1003,20 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     again = timeparse.split_when(rest, now=now, tz=named or tz) if rest else None
     # Not a thing's own time ("take the 8:15 train", "about the 10am dentist appointment").
     ambiguous = again is not None and not again.thing and _strong(rest)
+    told = ambiguous and again is not None and _told(body, again.said)
+    if told:
+        # "at 5pm post that the office closes early today", "remind me at 5 that the
+        # meeting is tomorrow": the second time is in what is said, not when to say it
+        # (and so is any event it names: the time found is when to say it)
+        ambiguous = False
     event = lead is not None or bool(
-        _COPULA.search(raw)
-        or _HAVE_EVENT.search(raw)
-        or _ABOUT_EVENT.search(raw)
-        or (_NOUN_AT.search(raw) and not _REMIND_AT.match(raw))
+        not told
+        and (
+            _COPULA.search(raw)
+            or _HAVE_EVENT.search(raw)
+            or _ABOUT_EVENT.search(raw)
+            or (_NOUN_AT.search(raw) and not _REMIND_AT.match(raw))
+        )
     )
     if isinstance(found.schedule, Schedule):
         sched = found.schedule
@@ -1019,7 +1050,13 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     at = _weekend(body, _afternoon(body, _cued_half(body, at, now)), now)
     local_day = now.astimezone(zone(tz)).date()
     rolled_on = at > now and at.date() != local_day  # read as a later day than today
-    if rolled_on and not _DAY.search(body) and not named and not _ZONEISH.search(body):
+    if (
+        rolled_on
+        and not _DAY.search(body)
+        and not named
+        and not _ZONEISH.search(body)
+        and not _NEXT_MORNING.search(QUOTED.sub(" ", body))
+    ):
         # A bare time already past today: whether tomorrow is meant is the person's call
         # (the tool asks), so the words don't pick the day. (A time the person put in the
         # past, "yesterday at 9", is theirs as said: the tool says it has passed.)
@@ -1081,6 +1118,9 @@ def _afternoon(body: str, at: datetime) -> datetime:
     return at.replace(hour=POD_HOURS["afternoon"])
 
 
+# "in the morning" said once the morning has begun is tomorrow's, as people mean it (a
+# clock said with it, "at 8 in the morning", is a time that may have passed: asked).
+_NEXT_MORNING = re.compile(r"^(?!.*\d).*\b(?:in|first thing in) the morning\b", re.I)
 _WEEKEND = re.compile(r"\bw(?:ee)?-?k(?:e)?-?e?nd\b", re.I)
 
 
@@ -1095,6 +1135,16 @@ def _weekend(body: str, at: datetime, now: datetime) -> datetime:
         return at
     saturday = (at + timedelta(days=1)).replace(hour=DEFAULT_HOUR)
     return saturday if saturday > now else at
+
+
+_TOLD = re.compile(r"\b(?:that|saying|says)\s|:\s", re.I)
+
+
+def _told(rest: str, said: str) -> bool:
+    """Whether the time `said` in `rest` is inside what is to be told: after "that",
+    "saying" or a colon ("post that the shop is closed tomorrow")."""
+    at = rest.lower().find(said.lower()) if said else -1
+    return at > 0 and _TOLD.search(rest[:at]) is not None
 
 
 def _cued_half(body: str, at: datetime, now: datetime) -> datetime:
