@@ -386,6 +386,27 @@ async def test_a_repeat_moved_to_a_time_of_day_keeps_its_days_whatever_the_model
     assert schedule_of(after).spec == Cron("30 9 * * 1-5") and "Updated" in r.text
 
 
+async def test_a_job_named_by_its_time_of_day_wins_over_the_models_number(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    first = await _job(deps, text="water plants")  # 19:00 Berlin
+    other = await deps.engine.create(
+        target=Target(1, 100, 10),
+        command="call mom",
+        schedule=Schedule(Once(FIXED_NOW + timedelta(hours=5)), "Europe/Berlin"),
+        kind="reminder",
+    )
+    r = await ask(
+        runtime,
+        deps,
+        "cancel my 7pm reminder",
+        call("delete_scheduled_action", task_id=other.id),
+        TextPart("Done."),
+    )
+    assert (await deps.engine.get(first)).status == "cancelled", r.text
+    assert (await deps.engine.get(other.id)).status == "active"
+
+
 async def test_only_own_jobs(runtime: AgentKit, deps: HomarDeps) -> None:
     other = await _job(deps, owner=2)
     r = await ask(runtime, deps, "cancel it", call("delete_scheduled_action", task_id=other))

@@ -157,7 +157,13 @@ async def test_readme_repeats_wait_for_approval(
 
 
 @pytest.mark.parametrize(
-    "text", ["what have I scheduled?", "what's scheduled in this thread?", "list"]
+    "text",
+    [
+        "what have I scheduled?",
+        "what's scheduled in this thread?",
+        "list",
+        "show me everything I've scheduled",  # the twelfth prompt set
+    ],
 )
 async def test_readme_list(runtime: AgentKit, deps: HomarDeps, text: str) -> None:
     await seeded(deps, "order the pizza", local(23, 19))
@@ -504,6 +510,7 @@ async def test_forward_alone_says_no_direction_so_it_asks(
         ("set timezone: America/Chicago", "America/Chicago"),
         # the eleventh: a stay says where the person's days are now
         ("I'm in Toronto this month", "America/Toronto"),
+        ("use UTC for me", "UTC"),  # the twelfth
         ("I'm in Tokyo for two weeks", "Asia/Tokyo"),
         ("I'm in Paris for the week, use that time zone", "Europe/Paris"),
         ("change the tz to PST", "America/Los_Angeles"),
@@ -790,6 +797,34 @@ async def test_a_time_in_what_is_told_is_no_second_time(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.next_run_at == local(23, 17) and told in job.command, job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("cancel my 7pm reminder", "cancelled"),
+        ("cancel my 7 pm reminder", "cancelled"),
+        ("delete the 7:00 one", "cancelled"),
+        ("pause the 7pm pizza reminder", "paused"),
+    ],
+)
+async def test_a_job_named_by_its_time_of_day(
+    runtime: AgentKit, deps: HomarDeps, text: str, status: str
+) -> None:
+    """Not a new reminder "cancel my reminder" at 19:00 (the twelfth set's first run)."""
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(pizza)).status == status and not r.job_ids, r.text
+    assert (await deps.engine.get(plants)).status == "active"
+
+
+async def test_two_jobs_at_the_time_named_ask_which(runtime: AgentKit, deps: HomarDeps) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    await seeded(deps, "call mom", local(25, 19))
+    r = await say(runtime, deps, "cancel my 7pm reminder")
+    assert not r.job_ids and "pizza" in r.text and "call mom" in r.text, r.text
+    assert all(j.status == "active" for j in await open_jobs(deps))
 
 
 async def test_a_morning_clock_already_past_is_still_asked_about(

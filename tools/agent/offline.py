@@ -32,6 +32,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
 from tools.agent.words import (
+    BY_CLOCK,
     EPOCH,
     HALF_DAY_ASKED,
     JOB_NUMBER,
@@ -43,13 +44,13 @@ from tools.agent.words import (
     REMIND,
     TWO_TIMES,
     half_day_question,
-    has_word,
     job_topic,
     last_answer,
     manage_request,
     no_such_clock,
     read_words,
     split_topic,
+    topic_fits,
     unhedged,
     what_of,
     with_half_day,
@@ -152,7 +153,8 @@ _LIVES_IN = re.compile(
     # Chicago now, switch my timezone": a visit, so only with the zone asked for
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<stay>.+?){_STAY}(?:{_ASKS_ZONE})?"
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<visit>.+?)(?:\s+now)?{_ASKS_ZONE}"
-    r"|^(?:please\s+)?use\s+(?P<used>.+?)\s+time(?:\s+for\s+me)?(?:\s+(?:please|from\s+now\s+on))?"
+    r"|^(?:please\s+)?use\s+(?P<used>.+?)(?:\s+time)?(?:\s+for\s+me)?"
+    r"(?:\s+(?:please|from\s+now\s+on))?"
     # "switch me to UTC", "put me on Tokyo time"
     r"|^(?:please\s+)?(?:switch|change|move|set|put)\s+me\s+(?:over\s+)?(?:to|on)\s+"
     r"(?P<moved>.+?)(?:\s+time)?(?:\s+(?:please|now|from\s+now\s+on))?",
@@ -225,6 +227,9 @@ _LIST = re.compile(
     + _WHEN_ASKED
     + r"|^show me what(?:'s| is| i have| i've got) (?:scheduled|coming up|planned)"
     + _WHEN_ASKED
+    + r"|^(?:show|tell) me (?:everything|all|all the stuff|what)(?: that)? (?:i'?ve|i have|i) "
+    r"(?:scheduled|set up|got (?:scheduled|set up|coming up)|planned)"
+    + _WHEN_ASKED
     + r"|^what(?:'s| is) (?:next|up next|coming next)"
     + _WHEN_ASKED
     # "what's my next reminder?", "when is the next job due?"
@@ -252,7 +257,7 @@ def _manage(low: str) -> Call | str | None:
         return None
     tool, rest = asked
     by_id = JOB_NUMBER.match(rest)
-    if tool != "update_scheduled_action" and not by_id:
+    if tool != "update_scheduled_action" and not by_id and not BY_CLOCK.match(rest):
         words = read_words(rest, EPOCH, "UTC")
         if words.instant is not None or words.recurrence is not None:
             return None  # "restart the build server in 2 hours" is a command for later
@@ -320,7 +325,15 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
         after = rest[by_id.end() :].strip()
     else:
         words, after = split_topic(rest)
-        chosen = [j for j in jobs if all(has_word(j[3], w) for w in words)] if words else []
+        chosen = (
+            [
+                j
+                for j in jobs
+                if topic_fits(j[3], datetime.fromisoformat(j[2]) if j[2] else None, words)
+            ]
+            if words
+            else []
+        )
     if len(chosen) != 1:
         if not chosen:
             return "I couldn't find that job. Say `list` to see your jobs and their numbers."

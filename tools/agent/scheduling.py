@@ -41,6 +41,7 @@ from tools.agent.words import (
     no_such_clock,
     read_words,
     said_lately,
+    topic_fits,
     what_of,
 )
 from tools.approval import needs_approval, render_proposal
@@ -972,13 +973,14 @@ async def _meant(ctx: RunContext[HomarDeps], task_id: int) -> Job:
         if not named:
             raise
         job = None  # a number the person never said: their words say which
-    if job is not None and (not named or all(has_word(job.command, w) for w in named)):
+
+    def fits(j: Job) -> bool:
+        at = j.next_run_at.astimezone(schedule_of(j).zone) if j.next_run_at else None
+        return topic_fits(j.command, at, named)
+
+    if job is not None and (not named or fits(job)):
         return job
-    meant = [
-        j
-        for j in await visible_jobs(deps, _SCOPE_SCAN)
-        if all(has_word(j.command, w) for w in named)
-    ]
+    meant = [j for j in await visible_jobs(deps, _SCOPE_SCAN) if fits(j)]
     if len(meant) == 1:
         return meant[0]
     topic = " ".join(named)

@@ -798,6 +798,41 @@ def split_topic(rest: str) -> tuple[list[str], str]:
     return words[:4], after
 
 
+# "my 7pm reminder", "the 9:30 one", "the 8am standup job": a job named by its time of day.
+BY_CLOCK = re.compile(
+    r"^(?:my|the|that|this)\s+(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midnight)\s+"
+    r"(?:(?:[a-z']+\s+)?(?:reminders?|jobs?|alarms?|ones?|pings?)\b|[a-z']+$)",
+    re.I,
+)
+
+
+def _clock_named(words: Sequence[str]) -> tuple[timeparse.ClockSaid | None, list[str]]:
+    """A time of day at the start of a job's naming words (["7pm", "pizza"], ["9", "30"])
+    and the words after it."""
+    for k in (2, 1):
+        head = list(words[:k])
+        if len(head) < k or not re.search(r"\d|noon|midnight", " ".join(head)):
+            continue
+        said = ":".join(head) if k == 2 and all(w.isdigit() for w in head) else " ".join(head)
+        clock = timeparse.clock_of(said)
+        if clock is not None:
+            return clock, list(words[k:])
+    return None, list(words)
+
+
+def topic_fits(command: str, at: datetime | None, named: Sequence[str]) -> bool:
+    """Whether a job fits the words that name it: each word in its text, and a time of day
+    among them ("my 7pm reminder", "the 9:30 one") its next run's (`at`, local)."""
+    clock, rest = _clock_named(named)
+    if clock is not None:
+        if at is None or at.minute != clock.minute:
+            return False
+        same = at.hour == clock.hour if clock.fixed else at.hour % 12 == clock.hour % 12
+        if not same:
+            return False
+    return all(has_word(command, w) for w in rest)
+
+
 def job_topic(rest: str) -> list[str]:
     """The words that name a job ("the pizza reminder" → ["pizza"])."""
     return split_topic(rest)[0]
@@ -911,7 +946,11 @@ def manage_request(low: str) -> tuple[str, str] | None:
     return None
 
 
-JOB_NUMBER = re.compile(r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b")
+# A job's number, not a time of day ("the 7:00 one", "my 7pm reminder").
+JOB_NUMBER = re.compile(
+    r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b"
+    r"(?![:.]\d)(?!\s*(?:[ap]\.?m\b|o'?clock\b|h\b))"
+)
 
 
 def named_job(text: str) -> tuple[int | None, list[str]]:
