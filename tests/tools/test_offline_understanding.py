@@ -245,6 +245,13 @@ async def test_set_a_reminder_framing_is_not_the_text(runtime: AgentKit, deps: H
         "snooze 30 by 10 minutes",
         "my meeting got moved to 4pm",
         "the weather is nice today",
+        # questions and goodbyes with a time in them (found writing the twelfth set)
+        "what's the weather tomorrow at 9",
+        "can you tell me what day it is tomorrow",
+        "thanks, talk tomorrow at 9",
+        "see you at 6",
+        "how about 9?",  # nothing asked before: "how" is no task
+        "what about tomorrow at 10",
     ],
 )
 async def test_statements_make_no_job(runtime: AgentKit, deps: HomarDeps, text: str) -> None:

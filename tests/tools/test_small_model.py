@@ -341,6 +341,12 @@ async def test_a_statement_is_not_made_a_job(runtime: AgentKit, deps: HomarDeps)
         "we finished the release at 5pm": call(
             "send_delayed_message", message="we finished the release", hours=1
         ),
+        "what's the weather tomorrow at 9": call(
+            "send_scheduled_message", scheduled_datetime="tomorrow at 9", message="the weather"
+        ),
+        "thanks, talk tomorrow at 9": call(
+            "schedule_reminder", reminder_time="tomorrow at 9", message="talk"
+        ),
     }
     for text, reply in statements.items():
         r = await ask(runtime, deps, text, reply, TextPart("Done."))

@@ -196,7 +196,16 @@ MEETING_LEAD = 5  # minutes: what the prompt teaches a model for meetings and ca
 # A question to the bot or about the world ("what time is it?"), not "can you …?" requests.
 _QUESTION = re.compile(
     r"^(?:what|when|where|who|whose|why|how|which|is|are|was|were|will|has|have)\b"
-    r"(?!\s+(?:about|you)\b)[^?]*\?+$",
+    r"(?!\s+(?:about|you)\b)[^?]*\?+$"
+    # ... also without its question mark: "what's the weather tomorrow at 9", "how long
+    # until friday", "can you tell me what day it is tomorrow"
+    r"|^(?:what|when|where|who|why|how|which)(?:'s|'re|\s+(?:is|are|was|were|do|does|did|"
+    r"will|would|should|long|much|many|far|late|early|old))\b"
+    r"|^(?:can|could|would)\s+(?:you|u)\s+(?:tell|show)\s+me\s+(?:what|whether|if|how|when|"
+    r"where|who|which|why)\b"
+    # a goodbye with a time in it: "thanks, talk tomorrow at 9", "see you at 6"
+    r"|^(?:(?:ok|okay|thanks|thank you|thx|ty|cool|great|bye|cheers|alright)\b[\s,!.]*)*"
+    r"(?:talk|speak|chat|see\s+(?:you|ya|u)|catch\s+(?:you|ya|u)|cya|ttyl)\b",
     re.I,
 )
 # What to say to a statement (`Words.statement`) instead of making a job of it.
