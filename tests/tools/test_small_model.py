@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -461,6 +462,39 @@ async def test_either_of_two_times_asks_which_whatever_the_model_picked(
     assert r.text.rstrip().endswith(").") or "?" in r.text, r.text
 
 
+async def test_a_request_for_later_the_model_answered_at_once_is_scheduled(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B summarised the thread at once for "tomorrow at 9 summarize this thread for
+    me" (the twelfth prompt set): nothing scheduled, nothing asked. The request is read by
+    the offline model, and its job is the answer."""
+    r = await ask(
+        runtime,
+        deps,
+        "tomorrow at 9 summarize this thread for me",
+        TextPart("Here's a summary of this thread: nothing much happened."),
+    )
+    [job] = [await deps.engine.get(i) for i in r.job_ids]
+    assert "summarize" in job.command and r.offline and "summary of" not in r.text
+    assert job.next_run_at == datetime(2026, 11, 24, 8, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("what's the weather tomorrow at 9", "I can't see the weather, sorry."),  # a question
+        ("remind me tomorrow to call mom", "At what time tomorrow?"),  # the model asked
+        ("remind me at 9 or 10 to stretch", "Okay."),  # no one time
+        ("I'll be home at 6", "Nice, see you then."),  # a statement
+    ],
+)
+async def test_a_models_answer_stands_where_nothing_clear_was_left_undone(
+    runtime: AgentKit, deps: HomarDeps, text: str, answer: str
+) -> None:
+    r = await ask(runtime, deps, text, TextPart(answer))
+    assert not r.job_ids and not r.offline and r.text == answer, r.text
+
+
 async def test_an_impossible_clock_asks_whatever_the_model_read(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:
@@ -487,7 +521,10 @@ async def test_help_is_answered_without_a_model_request(runtime: AgentKit, deps:
         r = await ask(runtime, deps, text, TextPart('{{"name": "list_scheduled_actions"}}'))
         assert r.text == HELP_WITH_MODEL and r.requests == 0 and not r.offline, text
     r = await ask(runtime, deps, "help me remember the taxes at 6pm", TextPart("ok"))
-    assert r.text != HELP_WITH_MODEL and r.requests == 1
+    assert r.text != HELP_WITH_MODEL and r.model_requests == 1
+    # the model's "ok" scheduled nothing: the request is read by the offline model
+    [job] = [await deps.engine.get(i) for i in r.job_ids]
+    assert job.command == "the taxes" and r.offline, job.command
 
 
 async def test_a_time_copied_from_the_reference_line_is_read(

@@ -243,7 +243,7 @@ _LIST = re.compile(
 )
 ASK_WHAT = "What should I remind you about?"
 # What is left of a message that says no task: a question word, a filler, a yes or no.
-_NO_TASK = frozenset(
+NO_TASK = frozenset(
     {"how", "what", "why", "when", "where", "who", "which", "so", "and", "then", "ok", "okay"}
     | {"yes", "no", "yeah", "nope", "maybe", "hmm", "well", "sure", "again", "instead"}
     | {"how about", "what about", "maybe at", "or"}
@@ -438,7 +438,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         return half_day_question(words)
     if words.ambiguous and not words.rolled:
         return TWO_TIMES
-    if not what or what.lower().strip(" ?!.,") in _NO_TASK:
+    if not what or what.lower().strip(" ?!.,") in NO_TASK:
         # "how about 9?" with nothing asked before: "how" is nothing to do
         return ASK_WHAT if (remind or event) else "What should I do then?"
     if words.statement:

@@ -39,6 +39,7 @@ from tools.agent.build import build_agent, fired_toolset, outputs
 from tools.agent.deps import HomarDeps, RunState
 from tools.agent.offline import (
     HELP_WITH_MODEL,
+    NO_TASK,
     answered_as,
     asks_for_help,
     is_offline,
@@ -46,7 +47,7 @@ from tools.agent.offline import (
     settles_answer,
 )
 from tools.agent.reading import ReadingModel
-from tools.agent.words import read_words
+from tools.agent.words import read_words, what_of
 from tools.approval import Approvals, PendingApproval, ProposedCall
 from tools.errors import UserError
 from tools.jobs.marker import fired_prompt
@@ -352,6 +353,14 @@ async def run_agent(
         output, messages, offline = await _answer(
             runtime, prompt, deps, reply, usage, history=given, offline_history=[]
         )
+        if not offline and not deps.fired and _left_undone(deps, output):
+            # "tomorrow at 9 summarize this thread": the 1.5B summarised it now. A request
+            # for later the model answered at once, without asking anything, is read by the
+            # offline model; its job (if it makes one) is the answer.
+            done = await _offline_instead(runtime, prompt, deps, usage)
+            if done is not None:
+                (output, messages), offline = done, True
+                reply.offline = True
         if messages and (deps.fired or offline):
             messages = [*history, *messages]
         await _finish(runtime, deps, reply, output, messages, save=save)
@@ -364,6 +373,40 @@ async def run_agent(
             reply, deps, exc, "I couldn't handle that just now, so nothing was scheduled.", "try"
         )
     return _summed(reply, deps.state, usage)
+
+
+def _left_undone(deps: HomarDeps, output: Output) -> bool:
+    """Whether the model answered a clear request for later (one time, a task) with text
+    alone: nothing scheduled, nothing done, no question asked."""
+    st, words = deps.state, deps.state.words
+    if st.lines or st.job_ids or st.tool_calls or st.proposed or st.clarifier or st.remind_now:
+        return False
+    if not isinstance(output, str) or output.rstrip(" *_").endswith("?") or words is None:
+        return False
+    if words.instant is None and words.recurrence is None:
+        return False
+    if words.ambiguous or words.rolled or words.half_day or words.statement:
+        return False
+    what = what_of(words.rest).lower().strip(" ?!.,")
+    return bool(what) and what not in NO_TASK
+
+
+async def _offline_instead(
+    rt: AgentKit, prompt: str | None, deps: HomarDeps, usage: RunUsage
+) -> tuple[Output, list[ModelMessage]] | None:
+    """The offline model's answer when it schedules something (a job, or a proposal
+    waiting for approval); None, and nothing changed, when it does not."""
+    deps.state.restart()
+    spare = RunUsage()
+    try:
+        output, messages = await _run(rt, prompt, deps, [], rt.offline, spare, None)
+    finally:
+        usage.requests += spare.requests
+    made = deps.state.job_ids or isinstance(output, DeferredToolRequests)
+    if made:
+        return output, messages
+    deps.state.restart()
+    return None
 
 
 def _sorry(reply: AgentReply, deps: HomarDeps, exc: Exception, what: str, again: str) -> None:

@@ -171,7 +171,7 @@ _REMIND_AT = re.compile(
 # The person asks to be reminded (not for a command to be run).
 REMIND = re.compile(
     r"\b(?:remind|reminder|remnd|alarm|wake me|ping me|nudge me|nag me|bug me|don'?t let me forget|"
-    r"do not let me forget|make sure i|keep reminding|"
+    r"do not let me forget|make sure i|keep reminding|help me (?:to )?remember|"
     r"(?:need|want|give me|send me|get me|i'?d like|could use) a "
     r"(?:nudge|ping|poke|heads[- ]?up))\b",
     re.I,
@@ -702,6 +702,7 @@ _FRAMING = [
     r"^(?:reminder|remember)\b[\s:,-]*",
     r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug)\s+(?:me|us)\b\s*",
     r"^(?:don'?t|do not)\s+let\s+me\s+forget\b\s*",
+    r"^help\s+me\s+(?:to\s+)?remember\b\s*",
     r"^make\s+sure\s+(?:that\s+)?i\b\s*",
     r"^(?:to|about|of|that|for|:|-)\s+",
     r"[\s,;:-]*\b(?:can|could|would)\s+(?:you|u)\s+remind\s+me\b.*$",
