@@ -477,15 +477,21 @@ async def test_turning_something_off_later_is_a_command_not_a_pause(
         ("move the pizza reminder to 8:30", local(23, 20, 30)),
         ("change the pizza reminder to half past 9", local(23, 21, 30)),
         ("move the pizza reminder to 7:15pm", local(23, 19, 15)),
+        ("move the plants reminder to 7pm", local(24, 19)),  # tomorrow's: its own day
+        ("move the plants reminder to 7:15", local(24, 19, 15)),
+        ("move the plants reminder to quarter to 5", local(24, 16, 45)),
     ],
 )
 async def test_a_job_moved_by_a_span_or_to_a_time_said_after_its_name(
     runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
 ) -> None:
     pizza = await seeded(deps, "order the pizza", local(23, 19))
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    jobs = {"pizza": (pizza, plants, local(24, 18)), "plants": (plants, pizza, local(23, 19))}
+    moved, other, was = jobs["plants" if "plants" in text else "pizza"]
     r = await say(runtime, deps, text)
-    assert (await deps.engine.get(pizza)).next_run_at == at and not r.job_ids, r.text
-    assert not r.job_ids
+    assert (await deps.engine.get(moved)).next_run_at == at and not r.job_ids, r.text
+    assert (await deps.engine.get(other)).next_run_at == was
 
 
 async def test_forward_alone_says_no_direction_so_it_asks(
@@ -661,22 +667,6 @@ async def test_a_span_never_turns_a_repeat_into_a_one_off(
     after = await deps.engine.get(job.id)
     assert after.kind == "recurring" and schedule_of(after).is_recurring
     assert after.next_run_at == job.next_run_at and "repeats" in r.text
-
-
-@pytest.mark.parametrize(
-    ("text", "at"),
-    [
-        ("move the plants reminder to 7pm", local(24, 19)),
-        ("move the plants reminder to 7:15", local(24, 19, 15)),
-        ("move the plants reminder to quarter to 5", local(24, 16, 45)),
-    ],
-)
-async def test_a_one_off_moved_to_a_time_of_day_keeps_its_day(
-    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
-) -> None:
-    plants = await seeded(deps, "water the plants", local(24, 18))
-    r = await say(runtime, deps, text)
-    assert (await deps.engine.get(plants)).next_run_at == at and not r.job_ids, r.text
 
 
 async def _repeat(deps: HomarDeps, command: str, cron: str) -> Any:
