@@ -479,6 +479,35 @@ async def test_a_request_for_later_the_model_answered_at_once_is_scheduled(
     assert job.next_run_at == datetime(2026, 11, 24, 8, 0, tzinfo=UTC)
 
 
+async def test_a_change_aimed_at_no_job_of_theirs_for_a_new_request_is_read_anew(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 0.5B changed job #1 (someone else's) for "remind me at 9am every weekday except
+    friday to update the board" (the tenth set): refused, and nothing scheduled. The
+    person named no job; their request is read by the offline model."""
+    from tools.jobs.model import Target
+    from tools.schedule import Cron, Schedule
+
+    other = await deps.engine.create(
+        target=Target(2, 100, 10),
+        command="someone else's",
+        schedule=Schedule(Cron("0 8 * * *"), "Europe/Berlin"),
+        kind="recurring",
+    )
+    for task_id in (other.id, 999):
+        wrong = call("update_scheduled_action", task_id=task_id, new_time="9am")
+        r = await ask(
+            runtime,
+            deps,
+            "remind me at 9am every weekday except friday to update the board",
+            wrong,
+            TextPart("Done."),
+        )
+        assert r.approval is not None and r.offline, r.text
+        assert "update the board" in r.text and "isn't yours" not in r.text, r.text
+    assert (await deps.engine.get(other.id)).command == "someone else's"
+
+
 @pytest.mark.parametrize(
     ("text", "answer"),
     [

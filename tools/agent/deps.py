@@ -52,6 +52,9 @@ class RunState:
     preface: str = ""  # prose the model wrote before a text tool call or tag
     proposed: int = 0  # jobs waiting for approval in this run (they count toward the cap)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)  # actions called (MCP, …)
+    # A change the model aimed at a job that is not the person's (or none), for a message
+    # that asks for something new and names no job: nothing done (`run._left_undone`).
+    misdirected: bool = False
 
     def restart(self) -> None:
         """Forget what was done, keep the inputs: the offline fallback starts over here."""

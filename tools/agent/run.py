@@ -379,7 +379,9 @@ def _left_undone(deps: HomarDeps, output: Output) -> bool:
     """Whether the model answered a clear request for later (one time, a task) with text
     alone: nothing scheduled, nothing done, no question asked."""
     st, words = deps.state, deps.state.words
-    if st.lines or st.job_ids or st.tool_calls or st.proposed or st.clarifier or st.remind_now:
+    if (st.lines and not st.misdirected) or st.job_ids or st.tool_calls or st.proposed:
+        return False
+    if st.clarifier or st.remind_now:
         return False
     if not isinstance(output, str) or output.rstrip(" *_").endswith("?") or words is None:
         return False

@@ -971,6 +971,7 @@ async def _meant(ctx: RunContext[HomarDeps], task_id: int) -> Job:
         job: Job | None = await deps.engine.get(task_id, deps.actor)
     except UserError:
         if not named:
+            deps.state.misdirected = deps.state.misdirected or _asks_anew(deps, task_id)
             raise
         job = None  # a number the person never said: their words say which
 
@@ -994,6 +995,18 @@ async def _meant(ctx: RunContext[HomarDeps], task_id: int) -> Job:
         f"More than one job is about “{topic}”: {shown}. Say which by its number, "
         f"e.g. `cancel {meant[0].id}`."
     )
+
+
+def _asks_anew(deps: HomarDeps, task_id: int) -> bool:
+    """Whether the person's live message asks for something new (a time and a task) and
+    names no job: not their number, not a job's words ("remind me at 9am every weekday
+    to update the board", where the 0.5B changed job #1, not theirs)."""
+    words = deps.state.words
+    if deps.fired or words is None or (words.instant is None and words.recurrence is None):
+        return False
+    if named_job(words.text) != (None, []) or re.search(rf"(?<!\d){task_id}(?!\d)", words.text):
+        return False
+    return bool(what_of(words.rest))
 
 
 async def _job_to_change(
