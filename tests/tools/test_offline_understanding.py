@@ -163,6 +163,7 @@ async def test_readme_repeats_wait_for_approval(
         "what's scheduled in this thread?",
         "list",
         "show me everything I've scheduled",  # the twelfth prompt set
+        "list my reminders pls",  # the thirteenth
     ],
 )
 async def test_readme_list(runtime: AgentKit, deps: HomarDeps, text: str) -> None:
@@ -941,9 +942,19 @@ async def test_what_is_coming_up_today(runtime: AgentKit, deps: HomarDeps) -> No
     assert "order the pizza" in r.text and not r.job_ids
 
 
-async def test_an_impossible_clock_beside_a_day_asks(runtime: AgentKit, deps: HomarDeps) -> None:
-    r = await say(runtime, deps, "remind me on monday at 25:30 to do the report")
-    assert not r.job_ids and "25:30" in r.text
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("remind me on monday at 25:30 to do the report", "25:30"),
+        ("remind me at 13pm to eat", "13pm"),  # the thirteenth set: was a job at 13:00
+        ("remind me tomorrow at 17:30am to leave", "17:30am"),
+    ],
+)
+async def test_an_impossible_clock_beside_a_day_asks(
+    runtime: AgentKit, deps: HomarDeps, text: str, said: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and said in r.text, r.text
 
 
 async def test_an_occasion_inside_quotes_is_the_message(runtime: AgentKit, deps: HomarDeps) -> None:

@@ -242,6 +242,8 @@ _LIST = re.compile(
     re.I,
 )
 ASK_WHAT = "What should I remind you about?"
+# "list my reminders pls", "cancel 12 please": the courtesy is no part of the command.
+_POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|thx|ty)[\s!.]*$")
 # What is left of a message that says no task: a question word, a filler, a yes or no.
 NO_TASK = frozenset(
     {"how", "what", "why", "when", "where", "who", "which", "so", "and", "then", "ok", "okay"}
@@ -284,7 +286,7 @@ def reads_command(text: str) -> bool:
     wrong numbers, made new jobs for such requests, reminded "now" of "my timezone is
     Europe/Paris" and answered "what do I have coming up?" with a new job."""
     t = _clean(text)
-    low = t.lower().rstrip(" .!?")
+    low = _POLITE_END.sub("", t.lower().rstrip(" .!?"))
     zone = _zone_said(t)
     if zone is not None:
         return zone[1] is not None or _names_a_zone(zone[0])
@@ -393,7 +395,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     plainly what it could not read. `yes`: the person agreed to "tomorrow at HH:MM?".
     """
     t = _clean(text)
-    low = t.lower().rstrip(" .!?")
+    low = _POLITE_END.sub("", t.lower().rstrip(" .!?"))
     if not low or asks_for_help(t):
         return HELP
     if _LIST.fullmatch(low):

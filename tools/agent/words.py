@@ -879,7 +879,12 @@ _PHRASAL = (
 )
 
 
-_NO_SUCH_CLOCK = re.compile(r"(?<![\d:])(?:2[4-9]|[3-9]\d):[0-5]\d(?![\d:])")
+# "25:30", and an afternoon hour said with am/pm ("13pm", "17:30am"): no clock of a day.
+_NO_SUCH_CLOCK = re.compile(
+    r"(?<![\d:])(?:(?:2[4-9]|[3-9]\d):[0-5]\d(?![\d:])"
+    r"|(?:1[3-9]|2\d)(?::[0-5]\d)?\s*[ap]\.?m\b\.?)",
+    re.I,
+)
 
 
 def no_such_clock(text: str) -> str | None:
