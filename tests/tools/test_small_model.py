@@ -524,6 +524,18 @@ async def test_a_models_answer_stands_where_nothing_clear_was_left_undone(
     assert not r.job_ids and not r.offline and r.text == answer, r.text
 
 
+@pytest.mark.parametrize("text", ["pm", "PM.", "in the afternoon"])
+async def test_a_half_of_the_day_alone_makes_no_second_job(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    """The 1.5B made "remind me at 5:45 to leave for the train" a job, then made a second
+    one of the "pm" that followed (the thirteenth set). With no question of ours before
+    it, a half of the day alone names no time."""
+    made = call("schedule_reminder", reminder_time="17:45", message="leave for the train")
+    r = await ask(runtime, deps, text, made, TextPart("Done."))
+    assert not r.job_ids and "on its own" in r.text, r.text
+
+
 async def test_an_impossible_clock_asks_whatever_the_model_read(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:

@@ -234,6 +234,12 @@ _REMIND_OF = re.compile(
 )
 
 
+# A half of the day said alone: "pm", "a.m.", "in the afternoon".
+_HALF_ALONE = re.compile(
+    r"(?:in\s+the\s+)?(?:am|pm|a\.m\.?|p\.m\.?|morning|afternoon|evening|night)", re.I
+)
+
+
 class AskWhen(UserError):
     """A reminder was asked for without any time: the answer is a question."""
 
@@ -250,6 +256,13 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     words = deps.state.words
     if deps.fired or words is None:
         return
+    if _HALF_ALONE.fullmatch(words.text.strip(" .!?")):
+        # "pm" with no question of ours before it (the answer to one is read in code): the
+        # 1.5B made a second job of the reminder it had just made (the thirteenth set)
+        raise AskWhen(
+            f"“{words.text.strip()}” on its own names no time, so nothing new is scheduled. "
+            "To change a job's time, say e.g. `move 12 to 5:45pm`."
+        )
     # "remind me 2 hours before my flight": when the flight is, only the person knows (the
     # 1.5B wrote "in 2 hours", which less the lead is now: a reminder at once).
     # A change to a job ("move the pizza reminder an hour earlier") shifts its own time.
