@@ -422,6 +422,12 @@ async def test_asking_what_is_left_lists_the_todos(
         ("pause the pizza reminder for the time being", "paused"),
         ("stop the pizza until further notice", "paused"),
         ("take the pizza reminder off hold", "active"),
+        # by its time of day: not a new reminder "cancel my reminder" at 19:00 (the twelfth
+        # set's first run)
+        ("cancel my 7pm reminder", "cancelled"),
+        ("cancel my 7 pm reminder", "cancelled"),
+        ("delete the 7:00 one", "cancelled"),
+        ("pause the 7pm pizza reminder", "paused"),
     ],
 )
 async def test_phrasal_changes_to_a_job_by_its_words(
@@ -795,26 +801,6 @@ async def test_a_time_in_what_is_told_is_no_second_time(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.next_run_at == local(23, 17) and told in job.command, job.command
-
-
-@pytest.mark.parametrize(
-    ("text", "status"),
-    [
-        ("cancel my 7pm reminder", "cancelled"),
-        ("cancel my 7 pm reminder", "cancelled"),
-        ("delete the 7:00 one", "cancelled"),
-        ("pause the 7pm pizza reminder", "paused"),
-    ],
-)
-async def test_a_job_named_by_its_time_of_day(
-    runtime: AgentKit, deps: HomarDeps, text: str, status: str
-) -> None:
-    """Not a new reminder "cancel my reminder" at 19:00 (the twelfth set's first run)."""
-    pizza = await seeded(deps, "order the pizza", local(23, 19))
-    plants = await seeded(deps, "water the plants", local(24, 18))
-    r = await say(runtime, deps, text)
-    assert (await deps.engine.get(pizza)).status == status and not r.job_ids, r.text
-    assert (await deps.engine.get(plants)).status == "active"
 
 
 async def test_two_jobs_at_the_time_named_ask_which(runtime: AgentKit, deps: HomarDeps) -> None:

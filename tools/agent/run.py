@@ -287,17 +287,28 @@ async def _answer(
             reply.model_requests += usage.requests - before
     if deps.state.lines or deps.state.tool_calls:
         return "", [], False
+    output, messages = await _run_offline(rt, prompt, deps, usage, offline_history, decisions)
+    reply.offline = True  # only once the offline model has actually answered
+    return output, messages, True
+
+
+async def _run_offline(
+    rt: AgentKit,
+    prompt: str | None,
+    deps: HomarDeps,
+    usage: RunUsage,
+    history: list[ModelMessage],
+    decisions: DeferredToolResults | None = None,
+) -> tuple[Output, list[ModelMessage]]:
+    """The offline model's run from a fresh state, its usage added to `usage` (a run of
+    its own: the model's usage must not starve it)."""
     deps.state.restart()
-    spare = RunUsage()  # the failed run's usage must not starve the fallback
+    spare = RunUsage()
     try:
-        output, messages = await _run(
-            rt, prompt, deps, offline_history, rt.offline, spare, decisions
-        )
+        return await _run(rt, prompt, deps, history, rt.offline, spare, decisions)
     finally:
         usage.requests += spare.requests
         usage.output_tokens += spare.output_tokens
-    reply.offline = True  # only once the offline model has actually answered
-    return output, messages, True
 
 
 async def run_agent(
@@ -398,14 +409,8 @@ async def _offline_instead(
 ) -> tuple[Output, list[ModelMessage]] | None:
     """The offline model's answer when it schedules something (a job, or a proposal
     waiting for approval); None, and nothing changed, when it does not."""
-    deps.state.restart()
-    spare = RunUsage()
-    try:
-        output, messages = await _run(rt, prompt, deps, [], rt.offline, spare, None)
-    finally:
-        usage.requests += spare.requests
-    made = deps.state.job_ids or isinstance(output, DeferredToolRequests)
-    if made:
+    output, messages = await _run_offline(rt, prompt, deps, usage, [])
+    if deps.state.job_ids or isinstance(output, DeferredToolRequests):
         return output, messages
     deps.state.restart()
     return None
