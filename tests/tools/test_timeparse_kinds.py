@@ -2045,6 +2045,27 @@ def test_in_the_season() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "zone", "want"),
+    [
+        # The equinox or solstice's own day where the phrase is read, not a fixed date.
+        ("summer 2012", "America/New_York", date(2012, 6, 20)),  # 23:09 UTC on the 20th
+        ("summer 2012", "Europe/Berlin", date(2012, 6, 21)),
+        ("spring 2024", "America/New_York", date(2024, 3, 19)),  # 03:06 UTC on the 20th
+        ("spring of 2024", "Asia/Tokyo", date(2024, 3, 20)),
+        ("winter 2027", "Europe/Berlin", date(2027, 12, 22)),  # 02:42 UTC on the 22nd
+        ("winter 2027", "America/Los_Angeles", date(2027, 12, 21)),
+        ("fall 2026", "Europe/London", date(2026, 9, 23)),  # 00:05 UTC on the 23rd
+        ("the fall of 2026", "America/Chicago", date(2026, 9, 22)),
+    ],
+)
+def test_a_season_begins_on_its_equinox_or_solstice_where_read(
+    text: str, zone: str, want: date
+) -> None:
+    got = parse_instant(text, now=NOW, tz=zone)
+    assert got is not None and got.astimezone(ZoneInfo(zone)).date() == want
+
+
+@pytest.mark.parametrize(
     ("message", "when", "rest"),
     [
         (

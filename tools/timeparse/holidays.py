@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 
 from . import hindu
 from .lunar import new_moons, sun_reaches
@@ -324,6 +324,14 @@ def _chinese_day(month: int, day: int) -> Callable[[int], date | None]:
 def _solar_term(longitude: float) -> Callable[[int], date | None]:
     """The day (in China) the Sun reaches a longitude: Qingming at 15°."""
     return lambda y: sun_reaches(longitude, datetime(y, 1, 1, tzinfo=UTC)).astimezone(_CHINA).date()
+
+
+def season_start(longitude: float, year: int, tz: tzinfo) -> date:
+    """The day, in `tz`, of the year's equinox or solstice at the Sun's `longitude` (0°
+    the March equinox … 270° the December solstice)."""
+    # A month before it (the March equinox is about day 79 of the year): the next one.
+    start = datetime(year, 1, 1, tzinfo=UTC) + timedelta(days=longitude / 0.9856 + 49)
+    return sun_reaches(longitude, start).astimezone(tz).date()
 
 
 def _days_after(d: date | None, days: int) -> date | None:

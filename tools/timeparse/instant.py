@@ -23,6 +23,7 @@ from .holidays import (
     holiday_on_or_after,
     holiday_rule,
     ides_day,
+    season_start,
 )
 from .lexicon import (
     MONTH_NAMES_LOWER,
@@ -622,8 +623,8 @@ def _rel_period(m: re.Match[str], f: Frame, c: Ctx) -> None:
     f.weak = False
 
 
-# Astronomical seasons (northern hemisphere), as calendars print them.
-_SEASONS = {"spring": (3, 20), "summer": (6, 21), "fall": (9, 23), "autumn": (9, 23)}
+# Seasons (northern hemisphere) begin at an equinox or solstice: the Sun's longitude.
+_SEASONS = {"spring": 0.0, "summer": 90.0, "fall": 180.0, "autumn": 180.0, "winter": 270.0}
 
 
 @piece(
@@ -633,13 +634,17 @@ _SEASONS = {"spring": (3, 20), "summer": (6, 21), "fall": (9, 23), "autumn": (9,
     r"(?:\s+(?:of\s+)?(?P<y>\d{4}))?"
 )
 def _season(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    """ "this summer", "in the fall", "next winter", "spring 2027": the season's first day."""
+    """ "this summer", "in the fall", "next winter", "spring 2027": the season's first day,
+    the day of its equinox or solstice where the phrase is read (the 2012 summer solstice,
+    23:09 UTC on 20 June, is the 20th in New York and the 21st in Berlin)."""
     if not (m["mod"] or m["y"]):
         raise Conflict("season")  # a bare "fall" or "spring" is too often another word
-    mo, d = _SEASONS.get(m["s"], (12, 21))
+    longitude = _SEASONS[m["s"]]
 
     def start(year: int) -> date:
-        return date(year, mo, d)
+        if not 1 <= year < 9999:
+            raise Conflict("season year")
+        return season_start(longitude, year, c.tz)
 
     if m["y"]:
         day = start(int(m["y"]))
