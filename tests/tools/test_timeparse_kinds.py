@@ -2045,6 +2045,35 @@ def test_in_the_season() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "the next 4 sundays at 11",
+            [dt(2026, 11, 29, 11), *(dt(2026, 12, d, 11) for d in (6, 13, 20))],
+        ),
+        (
+            "on the next three fridays at 5pm",
+            [dt(2026, 11, 27, 17), dt(2026, 12, 4, 17), dt(2026, 12, 11, 17)],
+        ),
+        ("for the coming 2 mornings at 7", [dt(2026, 11, 24, 7), dt(2026, 11, 25, 7)]),
+        ("the next 2 days", [dt(2026, 11, 24), dt(2026, 11, 25)]),
+        # beside a rhythm it ends the rhythm
+        (
+            "every day at 8 for the next 3 days",
+            [dt(2026, 11, 24, 8), dt(2026, 11, 25, 8), dt(2026, 11, 26, 8)],
+        ),
+    ],
+)
+def test_the_next_n_days_of_a_kind_repeat_that_many_times(text: str, want: list[datetime]) -> None:
+    assert runs(text, 10) == want
+
+
+@pytest.mark.parametrize("text", ["in the next 2 days", "within the next 3 days"])
+def test_a_time_within_the_next_days_is_no_rhythm(text: str) -> None:
+    assert parse_recurrence(text, now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize(
     ("text", "zone", "want"),
     [
         # The equinox or solstice's own day where the phrase is read, not a fixed date.

@@ -40,7 +40,9 @@ _KEYWORD = re.compile(
     r"weekdays|weekends|week-?nights|workdays|(?:working|business|school) days|school nights|"
     r"twice|thrice|once a|per (?:day|week|month|year)|times a (?:day|week)|semi-?annually|"
     r"half-?yearly|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days|"
+    r"(?<!in\sthe\s)(?<!within\sthe\s)(?<!in\s)(?<!within\s)"
+    r"(?:next|coming|following|upcoming)\s+\w+\s+(?:days|mornings|evenings|nights))\b"
 )
 POD_HOURS = {
     "morning": 9,
@@ -1273,6 +1275,25 @@ _OCCASION = re.compile(
 _REQUEST_LEAD = re.compile(r"^(?:run|repeat|remind me)\s+")
 
 
+def _each_of_next(m: re.Match[str]) -> str:
+    """ "the next 4 sundays" → "every sunday 4 times"; "in the next 2 days" is one time
+    somewhere in them, no rhythm, and beside a rhythm said ("every day for the next 5
+    days") it is the rhythm's end."""
+    if re.search(r"\b(?:in|within|by|after|before)\s*$", m.string[: m.start()]):
+        return m.group(0)
+    if _KEYWORD.search(m.string[: m.start()] + " " + m.string[m.end() :]):
+        return m.group(0)  # "for the next 5 days every day at 8": an end to a rhythm said
+    return f"every {m['d'][:-1]} {m['n']} times"
+
+
+# "on the next 4 sundays", "for the coming 3 mornings": that rhythm, so many times.
+_NEXT_N = re.compile(
+    r"\b(?:on\s+|for\s+|over\s+|during\s+)?(?:each\s+of\s+|all\s+|every\s+one\s+of\s+)?"
+    r"(?:the\s+)?(?:next|coming|following|upcoming)\s+(?P<n>\d{1,2})\s+"
+    r"(?P<d>(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|day|weekday|morning|evening|night)s)\b"
+)
+
+
 def occasion_of(text: str) -> tuple[int, int] | None:
     """Where the occasion words ("Ana's birthday") of a yearly occasion phrase are, as
     (first word, number of words) of `text` ("remind me ana's birthday is on march 3rd" →
@@ -1304,6 +1325,7 @@ _WEEKDAY_SLASH = re.compile(r"\b(" + WEEKDAY_RE + r")\s*/\s*(?=" + WEEKDAY_RE + 
 def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = re.sub(r"[.!?]+$", "", s).strip()
     s = _REQUEST_LEAD.sub("", s)
+    s = _NEXT_N.sub(_each_of_next, s)
     if "/" in s:
         s = _WEEKDAY_SLASH.sub(r"\1 and ", s)  # "tue/thu": "tue and thu"
     if not _KEYWORD.search(s):
