@@ -410,6 +410,21 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
             "schedule_reminder", reminder_time="now", message="nice, thanks a lot"
         ),
         "thank you so much!": call("schedule_reminder", reminder_time="now", message="thanks"),
+        # the 1.5B (the fourteenth prompt set): a reminder of news told after a laugh, at the
+        # reference time with a follow-up; a daily job proposed for a question about the bot
+        "haha my cat just knocked the tree over again 🎄": call(
+            "schedule_reminder",
+            reminder_time="Mon 23 Nov 2026 10:30:20 Europe/Berlin",
+            message="Your cat knocked the tree over again",
+            follow_up=True,
+            minutes_before=5,
+        ),
+        "do you store my messages anywhere?": call(
+            "schedule_action",
+            description="Reminder: do you store my messages anywhere?",
+            type="recurring",
+            schedule="0 10 * * *",
+        ),
     }
     await _no_job(runtime, deps, made_up, "not sure what you'd like")
     asked = {  # a thing to do, with no time: the 0.5B made "can you …?" a reminder tonight

@@ -136,8 +136,12 @@ _ZONE_SET = re.compile(
 )
 # Where the person lives now, said in passing: a zone only when the place names one.
 _ASKS_ZONE = (
-    r"\s*[,.;]?\s+(?:so\s+)?(?:please\s+|pls\s+)?(?:use|set|switch(?:\s+to)?|change(?:\s+to)?"
-    r"|update)(?:\s+(?:that|its|my|the|that\s+city'?s?))?\s+(?:time\s*zone|tz|zone|time)"
+    r"\s*[,.;]?\s+(?:so\s+|and\s+)?(?:please\s+|pls\s+)?(?:(?:use|set|switch(?:\s+to)?"
+    r"|change(?:\s+to)?|update)(?:\s+(?:that|its|my|the|that\s+city'?s?))?\s+(?:time\s*zone|tz|zone"
+    r"|time)"
+    # "put my reminders on Madrid time", "switch me to that time zone"
+    r"|(?:put|switch|move|set)\s+(?:me|my\s+(?:reminders|jobs|schedule|stuff|things))\s+"
+    r"(?:on|to)\s+[\w' ]{1,30}?\s*time(?:\s*zone)?)"
     r"(?:\s+(?:please|now|from\s+now\s+on))?"
 )
 _STAY = (
@@ -147,8 +151,9 @@ _STAY = (
 )
 _LIVES_IN = re.compile(
     r"^(?:i\s+(?:now\s+)?live|i'?m\s+(?:now\s+)?(?:living|based|staying)"
-    r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)|(?:i|we)(?:'ve|\s+have|\s+just)?\s+moved)"
-    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:{_ASKS_ZONE})?"
+    r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)"
+    r"|(?:i|we)(?:'ve|\s+have|\s+just)?\s+(?:moved|relocated))"
+    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:{_STAY})?(?:{_ASKS_ZONE})?"
     # A stay ("I'm in Toronto this month", "I'm in Tokyo for two weeks"), or "I'm in
     # Chicago now, switch my timezone": a visit, so only with the zone asked for
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<stay>.+?){_STAY}(?:{_ASKS_ZONE})?"
@@ -192,7 +197,8 @@ def stated_zone(text: str) -> str | None:
 
 _TODO_ADD = re.compile(
     r"^(?:add|put|create)\s+(?:an?\s+)?(?:task|to[- ]?do|to[- ]?do item)\s*[:,-]?\s*(?P<a>.+)$"
-    r"|^(?:add|put)\s+(?P<b>.+?)\s+(?:to|on(?:to)?)\s+(?:my|the|our)\s+"
+    r"|^(?:add|put|pop|stick|throw|(?:jot|note|write|put)(?:\s+down)?)\s+(?P<b>.+?)\s+"
+    r"(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+"
     r"(?:to[- ]?dos?|tasks?)(?:\s+list)?$",
     re.I,
 )
@@ -238,9 +244,23 @@ _LIST = re.compile(
     + _WHEN_ASKED
     # "when is my pizza reminder?", "when does the standup job run?"
     + r"|^when(?:'s| is| will| does| do)? (?:my|the) [\w' -]{1,40}? "
-    r"(?:reminders?|jobs?|pings?|alarms?)(?: (?:go off|fire|run|due|set for|scheduled for))?",
+    r"(?:reminders?|jobs?|pings?|alarms?)(?: (?:go off|fire|run|due|set for|scheduled for))?"
+    # "give me the rundown", "a quick overview of my reminders"
+    r"|^(?:(?:give|send|show)\s+me\s+)?(?:a|the)\s+(?:quick\s+|short\s+)?"
+    r"(?:rundown|run-down|overview|summary|recap)"
+    r"(?: of (?:my|all my|all|the|everything)(?: (?:jobs|reminders|schedules?|scheduled stuff))?)?"
+    + _WHEN_ASKED,
     re.I,
 )
+# One sentence or more, each asking for the list: "anything pending? give me the rundown".
+_SENTENCES = re.compile(r"\s*[?!.;]+\s*")
+
+
+def _asks(pattern: re.Pattern[str], low: str) -> bool:
+    parts = [p for p in _SENTENCES.split(low) if p and not _POLITE_END.fullmatch(" " + p)]
+    return bool(parts) and all(pattern.fullmatch(p) for p in parts)
+
+
 ASK_WHAT = "What should I remind you about?"
 # "list my reminders pls", "cancel 12 please": the courtesy is no part of the command.
 _POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|thx|ty)[\s!.]*$")
@@ -290,7 +310,7 @@ def reads_command(text: str) -> bool:
     zone = _zone_said(t)
     if zone is not None:
         return zone[1] is not None or _names_a_zone(zone[0])
-    if _LIST.fullmatch(low) or _TODO_LIST.fullmatch(low):
+    if _asks(_LIST, low) or _asks(_TODO_LIST, low):
         return True
     return isinstance(_manage(low), tuple)
 
@@ -298,8 +318,8 @@ def reads_command(text: str) -> bool:
 _LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” · (\w+)$")
 
 
-_LATER_VERBS = re.compile(r"^(?:snooze|postpone|delay|push|bump)\b")
-_DIRECTION = re.compile(r"\b(?:back|later|by|earlier|forward|ahead)\b")
+_LATER_VERBS = re.compile(r"^(?:(?:hit|press)\s+)?(?:snooze|postpone|delay|push|bump)\b")
+_DIRECTION = re.compile(r"\b(?:back|later|by|earlier|forward|ahead|more|extra)\b")
 
 
 def _shifted(low: str, after: str, at: str) -> str | None:
@@ -317,7 +337,7 @@ def _shifted(low: str, after: str, at: str) -> str | None:
         return "ask"
     if "earlier" in direction:
         span = -span
-    elif not direction & {"back", "later", "by"} and not _LATER_VERBS.match(verb):
+    elif not direction & {"back", "later", "by", "more", "extra"} and not _LATER_VERBS.match(verb):
         return None
     return (datetime.fromisoformat(at) + span).isoformat()
 
@@ -398,9 +418,9 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     low = _POLITE_END.sub("", t.lower().rstrip(" .!?"))
     if not low or asks_for_help(t):
         return HELP
-    if _LIST.fullmatch(low):
+    if _asks(_LIST, low):
         return "list_scheduled_actions", {}
-    if _TODO_LIST.fullmatch(low):
+    if _asks(_TODO_LIST, low):
         return "list_tasks", {}
     todo_add = _TODO_ADD.fullmatch(t.rstrip(" .!"))
     if todo_add:
@@ -412,9 +432,12 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     managed = _manage(low)
     if managed is not None:
         return managed
-    remind = bool(REMIND.search(t))
+    remind = bool(REMIND.search(QUOTED.sub(" ", t)))  # not a word of a message to post
     if remind and re.search(
-        rf"(?:^|\s){NOT_NOW}(?:right\s+)?now[\s.!]*$|^(?:\S+\s+){{0,3}}{NOT_NOW}(?:right\s+)?now\b",
+        # "remind me now to …", "ping me right now", "now remind me …"; not "I'm in Tokyo
+        # right now, remind me at 9pm …" (where the person is now)
+        rf"(?:^|\s){NOT_NOW}(?:right\s+)?now[\s.!]*$"
+        rf"|^(?:(?:\S+\s+){{0,2}}(?:me|us)\s+)?{NOT_NOW}(?:right\s+)?now\b",
         t,
         re.I,
     ):

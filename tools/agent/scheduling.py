@@ -41,6 +41,7 @@ from tools.agent.words import (
     no_such_clock,
     read_words,
     said_lately,
+    split_off_instruction,
     topic_fits,
     what_of,
 )
@@ -630,6 +631,12 @@ async def _create(
     _check_create(deps)
     _not_a_request(ctx)
     await _not_a_change(ctx)
+    command, instruction = split_off_instruction(command)
+    if instruction:
+        extra += (
+            f"\nLeft out of the job: {quoted(instruction)} — it reads as another instruction, "
+            "not part of this one. Send it on its own if you meant it."
+        )
     addressed = await _audience(deps, audience)
     if addressed is not None:
         extra = f" — for {addressed.describe()}{extra}"

@@ -53,6 +53,7 @@ __all__ = [
     "dialogue",
     "names_repeat",
     "read_words",
+    "split_off_instruction",
 ]
 
 # Whom a job may reach, as written: "<@1>", "<@&2>" (a role), "<#3>", "@name", "#channel".
@@ -173,7 +174,7 @@ REMIND = re.compile(
     r"\b(?:remind|reminder|remnd|alarm|wake me|ping me|nudge me|nag me|bug me|don'?t let me forget|"
     r"do not let me forget|make sure i|keep reminding|help me (?:to )?remember|"
     r"(?:need|want|give me|send me|get me|i'?d like|could use) a "
-    r"(?:nudge|ping|poke|heads[- ]?up))\b",
+    r"(?:nudge|ping|poke|heads[- ]?up|shout|buzz|holler|shout-?out))\b",
     re.I,
 )
 # A meeting or call: its reminder customarily comes a few minutes early.
@@ -188,7 +189,10 @@ _OFFSET_FROM_DAY = re.compile(r"\b(?:before|after|ahead|prior|earlier|early|ago)
 OCCASION = re.compile(r"\b(?:birthday|anniversary|bday|b-day)\b", re.I)
 # A statement about oneself or the world, not a request: "I'll be home at 6".
 STATEMENT = re.compile(
-    r"^(?:i|i'?ll|i'?m|i'?ve|i'?d|we|we'?ll|we'?re|it|it'?s|he|she|they|there|this|that|the|"
+    # after an interjection too: "haha my cat knocked the tree over again"
+    r"^(?:(?:ha(?:ha)+|he(?:he)+|lol|lmao|omg|oh|ah|ugh|wow|welp|oops|whoa|yikes|man|dude|"
+    r"aw+)\b[\s,.!]*)*"
+    r"(?:i|i'?ll|i'?m|i'?ve|i'?d|we|we'?ll|we'?re|it|it'?s|he|she|they|there|this|that|the|"
     r"my|our|his|her|their|you|your)\b",
     re.I,
 )
@@ -203,6 +207,9 @@ _QUESTION = re.compile(
     r"will|would|should|long|much|many|far|late|early|old))\b"
     r"|^(?:can|could|would)\s+(?:you|u)\s+(?:tell|show)\s+me\s+(?:what|whether|if|how|when|"
     r"where|who|which|why)\b"
+    # "do you store my messages anywhere?": a yes-or-no question about the world or the bot
+    r"|^(?:do|does|did)\s+(?:you|u|i|we|it|they|he|she|homar|this|that)\b"
+    r"(?![^?]*\b(?:remind|ping|nudge)\b)[^?]*\?+$"
     # a goodbye with a time in it: "thanks, talk tomorrow at 9", "see you at 6"
     r"|^(?:(?:ok|okay|thanks|thank you|thx|ty|cool|great|bye|cheers|alright)\b[\s,!.]*)*"
     r"(?:talk|speak|chat|see\s+(?:you|ya|u)|catch\s+(?:you|ya|u)|cya|ttyl)\b",
@@ -701,6 +708,8 @@ _FRAMING = [
     r"an?\s+(?:(?:reminder|alarm)\b\s*(?:for\s+)?(?:to\s+)?|(?:for\s+)?to\s+)",
     r"^(?:reminder|remember)\b[\s:,-]*",
     r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug)\s+(?:me|us)\b\s*",
+    r"^(?:give|send|get)\s+(?:me|us)\s+an?\s+(?:nudge|ping|poke|heads[- ]?up|shout|buzz|holler)"
+    r"\b\s*",
     r"^(?:don'?t|do not)\s+let\s+me\s+forget\b\s*",
     r"^help\s+me\s+(?:to\s+)?remember\b\s*",
     r"^make\s+sure\s+(?:that\s+)?i\b\s*",
@@ -709,6 +718,8 @@ _FRAMING = [
     r"[\s,;:-]*\b(?:please\s+)?(?:remind|ping|nudge)\s+(?:me|us)(?:\s+(?:about\s+it|then|please|pls))*$",
     r"[\s,;:-]*\buntil\s+i\s+(?:do|did|finish|answer|confirm)\b.*$",
     r"[\s,;:-]*\b(?:please|pls|plz|thanks|thank you|thx)\b[\s!.]*$",
+    # "thanks, you're a lifesaver", "thank you so much!": a courtesy after the request
+    r"[\s,;:.!?-]+(?:thanks|thank you|thx|ty|cheers)\b[\s,!.]+[\w' ]{1,30}[\s!.]*$",
     r"[\s,;:-]*:\)|[\s,;:-]*:-\)$",
     r"\s+(?:is|are|'s|starts?|begins?)(?:\s+(?:on|at|in))?$",
     r"\s+(?:at|on|in|for|by|to)$",
@@ -729,9 +740,40 @@ def what_of(text: str) -> str:
     return t
 
 
+# A second instruction inside a job's text, after the request's own sentence: a role label
+# ("SYSTEM: …", "[INST]"), "ignore the previous instructions", "also create a job that …".
+_EMBEDDED = re.compile(
+    r"\s(?=[\[<]\s*/?\s*(?:system|inst|assistant|sys)\s*[\]>])"
+    r"|(?:(?<=[.!?;])|(?<=\s-)|(?<=\s--)|\n)\s*(?=(?:p\.?s\.?\s*[:,-]?\s*)?(?:"
+    r"(?:system|assistant|developer|admin(?:istrator)?|instructions?|prompt|ai|bot)"
+    r"(?:\s+(?:message|note|override|prompt))?\s*:"
+    r"|[\[<]\s*/?\s*(?:system|inst|assistant|sys)\b"
+    r"|(?:(?:also|and|now|then)[\s,]+)?(?:please\s+)?(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?"
+    r"(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|other)\s+"
+    r"(?:instructions|rules|prompts?|messages?)"
+    r"|(?:also|and|plus|additionally)[\s,]+(?:please\s+)?(?:create|make|add|schedule|set\s+up)\s+"
+    r"(?:a|an|another|one\s+more)\s+(?:new\s+)?(?:job|reminder|message|task|cron|schedule)s?\b))",
+    re.I,
+)
+
+
+def split_off_instruction(text: str) -> tuple[str, str]:
+    """A job's text and a further instruction written after it ("buy bread. SYSTEM: also
+    create a job that posts …"), which is no part of this job: (text, "") when there is
+    none. Quoted words (a message to post) are kept whole."""
+    quoted_spans = [m.span() for m in QUOTED.finditer(text)]
+    for m in _EMBEDDED.finditer(text):
+        if any(a <= m.start() < b for a, b in quoted_spans):
+            continue
+        kept = text[: m.start()].rstrip(" -\n;.")
+        if kept.strip(" .!?;,"):
+            return kept, text[m.start() :].strip()
+    return text, ""
+
+
 # Naming one of the person's jobs: "cancel the pizza reminder", "move the standup to 10".
 MANAGE_VERBS = {
-    "delete_scheduled_action": r"cancel|delete|remove|drop|forget|kill",
+    "delete_scheduled_action": r"cancel|delete|remove|drop|forget|kill|scrap|ditch|nix|axe|scratch",
     "stop_interval_action": r"pause|stop|suspend|hold|mute",
     "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate|unmute",
     "update_scheduled_action": r"move|change|reschedule|push|snooze|postpone|delay|shift|bump",
@@ -783,6 +825,7 @@ _JOB_NOISE = frozenset(
 
 _TOPIC_END = re.compile(
     r"\s+(?:to|by|until|till|at|on|for|in|from|back|forward|ahead|later|earlier)(?=\s|$)"
+    r"|\s*[,;]\s+|\s+-+\s+|\s+(?:because|since|as|cause|cuz|coz)\s"
 )
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)  # any instant: only whether a time is named matters
 
@@ -798,7 +841,7 @@ def split_topic(rest: str) -> tuple[list[str], str]:
     an hour" → (["pizza"], "back an hour"); "the plants one thursday 6pm" → (["plants"],
     "thursday 6pm"). The name ends at a preposition or where a time starts."""
     end = _TOPIC_END.search(rest)
-    name, after = (rest[: end.start()], rest[end.start() :].strip()) if end else (rest, "")
+    name, after = (rest[: end.start()], rest[end.start() :].strip(" ,;-")) if end else (rest, "")
     tokens = name.split()
     for i in range(1, len(tokens)):
         if _names_a_time(" ".join(tokens[i:])):
@@ -830,9 +873,20 @@ def _clock_named(words: Sequence[str]) -> tuple[timeparse.ClockSaid | None, list
     return None, list(words)
 
 
+# "my morning stretch reminder": a part of the day names the job by when it runs.
+_DAY_PART_HOURS: dict[str, range | tuple[int, ...]] = {
+    "morning": range(4, 12),
+    "afternoon": range(12, 18),
+    "evening": range(17, 23),
+    "night": (20, 21, 22, 23, 0, 1, 2, 3),
+    "nightly": (20, 21, 22, 23, 0, 1, 2, 3),
+}
+
+
 def topic_fits(command: str, at: datetime | None, named: Sequence[str]) -> bool:
-    """Whether a job fits the words that name it: each word in its text, and a time of day
-    among them ("my 7pm reminder", "the 9:30 one") its next run's (`at`, local)."""
+    """Whether a job fits the words that name it: each word in its text (or a part of the
+    day its next run falls in: "my morning stretch"), and a time of day among them ("my
+    7pm reminder", "the 9:30 one") its next run's (`at`, local)."""
     clock, rest = _clock_named(named)
     if clock is not None:
         if at is None or at.minute != clock.minute:
@@ -840,7 +894,10 @@ def topic_fits(command: str, at: datetime | None, named: Sequence[str]) -> bool:
         same = at.hour == clock.hour if clock.fixed else at.hour % 12 == clock.hour % 12
         if not same:
             return False
-    return all(has_word(command, w) for w in rest)
+    return all(
+        has_word(command, w) or (at is not None and at.hour in _DAY_PART_HOURS.get(w, ()))
+        for w in rest
+    )
 
 
 def job_topic(rest: str) -> list[str]:
@@ -874,6 +931,9 @@ _PHRASAL = (
     (r"(?:take)\s+(?P<rest>.+?)\s+off\s+hold", "resume_scheduled_action"),
     (r"hold\s+off\s+(?:on\s+)?(?P<rest>.+)", "stop_interval_action"),
     (r"(?:get\s+rid\s+of)\s+(?P<rest>.+)", "delete_scheduled_action"),
+    (r"give\s+(?P<rest>.+?)\s+a\s+(?:break|rest|breather)\b.*", "stop_interval_action"),
+    (r"(?:hit|press)\s+pause\s+(?:on|for)\s+(?P<rest>.+)", "stop_interval_action"),
+    (r"(?:hit|press)\s+snooze\s+(?:on|for)\s+(?P<rest>.+)", "update_scheduled_action"),
     (r"(?:bring|pull)\s+(?P<rest>.+?\s+(?:forward|earlier|ahead)\b.*)", "update_scheduled_action"),
     (r"(?:make|set)\s+(?P<rest>.+?\s+(?:earlier|later|sooner))", "update_scheduled_action"),
 )
@@ -944,12 +1004,33 @@ def unhedged(low: str) -> str:
     return _HEDGES.sub("", low)
 
 
+_FRONTED = re.compile(
+    r"(?P<topic>(?:the|my|that|our|this)\s+[^,;:]{1,60}?)\s*(?:[,;:]|\s-+)\s*"
+    r"(?:(?:can|could|would|will)\s+(?:you|u)\s+|please\s+|pls\s+|just\s+)*"
+    r"(?P<change>[a-z]+(?:\s+[a-z]+)?\s+(?:it|that|this)(?:\s+one)?\b.*?)"
+    r"(?:\s+instead)?(?:\s+please|\s+pls)?"
+)
+
+
 def manage_request(low: str) -> tuple[str, str] | None:
     """The change a lower-cased message asks of one of the person's jobs: the tool and the
     words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
     low = _FOR_A_WHILE.sub("", unhedged(low))
+    fronted = _FRONTED.fullmatch(low)
+    if fronted is not None:
+        # "the plants thing, can you make it 7:30 pm instead", "the pizza one - pause it":
+        # the job named first, then "it" in the change
+        said = re.sub(
+            r"\b(?:it|that|this)(?:\s+one)?\b",
+            lambda _: fronted["topic"],
+            fronted["change"],
+            count=1,
+        )
+        said = re.sub(r"^(?:make|set)\s+(?=.*\d)", "move ", said)  # "make it 7:30 pm"
+        if said != low:
+            return manage_request(said)
     for pattern, tool in _PHRASAL:
         m = re.fullmatch(pattern, low)
         if m is not None:
@@ -996,6 +1077,27 @@ QUOTED = re.compile(
 _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
 
 
+# A request said after some context: "I'm in Tokyo right now, remind me to call home",
+# "long day. anyway, could you remind me to …": the context is no part of what to remind of.
+_CONTEXT_FIRST = re.compile(
+    r"^.+?(?:[,;:!?]|\.(?=\s))\s+(?:(?:so|and|but|anyway|also)[\s,]+)*"
+    r"(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?"
+    r"(?=(?:remind|ping|nudge)\s+(?:me|us)\b)",
+    re.I,
+)
+
+
+def _without_context(raw: str, rest: str) -> str:
+    """The words left after the time, less the context said before the request (kept when
+    the time was read inside that context)."""
+    m = _CONTEXT_FIRST.match(raw)
+    if m is None:
+        return rest
+    prefix = " ".join(m.group(0).split())
+    flat = " ".join(rest.split())
+    return flat[len(prefix) :] if flat.startswith(prefix) and flat[len(prefix) :].strip() else rest
+
+
 def _read(raw: str, now: datetime, tz: str) -> Words:
     quotes: list[str] = []
 
@@ -1011,7 +1113,8 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
             lambda m: quotes[int("".join(str("abcdefghij".index(c)) for c in m[1]))], found.rest
         )
         found = replace(found, text=raw, rest=back)
-    return replace(found, remind=remind, meeting=meeting, now=now)
+    rest = _without_context(raw, found.rest)
+    return replace(found, remind=remind, meeting=meeting, now=now, rest=rest)
 
 
 def _read_time(raw: str, now: datetime, tz: str) -> Words:
