@@ -1084,3 +1084,19 @@ async def test_the_next_few_weekdays_are_a_repeat_that_ends(
         *(local(d, 11, month=12) for d in (6, 13, 20)),
     ]
     assert "care home" in job.command
+
+
+async def test_every_year_on_a_birthday_is_the_birthdays_day_or_asked(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """ "every year" alone is 1 January; "every year on his birthday" is not: the day is the
+    birthday's, said beside it or asked for."""
+    text = "remind me every year on Emil's birthday, january 19"
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    assert schedule_of(job).next_runs(NOW, 2) == [
+        local(19, 9, month=1, year=2027),
+        local(19, 9, month=1, year=2028),
+    ]
+    assert "Emil's birthday" in job.command
+    r = await say(runtime, deps, "remind me every year on his birthday")
+    assert not r.job_ids and r.approval is None and "When" in r.text, r.text

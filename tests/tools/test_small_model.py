@@ -459,6 +459,28 @@ async def test_two_times_or_a_dangling_every_ask_whatever_the_model_made(
         assert not r.job_ids and r.approval is None, (text, r.text)
 
 
+async def test_two_times_said_and_the_models_is_neither_asks(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B (the fourteenth prompt set) made a reminder at 14:55 of "my sister lands on
+    saturday at 3pm …, remind me at 2 that day to leave": two times said, neither its own."""
+    text = (
+        "my sister lands on saturday at 3pm and I'll pick her up, so could you remind me at 2 "
+        "that day to leave the house?"
+    )
+    made = call(
+        "schedule_reminder",
+        reminder_time="2026-11-28T15:00:00",
+        message="leave the house",
+        minutes_before=5,
+    )
+    r = await ask(runtime, deps, text, made, TextPart("Done."))
+    assert not r.job_ids and r.approval is None and "more than one time" in r.text, r.text
+    said = call("schedule_reminder", reminder_time="2026-11-28T14:00:00", message="leave")
+    r = await ask(runtime, deps, text, said, TextPart("Done."))
+    assert len(r.job_ids) == 1, r.text  # one of the times said is the model's to pick
+
+
 @pytest.mark.parametrize(
     ("text", "made"),
     [

@@ -2068,6 +2068,28 @@ def test_the_next_n_days_of_a_kind_repeat_that_many_times(text: str, want: list[
     assert runs(text, 10) == want
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("every year on Emil's birthday, january 19", dt(2027, 1, 19)),
+        ("remind me every year on march 3 on Ana's birthday", dt(2027, 3, 3)),
+        ("annually on our anniversary, june 3rd", dt(2027, 6, 3)),
+    ],
+)
+def test_a_yearly_occasion_is_on_the_day_said_beside_it(text: str, want: datetime) -> None:
+    got = split_when(text, now=NOW, tz=TZ)
+    assert got is not None and isinstance(got.schedule, Recurrence)
+    assert runs_of(got.schedule, 1) == [want]
+
+
+@pytest.mark.parametrize(
+    "text", ["remind me every year on his birthday", "yearly on our anniversary call mum"]
+)
+def test_a_yearly_occasion_without_its_day_is_no_first_of_january(text: str) -> None:
+    got = split_when(text, now=NOW, tz=TZ)
+    assert got is None or not isinstance(got.schedule, Recurrence)
+
+
 @pytest.mark.parametrize("text", ["in the next 2 days", "within the next 3 days"])
 def test_a_time_within_the_next_days_is_no_rhythm(text: str) -> None:
     assert parse_recurrence(text, now=NOW, tz=TZ) is None

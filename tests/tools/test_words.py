@@ -143,11 +143,16 @@ async def test_recurrence_from_the_words_through_approval(
 
 
 async def test_two_times_in_the_words_correct_nothing(runtime: AgentKit, deps: HomarDeps) -> None:
+    """Two times said: the words correct nothing (the model's pick of them stands), and a
+    time that is neither of them is asked about (the fourteenth prompt set)."""
     said = "remind me to call mom at 5pm, no wait, 6pm"
     assert read_words(said, FIXED_NOW, "Europe/Berlin").ambiguous
-    call = ToolCallPart("schedule_reminder", {"reminder_time": "7pm", "message": "x"})
+    call = ToolCallPart("schedule_reminder", {"reminder_time": "6pm", "message": "x"})
     r = await ask(runtime, deps, said, call)
-    assert await next_run(deps, r) == local(23, 19)
+    assert await next_run(deps, r) == local(23, 18)
+    call = ToolCallPart("schedule_reminder", {"reminder_time": "7pm", "message": "y"})
+    r = await ask(runtime, deps, said, call)
+    assert not r.job_ids and "more than one time" in r.text, r.text
 
 
 async def test_past_bare_time_still_asks(runtime: AgentKit, deps: HomarDeps) -> None:

@@ -261,6 +261,11 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
     return bool(parts) and all(pattern.fullmatch(p) for p in parts)
 
 
+_WHOSE_OCCASION = re.compile(
+    r"(?:\b(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?)\s+)?(?:wedding\s+|work\s+)?"
+    r"\b(?:birthday|bday|b-day|anniversary)\b",
+    re.I,
+)
 ASK_WHAT = "What should I remind you about?"
 # "list my reminders pls", "cancel 12 please": the courtesy is no part of the command.
 _POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|thx|ty)[\s!.]*$")
@@ -451,6 +456,10 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     when = words.recurrence or words.instant
     occasion = bool(OCCASION.search(QUOTED.sub(" ", t)))
     event = words.event or occasion
+    if not what and occasion:
+        # "remind me every year on Emil's birthday, january 19": the occasion is the thing
+        named = _WHOSE_OCCASION.search(QUOTED.sub(" ", t))
+        what = named.group(0) if named else ""
     if when is None:
         if words.ambiguous:
             return TWO_TIMES

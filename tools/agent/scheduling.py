@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from pydantic_ai import ApprovalRequired, ModelRetry, RunContext
 from pydantic_ai.messages import ModelResponse, ToolCallPart
@@ -500,6 +501,58 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     return got
 
 
+def _neither_time_said(ctx: RunContext[HomarDeps], at: datetime) -> None:
+    """ "Mara lands on saturday at 3pm …, remind me at 2 that day": two times said, and a
+    new job at neither (the 1.5B made one at 14:55, the fourteenth prompt set) is asked
+    about; a lead said ("an hour before") makes a time of its own."""
+    words = ctx.deps.state.words
+    if ctx.deps.fired or words is None or not words.ambiguous or words.lead is not None:
+        return
+    local = at.astimezone(ZoneInfo(ctx.deps.zone))
+    if not _a_clock_said(words.text, local) and not _a_delay_said(
+        words.text, at - ctx.deps.reference_now()
+    ):
+        raise AskWhen(TWO_TIMES)
+
+
+# A clock as people write one: "at 2", "3pm", "14:30", "by 9.15".
+_CLOCK_SAID = re.compile(
+    r"(?:\b(?:at|by|around|about|until|till|from)\s+(\d{1,2})(?:[:.](\d{2}))?\b"
+    r"|\b(\d{1,2})(?:[:.](\d{2}))?\s*[ap]\.?m\b|\b(\d{1,2})[:.](\d{2})\b)",
+    re.I,
+)
+
+
+def _a_clock_said(text: str, at: datetime) -> bool:
+    """Whether `at` (local) is at one of the clocks written in `text`, either half of the
+    day: the model's time is then one the person said."""
+    for m in _CLOCK_SAID.finditer(QUOTED.sub(" ", text)):
+        g = m.groups()
+        k = next(k for k in (0, 2, 4) if g[k] is not None)
+        hour, minute = int(g[k]), int(g[k + 1] or 0)
+        if hour % 12 == at.hour % 12 and minute == at.minute:
+            return True
+    return False
+
+
+# A delay as people write one: "in 30 minutes", "after an hour and a half".
+_DELAY_SAID = re.compile(
+    r"\b(?:in|after)\s+((?:\d+(?:\.\d+)?|an?|half\s+an?|one|two|three|four|five|ten|fifteen|"
+    r"twenty|thirty|forty|fifty)\s*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?)"
+    r"(?:\s+and\s+a\s+half)?)\b",
+    re.I,
+)
+
+
+def _a_delay_said(text: str, delay: timedelta) -> bool:
+    """Whether `delay` (from now) is one written in `text`, to the minute."""
+    for m in _DELAY_SAID.finditer(QUOTED.sub(" ", text)):
+        said = timeparse.parse_duration(m.group(1))
+        if said is not None and abs(said - delay) < timedelta(minutes=1):
+            return True
+    return False
+
+
 def _same_clock(at: datetime, said: datetime) -> bool:
     """Whether `at` is at `said`'s time of day, where `said` is."""
     return at.astimezone(said.tzinfo).time() == said.time()
@@ -716,6 +769,7 @@ async def _once(
     now = ctx.deps.reference_now()
     if got.rolled is not None or got.at < now - NOW_SLACK:
         return _past_question(ctx, got.at, got.rolled)
+    _neither_time_said(ctx, got.at)
     at = max(got.at, now + timedelta(seconds=1))
     schedule = Schedule(Once(at), ctx.deps.zone)
     return await _create(
@@ -854,6 +908,7 @@ async def schedule_reminder(
     minutes_before = words.settle_lead(minutes_before)
     follow_up = words.settle_follow_up(follow_up)
     at = got.at - timedelta(minutes=max(0, minutes_before))
+    _neither_time_said(ctx, at)
     # "Now", or a lead time that leaves under a minute: remind at once. A reminder the
     # user timed themselves ("in 2 seconds") is still scheduled and fired normally.
     if not audience and (

@@ -1273,6 +1273,11 @@ _OCCASION = re.compile(
 
 
 _REQUEST_LEAD = re.compile(r"^(?:run|repeat|remind me)\s+")
+# "every year on his birthday", "annually on our anniversary": the day is the occasion's.
+_ON_OCCASION = re.compile(
+    r"\b(?:(?:every|each)\s+year|yearly|annually)(?P<on>\s+on\s+(?:my|our|his|her|their|your|"
+    r"[a-z][\w.-]{0,30}'s?)\s+(?:wedding\s+|work\s+)?(?:birthday|bday|b-day|anniversary))\b"
+)
 
 
 def _each_of_next(m: re.Match[str]) -> str:
@@ -1339,6 +1344,14 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     yearly = _occasion(s, c)
     if yearly is not None:
         s = yearly
+    m = _ON_OCCASION.search(s)
+    if m is not None:
+        # "every year on his birthday": the day is the occasion's; said beside it ("…,
+        # january 19") it is the rule's day, and not said it is no day at all (not 1 January)
+        s = (s[: m.start("on")] + " " + s[m.end() :]).strip(" ,")
+        f = read_frame(preprocess(s[m.start("on") :].strip(" ,")), c)
+        if f is None or f.month is None or f.day is None:
+            return None
     p = Pattern()
     except_text = ""
     m = _EXCEPT.search(s)

@@ -504,6 +504,13 @@ def _event_offset(bare: list[str], i: int) -> tuple[int, int, instant.Duration, 
     return None
 
 
+_NAMES_A_DAY = re.compile(r"\d|\b" + lexicon.MONTH_RE)
+_ON_OCCASION_AFTER = re.compile(
+    r"on\s+(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?)\s+(?:wedding\s+|work\s+)?"
+    r"(?:birthday|bday|b-day|anniversary)\b"
+)
+
+
 def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     """Split a message into its time (instant or recurrence) and the remaining words.
 
@@ -709,6 +716,15 @@ def _split_once(
                     sched = read_instant(span, _ctx(local_now, zone, work, frames, matches))
                 seen[span] = sched
             if sched is None:
+                continue
+            if (
+                not isinstance(sched, datetime)
+                and _ON_OCCASION_AFTER.match(" ".join(bare[j:]))
+                and not _NAMES_A_DAY.search(span.lower())
+            ):
+                # "every year | on his birthday": the day is the occasion's, which the
+                # words leave unsaid; not the rule's own day (1 January)
+                rejected.add((i, j))
                 continue
             if (
                 (i, j + 1) in rejected  # a cut of a time set aside ("[about] the 3 | pm call")
