@@ -1036,9 +1036,13 @@ async def test_a_reminder_word_inside_the_message_to_post_is_the_message(
             "water the plants",
         ),
         ("the meeting moved, so remind me at 5pm to tell Ana", local(23, 17), "tell Ana"),
+        # ... unless they are the thing itself, said before the request
+        ("call mom, remind me at 5pm", local(23, 17), "call mom"),
+        ("pick up the kids, remind me at 3pm about it", local(23, 15), "pick up the kids"),
+        ("water the plants. remind me at 6pm about that please", local(23, 18), "water the plants"),
     ],
 )
-async def test_words_before_the_request_are_no_part_of_its_text(
+async def test_words_before_the_request_are_its_context_or_the_thing_itself(
     runtime: AgentKit, deps: HomarDeps, db: Database, text: str, at: datetime, command: str
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))

@@ -718,6 +718,8 @@ _FRAMING = [
     r"[\s,;:-]*\b(?:please\s+)?(?:remind|ping|nudge)\s+(?:me|us)(?:\s+(?:about\s+it|then|please|pls))*$",
     r"[\s,;:-]*\buntil\s+i\s+(?:do|did|finish|answer|confirm)\b.*$",
     r"[\s,;:-]*\b(?:please|pls|plz|thanks|thank you|thx)\b[\s!.]*$",
+    # "pick up the kids, remind me at 3pm about it": the thing was said before
+    r"[\s,;:.-]+(?:about|of|re)\s+(?:it|that|this|them)$",
     # "thanks, you're a lifesaver", "thank you so much!": a courtesy after the request
     r"[\s,;:.!?-]+(?:thanks|thank you|thx|ty|cheers)\b[\s,!.]+[\w' ]{1,30}[\s!.]*$",
     r"[\s,;:-]*:\)|[\s,;:-]*:-\)$",
@@ -1087,6 +1089,9 @@ _CONTEXT_FIRST = re.compile(
 )
 
 
+_BACK_REFERENCES = frozenset({"it", "that", "this", "them", "those", "these", "so", "then"})
+
+
 def _without_context(raw: str, rest: str) -> str:
     """The words left after the time, less the context said before the request (kept when
     the time was read inside that context)."""
@@ -1095,7 +1100,11 @@ def _without_context(raw: str, rest: str) -> str:
         return rest
     prefix = " ".join(m.group(0).split())
     flat = " ".join(rest.split())
-    return flat[len(prefix) :] if flat.startswith(prefix) and flat[len(prefix) :].strip() else rest
+    after = flat[len(prefix) :]
+    # "call mom, remind me at 5", "pick up the kids, remind me about it": the words before
+    # the request are the thing itself
+    thing = what_of(after).lower()
+    return after if flat.startswith(prefix) and thing and thing not in _BACK_REFERENCES else rest
 
 
 def _read(raw: str, now: datetime, tz: str) -> Words:
