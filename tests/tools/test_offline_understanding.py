@@ -1104,3 +1104,137 @@ async def test_every_year_on_a_birthday_is_the_birthdays_day_or_asked(
     assert "Emil's birthday" in job.command
     r = await say(runtime, deps, "remind me every year on his birthday")
     assert not r.job_ids and r.approval is None and "When" in r.text, r.text
+
+
+# ---------------------------------------------------------------- the fifteenth prompt set
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "command"),
+    [
+        # a task said without a verb is a note to be reminded of, not a command
+        ("fri 16:00 expenses due", local(27, 16), "expenses due"),
+        ("sat 10am bike service", local(28, 10), "bike service"),
+        ("3 dec 14:00 orthodontist", local(3, 14, month=12), "orthodontist"),
+        ("20min laundry", NOW + timedelta(minutes=20), "laundry"),
+        ("rmd 40m pull the laundry", NOW + timedelta(minutes=40), "pull the laundry"),
+    ],
+)
+async def test_a_terse_note_is_a_reminder(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, command: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.kind == "reminder" and job.command == command and job.next_run_at == at
+
+
+@pytest.mark.parametrize(
+    "text", ["water the garden at 7pm", "lights off at 22:00", "in an hour check the deploy logs"]
+)
+async def test_a_command_keeps_its_kind(runtime: AgentKit, deps: HomarDeps, text: str) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.kind in ("scheduled", "delayed")
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "words"),
+    [
+        (
+            "please remember me to call the landlady tomorrow in the morning at 8 hours",
+            local(24, 8),
+            "call the landlady",
+        ),
+        (
+            "remind to me at 17 hours today that I must buy the train ticket",
+            local(23, 17),
+            "I must buy the train ticket",
+        ),
+        (
+            "remember me in one hour and half to take out the cake from oven",
+            NOW + timedelta(minutes=90),
+            "take out the cake",
+        ),
+        (
+            "i want that you remind me thursday at the half past three for go to the post office",
+            local(26, 15, 30),
+            "go to the post office",
+        ),
+        (
+            "you can remind me after 2 days for pay the music school fee?",
+            NOW + timedelta(days=2),
+            "pay the music school fee",
+        ),
+    ],
+)
+async def test_requests_in_learners_english(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, words: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.kind == "reminder" and job.next_run_at == at
+    assert job.command.startswith(words), job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("set a reminder for saturday the 21st at 10 to clean the grill", "21 August 2027"),
+        ("remind me on Fri the 13th to buy a lottery ticket", "13 August 2027"),
+    ],
+)
+async def test_a_weekday_and_date_far_apart_are_asked_about(
+    runtime: AgentKit, deps: HomarDeps, text: str, answer: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and answer in r.text and "Which day" in r.text, r.text
+
+
+async def test_a_weekday_and_date_that_meet_soon_are_that_day(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, "remind me on sat the 5th at 9 to vote"))
+    assert job.next_run_at == local(5, 9, month=12)
+
+
+async def test_pasted_code_is_no_request(runtime: AgentKit, deps: HomarDeps) -> None:
+    text = '```\nTraceback (most recent call last):\n  File "sync.py", line 12\nKeyError\n```'
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and not await open_jobs(deps)
+    job = await one_job(deps, await say(runtime, deps, "remind me at 5pm to run `make test 2`"))
+    assert job.command == "run `make test 2`" and job.next_run_at == local(23, 17)
+
+
+async def test_agreeing_after_a_job_is_made_makes_no_second_one(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    await one_job(deps, await say(runtime, deps, "remind me tomorrow at 7:30am to mist the orchid"))
+    r = await say(runtime, deps, "sure, tomorrow works")
+    assert not r.job_ids and len(await open_jobs(deps)) == 1, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("the pizza reminder can go, Jan already ordered", "cancelled"),
+        ("freeze the pizza reminder while I'm on vacation", "paused"),
+        ("pizza reminder back on pls", "active"),
+    ],
+)
+async def test_the_fifteenth_sets_changes_by_words(
+    runtime: AgentKit, deps: HomarDeps, text: str, status: str
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    if status == "active":
+        await deps.engine.pause(pizza)
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(pizza)).status == status and not r.job_ids, r.text
+
+
+async def test_a_shift_by_three_quarters_of_an_hour(runtime: AgentKit, deps: HomarDeps) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "delay the pizza ping by three quarters of an hour")
+    assert (await deps.engine.get(pizza)).next_run_at == local(23, 19, 45), r.text
+
+
+async def test_whats_on_my_plate_lists(runtime: AgentKit, deps: HomarDeps) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "what's on my plate, reminder-wise?")
+    assert "order the pizza" in r.text and not r.job_ids

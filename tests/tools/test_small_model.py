@@ -481,6 +481,34 @@ async def test_two_times_said_and_the_models_is_neither_asks(
     assert len(r.job_ids) == 1, r.text  # one of the times said is the model's to pick
 
 
+async def test_the_fifteenth_sets_wrong_jobs_whatever_the_model_wrote(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """Seen with the 1.5B (the fifteenth prompt set): a reminder of a pasted traceback; a
+    reminder on 21 August 2027 for "saturday the 21st" (last Saturday was the 21st)."""
+    pasted = '```\nTraceback (most recent call last):\n  File "sync.py", line 12\n```'
+    made = call("schedule_reminder", reminder_time="in 2 hours", message="fix line 12")
+    r = await ask(runtime, deps, pasted, made, TextPart("Done."))
+    assert not r.job_ids and r.approval is None, r.text
+    text = "set a reminder for saturday the 21st at 10 to clean the grill"
+    made = call("schedule_reminder", reminder_time="2027-08-21T10:00", message="clean the grill")
+    r = await ask(runtime, deps, text, made, TextPart("Done."))
+    assert not r.job_ids and "Which day" in r.text, r.text
+
+
+async def test_a_note_is_a_reminder_whichever_tool_the_model_picked(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B sent "fri 16:00 expenses due" as a command for the bot to run (the
+    fifteenth prompt set); a command said as one keeps its kind."""
+    made = call("send_scheduled_message", scheduled_datetime="fri 16:00", message="expenses due")
+    r = await ask(runtime, deps, "fri 16:00 expenses due", made, TextPart("Done."))
+    assert (await deps.engine.get(r.job_ids[0])).kind == "reminder", r.text
+    made = call("send_scheduled_message", scheduled_datetime="7pm", message="water the garden")
+    r = await ask(runtime, deps, "water the garden at 7pm", made, TextPart("Done."))
+    assert (await deps.engine.get(r.job_ids[0])).kind == "scheduled", r.text
+
+
 @pytest.mark.parametrize(
     ("text", "made"),
     [

@@ -2090,6 +2090,43 @@ def test_a_yearly_occasion_without_its_day_is_no_first_of_january(text: str) -> 
     assert got is None or not isinstance(got.schedule, Recurrence)
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a clock as many languages say one, after "at"
+        ("at 17 hours", dt(2026, 11, 23, 17)),
+        ("tomorrow at 8 hours", dt(2026, 11, 24, 8)),
+        ("friday at 9 hours", dt(2026, 11, 27, 9)),
+        # a span otherwise
+        ("in 8 hours", dt(2026, 11, 23, 18)),
+        ("in one hour and half", dt(2026, 11, 23, 11, 30)),
+        ("in 2 hours and half", dt(2026, 11, 23, 12, 30)),
+    ],
+)
+def test_hours_as_a_clock_and_as_a_span(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("every tue+fri 19h", [dt(2026, 11, 24, 19), dt(2026, 11, 27, 19)]),
+        ("every monday at 7h30", [dt(2026, 11, 30, 7, 30), dt(2026, 12, 7, 7, 30)]),
+        ("every mon/wed at 18h", [dt(2026, 11, 23, 18), dt(2026, 11, 25, 18)]),
+    ],
+)
+def test_clocks_written_with_h_in_a_rhythm(text: str, want: list[datetime]) -> None:
+    assert runs(text, 2) == want
+
+
+def test_every_2h_is_still_a_rhythm_of_hours() -> None:
+    assert runs("every 2h", 2) == [dt(2026, 11, 23, 12), dt(2026, 11, 23, 14)]
+
+
+def test_three_quarters_of_an_hour_is_no_clock() -> None:
+    assert split_when("delay the pizza by three quarters of an hour", now=NOW, tz=TZ) is None
+
+
 @pytest.mark.parametrize("text", ["in the next 2 days", "within the next 3 days"])
 def test_a_time_within_the_next_days_is_no_rhythm(text: str) -> None:
     assert parse_recurrence(text, now=NOW, tz=TZ) is None

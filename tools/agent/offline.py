@@ -31,6 +31,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
+from tools.agent.scheduling import is_chat
 from tools.agent.words import (
     BY_CLOCK,
     EPOCH,
@@ -43,6 +44,7 @@ from tools.agent.words import (
     QUOTED,
     REMIND,
     TWO_TIMES,
+    far_weekday_date,
     half_day_question,
     job_topic,
     last_answer,
@@ -50,6 +52,7 @@ from tools.agent.words import (
     no_such_clock,
     read_words,
     split_topic,
+    starts_with_verb,
     topic_fits,
     unhedged,
     what_of,
@@ -245,8 +248,11 @@ _LIST = re.compile(
     # "when is my pizza reminder?", "when does the standup job run?"
     + r"|^when(?:'s| is| will| does| do)? (?:my|the) [\w' -]{1,40}? "
     r"(?:reminders?|jobs?|pings?|alarms?)(?: (?:go off|fire|run|due|set for|scheduled for))?"
+    # "what's on my plate, reminder-wise?", "what's on my schedule"
+    r"|^what(?:'s| is) (?:on my (?:plate|schedule|calendar|agenda|list))(?:[, ]+reminder[- ]wise)?"
+    + _WHEN_ASKED
     # "give me the rundown", "a quick overview of my reminders"
-    r"|^(?:(?:give|send|show)\s+me\s+)?(?:a|the)\s+(?:quick\s+|short\s+)?"
+    + r"|^(?:(?:give|send|show)\s+me\s+)?(?:a|the)\s+(?:quick\s+|short\s+)?"
     r"(?:rundown|run-down|overview|summary|recap)"
     r"(?: of (?:my|all my|all|the|everything)(?: (?:jobs|reminders|schedules?|scheduled stuff))?)?"
     + _WHEN_ASKED,
@@ -402,6 +408,12 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     return f"When should #{job_id} run instead? Say e.g. `move {job_id} to friday 10am`."
 
 
+def _a_note(what: str, text: str) -> bool:
+    """ "fri 16:00 expenses due", "3 dec 14:00 orthodontist": a task with no verb and
+    nothing quoted to post is a note to be reminded of, not a command."""
+    return not starts_with_verb(what) and not QUOTED.search(text)
+
+
 def _recurring(what: str, sched: Schedule) -> Call:
     if isinstance(sched.spec, Every):
         return "schedule_action", {
@@ -472,7 +484,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         return half_day_question(words)
     if words.ambiguous and not words.rolled:
         return TWO_TIMES
-    if not what or what.lower().strip(" ?!.,") in NO_TASK:
+    if not what or what.lower().strip(" ?!.,") in NO_TASK or is_chat(what):
+        # "sure, tomorrow works" with no question of ours before it: no task is said
         # "how about 9?" with nothing asked before: "how" is nothing to do
         return ASK_WHAT if (remind or event) else "What should I do then?"
     if words.statement:
@@ -481,7 +494,10 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         return _recurring(what, words.recurrence)
     at = words.instant
     assert at is not None
-    if remind or event:
+    far = far_weekday_date(t, at, now)
+    if far is not None:
+        return far  # "saturday the 21st", when the next one is 9 months off
+    if remind or event or _a_note(what, t):
         args: dict[str, Any] = {"reminder_time": at.isoformat(), "message": what}
         if words.lead is not None:
             args["minutes_before"] = int(words.lead.total_seconds() // 60)
@@ -519,8 +535,11 @@ _OUR_QUESTION = re.compile(
     re.S,
 )
 _YES = re.compile(
-    r"^(?:y|yes|yeah|yep|yup|sure|ok|okay|please|yes please|do it|go ahead|correct|"
-    r"right|sounds good|tomorrow(?: then)?|perfect)[\s.!]*$",
+    # "yes", "tomorrow then", "sure, tomorrow works", "ok that works for me"
+    r"^(?=.*[a-z])(?:(?:y|yes|yeah|yep|yup|sure|ok|okay|please|perfect|great|fine|correct|"
+    r"right|sounds good|do it|go ahead)\b[\s,.!]*)*"
+    r"(?:tomorrow(?:\s+(?:then|works|is\s+(?:fine|good|ok|okay)|it\s+is|please))?"
+    r"|(?:that\s+)?works(?:\s+for\s+me)?|that'?s\s+fine)?[\s.!]*$",
     re.I,
 )
 _NO = re.compile(r"^(?:n|no|nope|nah|no thanks|never ?mind|cancel|don'?t|forget it)[\s.!]*$", re.I)

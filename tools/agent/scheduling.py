@@ -35,6 +35,7 @@ from tools.agent.words import (
     TWO_TIMES,
     Words,
     either_question,
+    far_weekday_date,
     half_day_question,
     has_word,
     last_answer,
@@ -43,6 +44,7 @@ from tools.agent.words import (
     read_words,
     said_lately,
     split_off_instruction,
+    starts_with_verb,
     topic_fits,
     what_of,
 )
@@ -282,6 +284,10 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         )
     if not words.timeless or words.statement:
         return  # a statement or question gets its own answer (`_not_a_request`)
+    if not QUOTED.sub(" ", words.text).strip(" .!?,;:"):
+        # only quoted or pasted text (a traceback in a code block): nothing is asked of us;
+        # the 1.5B made a reminder of a pasted traceback (the fifteenth prompt set)
+        raise AskWhen(NOT_A_REQUEST)
     chat = is_chat(words.text)  # "good morning!": a greeting, though "morning" is time-ish
     said = _DANGLING.sub("", words.text)  # "remind me to call mom every": no time said
     if not chat and (_TIMEISH.search(said) or _NOW.search(said)):
@@ -333,6 +339,8 @@ _CHAT_WORDS = frozenset(
         "sounds",
         "good",
         "perfect",
+        "works",
+        "work",
         "awesome",
         "fine",
         "np",
@@ -465,6 +473,10 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     if either is not None:
         # "remind me at 9 or 10": which one is the person's call (the 1.5B picked 22:25)
         raise AskWhen(either_question(either))
+    far = far_weekday_date(words.text, got.at if got else words.instant, now)
+    if what == "time" and far is not None:
+        # "saturday the 21st" read as 21 August 2027 (last Saturday was the 21st)
+        raise AskWhen(far)
     two = what == "time" and TWO_CLOCKS.search(QUOTED.sub(" ", words.text))
     unread = words.ambiguous or (words.instant is None and words.recurrence is None)
     if two and unread and _calls_made(ctx) < 2:
@@ -757,6 +769,18 @@ async def _audience(deps: HomarDeps, text: str | None) -> Audience | None:
     return None if found.is_default else found
 
 
+def _note_or(ctx: RunContext[HomarDeps], kind: str, command: str) -> str:
+    """A command the person said as a note ("fri 16:00 expenses due": no verb, nothing
+    quoted to post) and the model wrote as one is a reminder of it, whichever tool the
+    model picked."""
+    words = ctx.deps.state.words
+    if ctx.deps.fired or words is None or QUOTED.search(words.text):
+        return kind
+    what = what_of(words.rest)
+    note = what and not starts_with_verb(what) and not starts_with_verb(command)
+    return JobKind.REMINDER if note else kind
+
+
 async def _once(
     ctx: RunContext[HomarDeps],
     command: str,
@@ -776,7 +800,7 @@ async def _once(
         ctx,
         command,
         schedule,
-        kind,
+        _note_or(ctx, kind, command),
         extra=read_as(got.at),
         on_duplicate=on_duplicate,
         audience=audience,
@@ -850,7 +874,7 @@ async def send_delayed_message(
         ctx,
         message,
         schedule,
-        JobKind.DELAYED,
+        _note_or(ctx, JobKind.DELAYED, message),
         extra=extra,
         on_duplicate=on_duplicate,
         audience=audience,

@@ -42,6 +42,7 @@ from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
 from tools.schedule.zones import zone_time_in
 from tools.timeparse.holidays import HOLIDAY_RE
 from tools.timeparse.instant import DEFAULT_HOUR
+from tools.timeparse.lexicon import MONTH_RE, WEEKDAY_RE
 from tools.timeparse.recurrence import POD_HOURS
 
 __all__ = [
@@ -51,9 +52,11 @@ __all__ = [
     "STATEMENT",
     "Words",
     "dialogue",
+    "far_weekday_date",
     "names_repeat",
     "read_words",
     "split_off_instruction",
+    "starts_with_verb",
 ]
 
 # Whom a job may reach, as written: "<@1>", "<@&2>" (a role), "<#3>", "@name", "#channel".
@@ -172,6 +175,8 @@ _REMIND_AT = re.compile(
 # The person asks to be reminded (not for a command to be run).
 REMIND = re.compile(
     r"\b(?:remind|reminder|remnd|alarm|wake me|ping me|nudge me|nag me|bug me|don'?t let me forget|"
+    # "remember me to …" (as "remind" is said in many languages), "rmd 40m …"
+    r"remember (?:to )?me|^rmd|^rmnd|^rmdr|"
     r"do not let me forget|make sure i|keep reminding|help me (?:to )?remember|"
     r"(?:need|want|give me|send me|get me|i'?d like|could use) a "
     r"(?:nudge|ping|poke|heads[- ]?up|shout|buzz|holler|shout-?out))\b",
@@ -706,8 +711,12 @@ _FRAMING = [
     r"^(?:i\s+(?:really\s+)?(?:want|need|would like|'d like)|set(?:\s+up)?|create|make|add)\s+"
     r"(?:me\s+)?"
     r"an?\s+(?:(?:reminder|alarm)\b\s*(?:for\s+)?(?:to\s+)?|(?:for\s+)?to\s+)",
-    r"^(?:reminder|remember)\b[\s:,-]*",
-    r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug)\s+(?:me|us)\b\s*",
+    r"^(?:reminder|remember)\b(?!\s+(?:to\s+)?(?:me|us)\b)[\s:,-]*",
+    # "i want that you remind me", "you can remind me", "you remember me to"
+    r"^(?:i\s+(?:want|would\s+like|'d\s+like)\s+(?:that\s+)?)?you\s+(?:can\s+|could\s+|will\s+|"
+    r"would\s+|to\s+)?(?=(?:remind|remember|ping|nudge|to|for|about)\b)",
+    r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug|remember)\s+(?:to\s+)?(?:me|us)\b\s*",
+    r"^(?:rmd|rmnd|rmdr)\b\s*",
     r"^(?:give|send|get)\s+(?:me|us)\s+an?\s+(?:nudge|ping|poke|heads[- ]?up|shout|buzz|holler)"
     r"\b\s*",
     r"^(?:don'?t|do not)\s+let\s+me\s+forget\b\s*",
@@ -773,10 +782,86 @@ def split_off_instruction(text: str) -> tuple[str, str]:
     return text, ""
 
 
+# Verbs a command starts with ("water the garden at 7pm", "post 'hi' here"): a task said
+# without one ("fri 16:00 expenses due", "sat 10am bike service") is a note to be reminded
+# of, not a command for the bot.
+_VERB_WORDS = """
+    add alert announce answer apply archive ask assign attend back backup bake book boil
+    bring brush build buy call cancel celebrate change charge chase check clean clear close
+    collect commit compile confirm congratulate cook copy count cover create cut delete
+    deliver deploy do donate download drink drop dry dust eat email empty end escalate
+    exercise export feed fetch file fill find finish fix flip fold follow forward get give
+    go grab greet hang harvest heat help hit hoover invite iron join jot kick leave let
+    list load lock log look mail make mark measure meditate meet merge message mop move mow
+    note notify open order organise organize pack paint pay phone pick ping plan plant play
+    plug post practice practise pray prepare press print prune publish pull push put rake
+    read record refill release reload remind remove renew repair reply report restart
+    restock return review rewind ring rotate run save say scan schedule send set share shop
+    show shut sign sleep snooze sort start stir stock stop store study submit summarise
+    summarize sweep switch sync take talk tell test text thank tidy top track transfer trim
+    try turn unlock unplug update upgrade upload use vacuum verify visit wake walk wash
+    watch water weigh wipe wish write stretch jog swim breathe rest nap floss shower
+    hydrate mist bathe brew
+"""
+_COMMAND_VERBS = frozenset(re.findall(r"[a-z]+", _VERB_WORDS))
+
+
+def starts_with_verb(text: str) -> bool:
+    """Whether a task begins with a verb a command or an errand starts with (among its
+    first words: "in an hour check the logs" keeps a time the reading left in it), or
+    says a switch with a particle and no verb ("lights off", "heating on")."""
+    found = re.findall(r"[a-z']+", text.lower())
+    if any(w in _COMMAND_VERBS for w in found[:4]):
+        return True
+    return 1 < len(found) <= 4 and found[-1] in {"on", "off", "up", "down", "out"}
+
+
+# "saturday the 21st", "Fri 13th": a weekday and a day of the month, no month.
+_WEEKDAY_DAY = re.compile(
+    rf"\b{WEEKDAY_RE}\.?,?\s+(?:the\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?|(?P<d2>\d{{1,2}})(?:st|nd|rd|th))"
+    rf"(?!\s*(?:of\s+)?{MONTH_RE})\b",
+    re.I,
+)
+FAR_DAYS = 62  # a weekday-and-date further off than this was hardly meant
+
+
+def far_weekday_date(text: str, at: datetime | None, now: datetime) -> str | None:
+    """What to ask when a weekday and a day of the month ("saturday the 21st") only meet
+    months away (21 August 2027, the 21st of November having been last Saturday): the
+    person more likely slipped on one of the two. None when they meet soon."""
+    m = _WEEKDAY_DAY.search(QUOTED.sub(" ", text))
+    if m is None or at is None or (at.date() - now.date()).days <= FAR_DAYS:
+        return None
+    day = int(m["d1"] or m["d2"])
+    return (
+        f"The next {at:%A} the {day}{_suffix(day)} is {at:%-d %B %Y}, so nothing is "
+        "scheduled yet. Which day do you mean — e.g. “on the "
+        f"{day}{_suffix(day)} of {_next_month_with(now, day):%B}” or “next {at:%A}”?"
+    )
+
+
+def _suffix(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def _next_month_with(now: datetime, day: int) -> date:
+    """The first month from now whose `day` is still ahead."""
+    y, mo = now.year, now.month
+    for _ in range(14):
+        try:
+            d = date(y, mo, day)
+        except ValueError:
+            d = None
+        if d is not None and d > now.date():
+            return d
+        y, mo = (y + 1, 1) if mo == 12 else (y, mo + 1)
+    return now.date()
+
+
 # Naming one of the person's jobs: "cancel the pizza reminder", "move the standup to 10".
 MANAGE_VERBS = {
     "delete_scheduled_action": r"cancel|delete|remove|drop|forget|kill|scrap|ditch|nix|axe|scratch",
-    "stop_interval_action": r"pause|stop|suspend|hold|mute",
+    "stop_interval_action": r"pause|stop|suspend|hold|mute|freeze",
     "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate|unmute",
     "update_scheduled_action": r"move|change|reschedule|push|snooze|postpone|delay|shift|bump",
 }
@@ -819,6 +904,11 @@ _JOB_NOISE = frozenset(
         "remind",
         "reminding",
         "pinging",
+        "ping",
+        "pings",
+        "nudge",
+        "notification",
+        "alert",
         "nagging",
         "bugging",
     ]
@@ -827,7 +917,7 @@ _JOB_NOISE = frozenset(
 
 _TOPIC_END = re.compile(
     r"\s+(?:to|by|until|till|at|on|for|in|from|back|forward|ahead|later|earlier)(?=\s|$)"
-    r"|\s*[,;]\s+|\s+-+\s+|\s+(?:because|since|as|cause|cuz|coz)\s"
+    r"|\s*[,;]\s+|\s+-+\s+|\s+(?:because|since|as|cause|cuz|coz|while|whilst|during)\s"
 )
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)  # any instant: only whether a time is named matters
 
@@ -933,6 +1023,13 @@ _PHRASAL = (
     (r"(?:take)\s+(?P<rest>.+?)\s+off\s+hold", "resume_scheduled_action"),
     (r"hold\s+off\s+(?:on\s+)?(?P<rest>.+)", "stop_interval_action"),
     (r"(?:get\s+rid\s+of)\s+(?P<rest>.+)", "delete_scheduled_action"),
+    # the job first: "the pizza reminder can go", "stretch reminder back on pls"
+    (rf"{_JOB_NOUN}(?P<rest>.+?)\s+(?:can|could)\s+go\b.*", "delete_scheduled_action"),
+    (rf"{_JOB_NOUN}(?P<rest>.+?)\s+(?:is\s+)?no\s+longer\s+needed\b.*", "delete_scheduled_action"),
+    (
+        rf"{_JOB_NOUN}(?P<rest>.+?)\s+back\s+on(?:\s+(?:please|pls|again))?",
+        "resume_scheduled_action",
+    ),
     (r"give\s+(?P<rest>.+?)\s+a\s+(?:break|rest|breather)\b.*", "stop_interval_action"),
     (r"(?:hit|press)\s+pause\s+(?:on|for)\s+(?P<rest>.+)", "stop_interval_action"),
     (r"(?:hit|press)\s+snooze\s+(?:on|for)\s+(?P<rest>.+)", "update_scheduled_action"),
@@ -1074,6 +1171,8 @@ def normalize(text: str) -> str:
 # Words the person quotes are the message to post, not what they say about when: "in 1 hour
 # post 'maintenance starts tomorrow at 10' here" names one time, no event, no nag.
 QUOTED = re.compile(
+    # code the person pasted is data too: "line 12" in a traceback names no time
+    r"```[^`]{0,4000}```|`[^`\n]{1,500}`|"
     r"(?<!\w)'[^'\n]{1,500}'(?!\w)|\"[^\"\n]{1,500}\"|“[^”\n]{1,500}”|‘[^’\n]{1,500}’"
 )
 _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
@@ -1107,6 +1206,14 @@ def _without_context(raw: str, rest: str) -> str:
     return after if flat.startswith(prefix) and thing and thing not in _BACK_REFERENCES else rest
 
 
+# A terse message that starts with a span: "15min oven off", "rmd 40m pull the laundry".
+_LEADING_SPAN = re.compile(
+    r"^(?:(?:rmd|rmnd|rmdr|remind\s+me|ping\s+me|nudge\s+me)\s+)?"
+    r"(?P<d>\d{1,3}\s*(?:m|mins?|minutes?|h|hrs?|hours?)\b)(?=\s+[a-z])",
+    re.I,
+)
+
+
 def _read(raw: str, now: datetime, tz: str) -> Words:
     quotes: list[str] = []
 
@@ -1116,6 +1223,10 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
 
     plain = QUOTED.sub(keep, raw)
     found = _read_time(plain, now, tz)
+    lead = _LEADING_SPAN.match(plain)
+    if lead is not None and found.timeless and not found.ambiguous:
+        # "rmd 40m pull the laundry", "15min oven off": a span first is "in" that span
+        found = _read_time(f"{plain[: lead.start('d')]}in {plain[lead.start('d') :]}", now, tz)
     remind, meeting = bool(REMIND.search(plain)), bool(_MEETING.search(plain))
     if quotes:  # the quoted words back, as they were written
         back = _STASHED.sub(

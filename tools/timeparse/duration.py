@@ -45,9 +45,9 @@ QTY_RE = (
 )
 _TERM = re.compile(
     r"(?P<q>" + QTY_RE + r")\s*(?:more\s+|extra\s+)?(?P<u>" + UNIT_RE + r")(?![a-z])"
-    r"(?P<half>\s+and\s+a\s+half)?"
+    r"(?P<half>\s+and\s+(?:a\s+)?half)?"  # "an hour and half", as often written
 )
-_TERM_HALF = re.compile(r"(?P<q>\d+)\s+and\s+a\s+half\s+(?P<u>" + UNIT_RE + r")(?![a-z])")
+_TERM_HALF = re.compile(r"(?P<q>\d+)\s+and\s+(?:a\s+)?half\s+(?P<u>" + UNIT_RE + r")(?![a-z])")
 # Glued forms such as "1h30m", "1h30", "90s", "2d", "15'", "1/4h".
 _COMPACT = re.compile(
     r"(?P<a>\d+(?:\.\d+)?|\d/\d)\s?(?P<ua>" + _SHORT_UNIT_RE + r")"

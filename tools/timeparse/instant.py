@@ -1191,6 +1191,18 @@ def _oclock(m: re.Match[str], f: Frame, c: Ctx) -> None:
         f.set(pod=m["ap"].split()[-1])
 
 
+@piece(
+    r"(?P<h>[01]?\d|2[0-3])\s+(?:hours?|hrs?)"
+    r"(?!\s+(?:and|ago|later|before|after|from|earlier|long)\b)"
+)
+def _hours_clock(m: re.Match[str], f: Frame, c: Ctx) -> None:
+    """ "at 17 hours", "at 8 hours": a clock as many languages say one; only after "at"
+    (else "8 hours" is a span)."""
+    if not f.at_ctx:
+        raise Conflict("hours")
+    _set_time(f, int(m["h"]), 0, 0, None, h24=True)
+
+
 @piece(r"(?:12\s+)?(?P<w>noon|midday|mid\s?-?day|midnight)")
 def _noon(m: re.Match[str], f: Frame, c: Ctx) -> None:
     if m["w"] == "midnight":

@@ -99,7 +99,9 @@ class Pattern:
 _T = (
     r"(?:(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a|p)(?![a-z])"
     r"|(?P<h2>\d{1,2}):(?P<m2>\d{2})|(?P<w>noon|midnight|midday)"
-    r"|(?P<h3>\d{1,2})\s*o'clock|(?<=at )(?P<h4>\d{1,2})(?![\d:]))"
+    r"|(?P<h3>\d{1,2})\s*o'clock|(?<=at )(?P<h4>\d{1,2})(?![\d:]|h\b|h\d)"
+    # "19h", "7h30" (as many languages write a clock); "every 2h" is a rhythm, not a time
+    r"|(?<!every )(?<!each )(?<!for )(?<![\d.])(?P<h5>[01]?\d|2[0-3])h(?P<m3>[0-5]\d)?(?![a-z\d]))"
 )
 
 
@@ -132,8 +134,8 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
         if t["w"]:
             out.append((POD_HOURS[t["w"]] if t["w"] != "midday" else 12, 0))
             continue
-        h = int(t["h"] or t["h2"] or t["h3"] or t["h4"])
-        mi = int(t["m"] or t["m2"] or 0)
+        h = int(t["h"] or t["h2"] or t["h3"] or t["h4"] or t["h5"])
+        mi = int(t["m"] or t["m2"] or t["m3"] or 0)
         ap = t["ap"]
         if ap:
             if not 1 <= h <= 12:
@@ -1324,15 +1326,15 @@ def _occasion(s: str, c: Ctx) -> str | None:
     return "every year on " + rest
 
 
-_WEEKDAY_SLASH = re.compile(r"\b(" + WEEKDAY_RE + r")\s*/\s*(?=" + WEEKDAY_RE + r"\b)")
+_WEEKDAY_SLASH = re.compile(r"\b(" + WEEKDAY_RE + r")\s*[/+]\s*(?=" + WEEKDAY_RE + r"\b)")
 
 
 def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = re.sub(r"[.!?]+$", "", s).strip()
     s = _REQUEST_LEAD.sub("", s)
     s = _NEXT_N.sub(_each_of_next, s)
-    if "/" in s:
-        s = _WEEKDAY_SLASH.sub(r"\1 and ", s)  # "tue/thu": "tue and thu"
+    if "/" in s or "+" in s:
+        s = _WEEKDAY_SLASH.sub(r"\1 and ", s)  # "tue/thu", "tue+thu": "tue and thu"
     if not _KEYWORD.search(s):
         return None
     s = _PERIOD_NOUN.sub(lambda m: m["u"] + "ly", s)

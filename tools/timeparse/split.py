@@ -40,7 +40,8 @@ WORK_BUDGET = 300
 
 _LEAD = re.compile(
     r"^(?:(?:please|pls|hey|ok|okay)[\s,]+)?(?:(?:can you|could you|would you)\s+)?"
-    r"(?:remind\s+me|reminder|remember|ping\s+me|tell\s+me)\b[\s,:]*(?:(?:to|about|that|of)\b\s*)?",
+    r"(?:remind\s+(?:to\s+)?me|reminder|remember(?:\s+(?:to\s+)?(?:me|us))?|ping\s+me|tell\s+me)\b"
+    r"[\s,:]*(?:(?:to|about|that|of)\b\s*)?",
     re.IGNORECASE,
 )
 _LEAD_TO = re.compile(r"^(?:to|that|about|:|-)\s+", re.IGNORECASE)
@@ -504,6 +505,7 @@ def _event_offset(bare: list[str], i: int) -> tuple[int, int, instant.Duration, 
     return None
 
 
+_QUANTITY_NOUNS = _UNIT_WORDS | frozenset({"quarters", "halves", "thirds"})
 _NAMES_A_DAY = re.compile(r"\d|\b" + lexicon.MONTH_RE)
 _ON_OCCASION_AFTER = re.compile(
     r"on\s+(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?)\s+(?:wedding\s+|work\s+)?"
@@ -693,8 +695,14 @@ def _split_once(
                 continue
             if labelled[i]:
                 continue  # "chapter | 7 tomorrow": the chapter's number
-            if j < n and bare[j] in _UNIT_WORDS and bare[j - 1].isdigit():
-                continue  # "the 3 | day trip", "a 30 | minute timer": a quantity, not a clock
+            if (
+                j < n
+                and bare[j] in _QUANTITY_NOUNS
+                and (bare[j - 1].isdigit() or bare[j - 1] in lexicon.UNITS)
+            ):
+                # "the 3 | day trip", "a 30 | minute timer", "by 3 | quarters of an hour":
+                # a quantity, not a clock
+                continue
             if adjectives_before[j] != adjectives_before[i]:
                 continue
             # The span's last word is no filler (no_last), so it is the last core word.
