@@ -496,6 +496,43 @@ async def test_the_fifteenth_sets_wrong_jobs_whatever_the_model_wrote(
     assert not r.job_ids and "Which day" in r.text, r.text
 
 
+async def test_a_job_of_only_its_time_and_framing_asks_what_then_takes_the_answer(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B made a weekly job whose text was "every tuesday remind me" (the fifteenth
+    prompt set); the answer to "of what?" then is read with the question's words."""
+    made = call(
+        "schedule_action",
+        description="every tuesday remind me",
+        type="recurring",
+        schedule="0 9 * * 2",
+    )
+    r = await ask(runtime, deps, "every tuesday remind me", made, TextPart("I will remind you."))
+    assert not r.job_ids and r.approval is None, r.text
+    assert r.text.startswith("What should I remind you about?"), r.text
+    r = await ask(
+        runtime,
+        deps,
+        "to put out the yellow bin, at 7pm",
+        TextPart("I will remind you to put out the yellow bin at 7pm."),
+    )
+    assert r.approval is not None and "every Tuesday at 19:00" in r.text, r.text
+
+
+async def test_agreeing_with_a_job_made_makes_no_second_one_whatever_the_model_wrote(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B made "mist the orchid" a second time of "sure, tomorrow works" said after
+    its confirmation (the fifteenth prompt set)."""
+    made = call("schedule_reminder", reminder_time="tomorrow 7:30am", message="mist the orchid")
+    r = await ask(
+        runtime, deps, "remind me tomorrow at 7:30am to mist the orchid", made, TextPart("Done.")
+    )
+    assert len(r.job_ids) == 1, r.text
+    r = await ask(runtime, deps, "sure, tomorrow works", made, TextPart("Done."))
+    assert not r.job_ids and len(await deps.engine.list_jobs(owner_id=1)) == 1, r.text
+
+
 async def test_a_note_is_a_reminder_whichever_tool_the_model_picked(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:

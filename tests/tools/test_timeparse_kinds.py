@@ -2123,6 +2123,11 @@ def test_every_2h_is_still_a_rhythm_of_hours() -> None:
     assert runs("every 2h", 2) == [dt(2026, 11, 23, 12), dt(2026, 11, 23, 14)]
 
 
+def test_every_90m_is_a_rhythm_of_minutes() -> None:
+    assert runs("every 90m", 2) == [dt(2026, 11, 23, 11, 30), dt(2026, 11, 23, 13)]
+    assert runs("every 3 months", 1) != runs("every 3m", 1)
+
+
 def test_three_quarters_of_an_hour_is_no_clock() -> None:
     assert split_when("delay the pizza by three quarters of an hour", now=NOW, tz=TZ) is None
 

@@ -281,6 +281,10 @@ def _text_of_words(
             what = what_of(words.rest) or _earlier_what(earlier, words)
             if what:
                 return args | {key: what}
+            if kept == "":
+                # "every tuesday remind me" as the text of a weekly job: no task at all, so
+                # none is kept for the tools to ask about (the 1.5B, the fifteenth set)
+                return args | {key: ""}
         elif kept is not None:
             return args | {key: kept}
     return args

@@ -157,6 +157,16 @@ def _patch_history(messages: list[ModelMessage], lines: dict[str, str]) -> list[
     return messages
 
 
+def _said_last(messages: list[ModelMessage], text: str) -> None:
+    """The run's closing words in the history are what the person was shown (our tools'
+    lines, e.g. "What should I remind you about?"), not a model's text after them that the
+    reply left out ("I will remind you tomorrow at 9"): the next message answers ours."""
+    last = messages[-1] if messages else None
+    if isinstance(last, ModelResponse) and any(isinstance(p, TextPart) for p in last.parts):
+        kept = [p for p in last.parts if not isinstance(p, TextPart)]
+        last.parts = [*kept, TextPart(text)]
+
+
 def _compose(output: str, st: RunState) -> str:
     body = "\n".join(st.lines) if st.lines else output
     return f"{st.preface}\n{body}".strip() if st.preface else body
@@ -437,6 +447,8 @@ async def _finish(
         reply.text = _compose("", deps.state) or reply.approval.message()
     else:
         reply.text = _compose(output if isinstance(output, str) else "", deps.state) or "Okay."
+        if deps.state.lines:
+            _said_last(messages, reply.text)
     if save and runtime.memory is not None and messages:
         await runtime.memory.save(deps.channel_id, messages)
 

@@ -428,6 +428,12 @@ def is_chat(text: str) -> bool:
     return all(t in _CHAT_WORDS for t in tokens)
 
 
+ASK_WHAT_FULL = (
+    "What should I remind you about? Say it with the time, e.g. "
+    "“remind me tomorrow at 9 to call the bank”."
+)
+
+
 def _ask_what(ctx: RunContext[HomarDeps]) -> None:
     """Refuse a reminder text only the model can have made up: the person asks to be
     reminded at a time ("remind me tomorrow") but says nothing of what, and this is not the
@@ -442,10 +448,7 @@ def _ask_what(ctx: RunContext[HomarDeps]) -> None:
         return  # "remind me about christmas": the time named is the subject too
     if _said_earlier(ctx):
         return
-    raise AskWhen(
-        "What should I remind you about? Say it with the time, e.g. "
-        "“remind me tomorrow at 9 to call the bank”."
-    )
+    raise AskWhen(ASK_WHAT_FULL)
 
 
 # A clock time no day has ("25:00", "24:30"), as a person wrote it.
@@ -652,6 +655,21 @@ def _not_a_request(ctx: RunContext[HomarDeps]) -> None:
     raise AskWhen(NOT_A_REQUEST)
 
 
+def _only_agreeing(ctx: RunContext[HomarDeps]) -> None:
+    """ "sure, tomorrow works" after "Got it — job #1 runs tomorrow at 07:30" agrees with
+    what is done, and asks nothing new: the 1.5B made the job a second time (the fifteenth
+    prompt set). After a question of ours it is the answer, and goes."""
+    deps = ctx.deps
+    words = deps.state.words
+    if deps.fired or words is None or not words.text.strip() or _answers_a_question(ctx):
+        return
+    what = what_of(words.rest)
+    if what and not is_chat(what):
+        return
+    if what or words.timeless:  # a bare time alone ("at 7") is left to the rules for it
+        raise AskWhen(NOT_A_REQUEST)
+
+
 def _answers_a_question(ctx: RunContext[HomarDeps]) -> bool:
     """Whether the bot's last answer before this message asked something ("What should I
     remind you about?"): then "it's about the dentist" is the answer, not a statement."""
@@ -695,6 +713,9 @@ async def _create(
     deps = ctx.deps
     _check_create(deps)
     _not_a_request(ctx)
+    _only_agreeing(ctx)
+    if not command.strip() and deps.state.words and _REMIND_ASKED.search(deps.state.words.text):
+        raise AskWhen(ASK_WHAT_FULL)  # "every tuesday remind me": of what?
     await _not_a_change(ctx)
     command, instruction = split_off_instruction(command)
     if instruction:

@@ -1209,7 +1209,7 @@ def _without_context(raw: str, rest: str) -> str:
 # A terse message that starts with a span: "15min oven off", "rmd 40m pull the laundry".
 _LEADING_SPAN = re.compile(
     r"^(?:(?:rmd|rmnd|rmdr|remind\s+me|ping\s+me|nudge\s+me)\s+)?"
-    r"(?P<d>\d{1,3}\s*(?:m|mins?|minutes?|h|hrs?|hours?)\b)(?=\s+[a-z])",
+    r"(?P<d>\d{1,3}\s*(?:m|mins?|minutes?|h|hrs?|hours?)\b)(?=[\s,:-]+[a-z])",
     re.I,
 )
 

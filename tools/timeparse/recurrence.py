@@ -334,8 +334,9 @@ _UNIT_FREQ = {
     "year": "YEARLY",
 }
 _UNITS = r"(?P<u>sec(?:ond)?s?|min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|years?)"
-# After a count the unit may be glued or abbreviated to "h": "every 2h", "every 3 h".
-_COUNTED_UNITS = _UNITS.replace("hrs?|", "hrs?|h|")
+# After a count the unit may be glued or abbreviated to "h" or "m": "every 2h", "every
+# 90m" (minutes, as "in 40m" is).
+_COUNTED_UNITS = _UNITS.replace("hrs?|", "hrs?|h|").replace("years?)", "years?|m(?![a-z]))")
 _EDGE = r"(?:start|beginning|begin|end|1st\s+day|last\s+day|first\s+day)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?P<h>" + HOLIDAY_RE + r")"), "holiday"),
@@ -519,7 +520,9 @@ _RHYTHM_ADVERBS = {
 
 def _unit_name(word: str) -> str:
     unit = re.sub(r"s$", "", word)
-    return {"sec": "second", "min": "minute", "hr": "hour", "h": "hour"}.get(unit, unit)
+    return {"sec": "second", "min": "minute", "m": "minute", "hr": "hour", "h": "hour"}.get(
+        unit, unit
+    )
 
 
 def _apply(kind: str, m: re.Match[str], p: Pattern) -> bool:
