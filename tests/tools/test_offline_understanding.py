@@ -1135,6 +1135,11 @@ async def test_a_command_keeps_its_kind(runtime: AgentKit, deps: HomarDeps, text
     assert job.kind in ("scheduled", "delayed")
 
 
+async def test_a_command_with_its_span_first_is_delayed(runtime: AgentKit, deps: HomarDeps) -> None:
+    job = await one_job(deps, await say(runtime, deps, "15min oven off"))
+    assert job.kind == "delayed" and job.next_run_at == NOW + timedelta(minutes=15)
+
+
 @pytest.mark.parametrize(
     ("text", "at", "words"),
     [

@@ -52,6 +52,7 @@ from tools.agent.words import (
     no_such_clock,
     read_words,
     split_topic,
+    starts_with_a_span,
     starts_with_verb,
     topic_fits,
     unhedged,
@@ -507,7 +508,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
             args["follow_up"] = True
         return "schedule_reminder", args
     delay = at - now
-    if re.search(r"\b(?:in|after)\s+(?:\d|an?\b|half|a\s+few)", QUOTED.sub(" ", t), re.I):
+    relative = re.search(r"\b(?:in|after)\s+(?:\d|an?\b|half|a\s+few)", QUOTED.sub(" ", t), re.I)
+    if relative or starts_with_a_span(t):
         secs = round(delay.total_seconds())
         return "send_delayed_message", {
             "message": what,

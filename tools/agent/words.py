@@ -56,6 +56,7 @@ __all__ = [
     "names_repeat",
     "read_words",
     "split_off_instruction",
+    "starts_with_a_span",
     "starts_with_verb",
 ]
 
@@ -1212,6 +1213,11 @@ _LEADING_SPAN = re.compile(
     r"(?P<d>\d{1,3}\s*(?:m|mins?|minutes?|h|hrs?|hours?)\b)(?=[\s,:-]+[a-z])",
     re.I,
 )
+
+
+def starts_with_a_span(text: str) -> bool:
+    """ "15min oven off": a message whose time is a span said first (so, from now)."""
+    return _LEADING_SPAN.match(text) is not None
 
 
 def _read(raw: str, now: datetime, tz: str) -> Words:
