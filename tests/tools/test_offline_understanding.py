@@ -452,6 +452,10 @@ async def test_asking_what_is_left_lists_the_todos(
         # a part of the day names the job by when it runs (pizza 19:00, plants 18:00 are
         # both evening jobs, so the word that says which is still needed)
         ("cancel my evening pizza reminder", "cancelled"),
+        # the fifteenth: the job named first, and another verb
+        ("the pizza reminder can go, Jan already ordered", "cancelled"),
+        ("freeze the pizza reminder while I'm on vacation", "paused"),
+        ("pizza reminder back on pls", "active"),
     ],
 )
 async def test_phrasal_changes_to_a_job_by_its_words(
@@ -1213,24 +1217,6 @@ async def test_agreeing_after_a_job_is_made_makes_no_second_one(
     await one_job(deps, await say(runtime, deps, "remind me tomorrow at 7:30am to mist the orchid"))
     r = await say(runtime, deps, "sure, tomorrow works")
     assert not r.job_ids and len(await open_jobs(deps)) == 1, r.text
-
-
-@pytest.mark.parametrize(
-    ("text", "status"),
-    [
-        ("the pizza reminder can go, Jan already ordered", "cancelled"),
-        ("freeze the pizza reminder while I'm on vacation", "paused"),
-        ("pizza reminder back on pls", "active"),
-    ],
-)
-async def test_the_fifteenth_sets_changes_by_words(
-    runtime: AgentKit, deps: HomarDeps, text: str, status: str
-) -> None:
-    pizza = await seeded(deps, "order the pizza", local(23, 19))
-    if status == "active":
-        await deps.engine.pause(pizza)
-    r = await say(runtime, deps, text)
-    assert (await deps.engine.get(pizza)).status == status and not r.job_ids, r.text
 
 
 async def test_a_shift_by_three_quarters_of_an_hour(runtime: AgentKit, deps: HomarDeps) -> None:
