@@ -533,6 +533,15 @@ async def test_agreeing_with_a_job_made_makes_no_second_one_whatever_the_model_w
     assert not r.job_ids and len(await deps.engine.list_jobs(owner_id=1)) == 1, r.text
 
 
+async def test_chat_template_tags_around_an_answer_are_not_shown(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B answered "<tool_response>\nI can't help with that.\n</tool_response>" (the
+    fifteenth prompt set): the person sees the words, not the template's markup."""
+    r = await ask(runtime, deps, "hello", TextPart("<tool_response>\nHi there!\n</tool_response>"))
+    assert r.text == "Hi there!", r.text
+
+
 async def test_a_note_is_a_reminder_whichever_tool_the_model_picked(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:

@@ -9,6 +9,7 @@ only in the model's own reply to a person's live message (`provenance`).
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
@@ -106,6 +107,13 @@ def _written_call(ctx: RunContext[HomarDeps], text: str) -> bool:
     return any(provenance.call_key(c.name, c.args) not in seen for c in calls)
 
 
+# Tags a small model wraps its plain answer in ("<tool_response>\nI can't help with
+# that.\n</tool_response>", the 1.5B): markup of its chat template, not words for a person.
+_WRAPPER_TAGS = re.compile(
+    r"</?\s*(?:tool_response|tool_result|response|answer|assistant|output)\s*>", re.I
+)
+
+
 async def _on_text(ctx: RunContext[HomarDeps], text: str) -> str:
     st = ctx.deps.state
     call = parse_json_call(text, sch.ALL_TOOLS)
@@ -134,4 +142,4 @@ async def _on_text(ctx: RunContext[HomarDeps], text: str) -> str:
             return ""  # a repeat of a call already made: its own line is the reply
         raise UnreadCall("the model answered with a tool call that was not carried out")
     st.clarifier = tag.kind == "clarifier" and st.text_calls
-    return text.strip() or "Okay."
+    return _WRAPPER_TAGS.sub("", text).strip() or "Okay."
