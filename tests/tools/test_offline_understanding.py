@@ -1229,3 +1229,68 @@ async def test_whats_on_my_plate_lists(runtime: AgentKit, deps: HomarDeps) -> No
     await seeded(deps, "order the pizza", local(23, 19))
     r = await say(runtime, deps, "what's on my plate, reminder-wise?")
     assert "order the pizza" in r.text and not r.job_ids
+
+
+async def test_a_repeat_ends_after_the_next_few_months(runtime: AgentKit, deps: HomarDeps) -> None:
+    text = (
+        "remind me on the first of every month at 8:00 to pay the storage unit, for the next "
+        "6 months"
+    )
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    runs = schedule_of(job).next_runs(NOW, 10)
+    assert (
+        len(runs) == 6
+        and runs[0] == local(1, 8, month=12)
+        and job.command == "pay the storage unit"
+    )
+
+
+async def test_a_vague_time_is_void_once_the_answer_says_when(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    r = await say(runtime, deps, "need a reminder in a bit")
+    assert not r.job_ids and "When" in r.text
+    job = await one_job(deps, await say(runtime, deps, "45 min, baste the turkey"))
+    assert job.command == "baste the turkey" and job.next_run_at == NOW + timedelta(minutes=45)
+
+
+async def test_a_day_said_once_repeats_yearly_by_the_words_elsewhere(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = "my nephew Emil turns 8 on the 19th of january, remind me every year on his birthday"
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    assert schedule_of(job).next_runs(NOW, 2) == [
+        local(19, 9, month=1, year=2027),
+        local(19, 9, month=1, year=2028),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "command"),
+    [
+        ("my flight is on friday at 10am, remind me at 7 that day to pack", local(27, 19), "pack"),
+        (
+            "my sister lands on saturday at 3pm and I'll pick her up, so could you remind me at "
+            "2 that day to leave the house? thanks, you're a lifesaver",
+            local(28, 14),
+            "leave the house",
+        ),
+        (
+            "the fair is on the 5th of december, ping me at 9 the same day to go",
+            local(5, 9, month=12),
+            "go",
+        ),
+    ],
+)
+async def test_a_clock_that_day_is_on_the_day_said_elsewhere(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, command: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and job.command == command, job.command
+
+
+async def test_and_before_the_request_is_no_part_of_the_thing(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, "buy milk and remind me at 5pm"))
+    assert job.command == "buy milk"

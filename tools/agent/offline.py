@@ -605,9 +605,23 @@ def _answering(
     if asked in _QUESTIONS or _OUR_QUESTION.match(asked):
         if _NO.match(prompt.strip()):
             return _NOTHING
+        if asked == ASK_WHEN:
+            # the answer says when: a vague time before it is void ("need a reminder in a
+            # bit" → "45 min, baste the turkey"), and a span said first is from now
+            before = _VAGUE_TIME.sub(" ", before)
+            before = re.sub(r"\b(?:i\s+)?need\s+a\s+reminder\b", "remind me", before, flags=re.I)
+            if starts_with_a_span(prompt):
+                prompt = f"in {prompt}"
         got = plan(f"{before} {prompt}", now, tz)
         return None if isinstance(got, str) and got == _NO_TIME else got
     return None
+
+
+_VAGUE_TIME = re.compile(
+    r"\b(?:in\s+a\s+(?:bit|while|sec|second|moment|minute)|later(?:\s+on)?|sometime(?:\s+soon)?"
+    r"|soon(?:ish)?|at\s+some\s+point)\b",
+    re.I,
+)
 
 
 def offline_reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

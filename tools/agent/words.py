@@ -133,8 +133,8 @@ _TIMES = re.compile(
 )
 _UNTIL = re.compile(r"(?:,\s*|\s+)(?:until|till|til|through|thru)\s+([^,.;!?]+)", re.I)
 _FOR_NEXT = re.compile(
-    r"(?:,\s*|\s+)for\s+the\s+next\s+((?:\d+|an?|one|two|three|half an?)?\s*"
-    r"(?:min(?:ute)?s?|hours?|days?|weeks?))\b",
+    r"(?:,\s*|\s+)for\s+the\s+next\s+((?:\d+|an?|one|two|three|four|five|six|half an?)?\s*"
+    r"(?:min(?:ute)?s?|hours?|days?|weeks?|months?|years?))\b",
     re.I,
 )
 # A job named by its number ("move 42 to friday", "job 42") is not a time of day.
@@ -735,6 +735,7 @@ _FRAMING = [
     r"[\s,;:-]*:\)|[\s,;:-]*:-\)$",
     r"\s+(?:is|are|'s|starts?|begins?)(?:\s+(?:on|at|in))?$",
     r"\s+(?:at|on|in|for|by|to)$",
+    r"[\s,]+(?:and|so|but|then)$",  # "buy milk and [remind me at 5pm]"
 ]
 
 
@@ -1189,17 +1190,36 @@ _CONTEXT_FIRST = re.compile(
 )
 
 
+# ... and in the words left once the time is read, where its comma may have gone with it
+# ("my flight is [on friday at 10am,] remind me [at 7 that day] to pack").
+_REQUEST_LATER = re.compile(
+    r"^.+?[\s,;:!?.]\s*(?:(?:so|and|but|anyway|also)[\s,]+)*"
+    r"(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?"
+    r"(?=(?:remind|ping|nudge)\s+(?:me|us)\b)",
+    re.I,
+)
 _BACK_REFERENCES = frozenset({"it", "that", "this", "them", "those", "these", "so", "then"})
+
+
+def _only_time_words(text: str) -> bool:
+    """ "every year" left after a request: time words, no task."""
+    got = timeparse.split_when(text, now=EPOCH, tz="UTC")
+    return got is not None and not got.rest.strip(" ,.!?")
 
 
 def _without_context(raw: str, rest: str) -> str:
     """The words left after the time, less the context said before the request (kept when
     the time was read inside that context)."""
+    flat = " ".join(rest.split())
+    here = _REQUEST_LATER.match(flat)  # the request still in what is left
+    if here is not None:
+        thing = what_of(flat[here.end() :]).lower()
+        if thing and thing not in _BACK_REFERENCES and not _only_time_words(thing):
+            return flat[here.end() :]
     m = _CONTEXT_FIRST.match(raw)
     if m is None:
         return rest
     prefix = " ".join(m.group(0).split())
-    flat = " ".join(rest.split())
     after = flat[len(prefix) :]
     # "call mom, remind me at 5", "pick up the kids, remind me about it": the words before
     # the request are the thing itself
@@ -1213,6 +1233,57 @@ _LEADING_SPAN = re.compile(
     r"(?P<d>\d{1,3}\s*(?:m|mins?|minutes?|h|hrs?|hours?)\b)(?=[\s,:-]+[a-z])",
     re.I,
 )
+
+
+_EVERY_YEAR_ON_IT = re.compile(
+    r"\b(?:(?:every|each)\s+year|yearly|annually)\s+on\s+(?:his|her|their|my|our|your|"
+    r"[a-z][\w.-]{0,30}'s?)\s+(?:wedding\s+)?(?:birthday|bday|b-day|anniversary)\b",
+    re.I,
+)
+
+
+def _yearly_on_its_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
+    """ "Emil turns 8 on the 19th of january, remind me every year on his birthday": the
+    day said in one place repeats yearly by the words in another."""
+    m = _EVERY_YEAR_ON_IT.search(plain)
+    if m is None or not found.timeless:
+        return found
+    inner = _read_time(f"{plain[: m.start()]} {plain[m.end() :]}", now, tz)
+    at = inner.instant
+    if at is None or inner.ambiguous or inner.recurrence is not None:
+        return found
+    at = at.astimezone(now.tzinfo) if now.tzinfo else at
+    yearly = timeparse.parse_recurrence(
+        f"every year on {at:%B} {at.day} at {at:%H:%M}", now=now, tz=tz
+    )
+    return replace(inner, instant=None, recurrence=yearly) if yearly is not None else found
+
+
+# "remind me at 2 that day", "at 9 the same day": a clock on the day named elsewhere.
+_THAT_DAY = re.compile(
+    r"\b(?:at|by|around)\s+(?P<clock>\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)\s+(?:on\s+)?"
+    r"(?:that|the\s+same)\s+day\b",
+    re.I,
+)
+
+
+def _on_that_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
+    """ "Mara lands on saturday at 3pm …, remind me at 2 that day": the clock said with
+    "that day" on the one day the rest of the message names (Saturday 14:00)."""
+    m = _THAT_DAY.search(plain)
+    if m is None or found.recurrence is not None or (found.instant and not found.ambiguous):
+        return found
+    inner = _read_time(f"{plain[: m.start()]} {plain[m.end() :]}", now, tz)
+    day = inner.instant
+    if day is None or inner.ambiguous or inner.recurrence is not None:
+        return found
+    day = day.astimezone(now.tzinfo) if now.tzinfo else day
+    at = timeparse.parse_instant(
+        f"{day:%B} {day.day} {day.year} at {m['clock']}", now=now, tz=tz, foreign=False
+    )
+    if at is None:
+        return found
+    return replace(inner, instant=at)
 
 
 def starts_with_a_span(text: str) -> bool:
@@ -1229,6 +1300,8 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
 
     plain = QUOTED.sub(keep, raw)
     found = _read_time(plain, now, tz)
+    found = _yearly_on_its_day(plain, found, now, tz)
+    found = _on_that_day(plain, found, now, tz)
     lead = _LEADING_SPAN.match(plain)
     if lead is not None and found.timeless and not found.ambiguous:
         # "rmd 40m pull the laundry", "15min oven off": a span first is "in" that span
