@@ -21,7 +21,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo
 
 from tests.tools.conftest import seed_job
-from tests.tools.test_agent import ask, call, resume_approval
+from tests.tools.test_agent import approved, ask, call, resume_approval
 from tools.agent import AgentKit
 from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
@@ -482,6 +482,97 @@ async def test_two_times_said_and_the_models_is_neither_asks(
     made = call("schedule_reminder", reminder_time="11pm", message="call the plumber")
     r = await ask(runtime, deps, text, made, TextPart("Done."))
     assert len(r.job_ids) == 0 and "more than one time" in r.text, r.text
+
+
+async def test_the_fifteenth_sets_wrong_jobs_whatever_the_model_wrote(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """Seen with the 1.5B (the fifteenth prompt set): a reminder of a pasted traceback; a
+    reminder on 21 August 2027 for "saturday the 21st" (last Saturday was the 21st)."""
+    pasted = '```\nTraceback (most recent call last):\n  File "sync.py", line 12\n```'
+    made = call("schedule_reminder", reminder_time="in 2 hours", message="fix line 12")
+    r = await ask(runtime, deps, pasted, made, TextPart("Done."))
+    assert not r.job_ids and r.approval is None, r.text
+    text = "set a reminder for saturday the 21st at 10 to clean the grill"
+    made = call("schedule_reminder", reminder_time="2027-08-21T10:00", message="clean the grill")
+    r = await ask(runtime, deps, text, made, TextPart("Done."))
+    assert not r.job_ids and "Which day" in r.text, r.text
+
+
+async def test_a_job_of_only_its_time_and_framing_asks_what_then_takes_the_answer(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B made a weekly job whose text was "every tuesday remind me" (the fifteenth
+    prompt set); the answer to "of what?" then is read with the question's words."""
+    made = call(
+        "schedule_action",
+        description="every tuesday remind me",
+        type="recurring",
+        schedule="0 9 * * 2",
+    )
+    r = await ask(runtime, deps, "every tuesday remind me", made, TextPart("I will remind you."))
+    assert not r.job_ids and r.approval is None, r.text
+    assert r.text.startswith("What should I remind you about?"), r.text
+    r = await ask(
+        runtime,
+        deps,
+        "to put out the yellow bin, at 7pm",
+        TextPart("I will remind you to put out the yellow bin at 7pm."),
+    )
+    assert r.approval is not None and "every Tuesday at 19:00" in r.text, r.text
+
+
+async def test_agreeing_with_a_job_made_makes_no_second_one_whatever_the_model_wrote(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B made "mist the orchid" a second time of "sure, tomorrow works" said after
+    its confirmation (the fifteenth prompt set)."""
+    made = call("schedule_reminder", reminder_time="tomorrow 7:30am", message="mist the orchid")
+    r = await ask(
+        runtime, deps, "remind me tomorrow at 7:30am to mist the orchid", made, TextPart("Done.")
+    )
+    assert len(r.job_ids) == 1, r.text
+    r = await ask(runtime, deps, "sure, tomorrow works", made, TextPart("Done."))
+    assert not r.job_ids and len(await deps.engine.list_jobs(owner_id=1)) == 1, r.text
+
+
+async def test_chat_template_tags_around_an_answer_are_not_shown(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B answered "<tool_response>\nI can't help with that.\n</tool_response>" (the
+    fifteenth prompt set): the person sees the words, not the template's markup."""
+    r = await ask(runtime, deps, "hello", TextPart("<tool_response>\nHi there!\n</tool_response>"))
+    assert r.text == "Hi there!", r.text
+
+
+async def test_a_note_is_a_reminder_whichever_tool_the_model_picked(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B sent "fri 16:00 expenses due" as a command for the bot to run (the
+    fifteenth prompt set); a command said as one keeps its kind."""
+    made = call("send_scheduled_message", scheduled_datetime="fri 16:00", message="expenses due")
+    r = await ask(runtime, deps, "fri 16:00 expenses due", made, TextPart("Done."))
+    assert (await deps.engine.get(r.job_ids[0])).kind == "reminder", r.text
+    made = call("send_scheduled_message", scheduled_datetime="7pm", message="water the garden")
+    r = await ask(runtime, deps, "water the garden at 7pm", made, TextPart("Done."))
+    assert (await deps.engine.get(r.job_ids[0])).kind == "scheduled", r.text
+
+
+async def test_the_approved_job_is_the_one_proposed_when_the_words_were_read_twice(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B wrote "every year at 19:00" (1 January) for "Emil turns 8 on the 19th of
+    january, remind me every year on his birthday"; the proposal showed the person's 19
+    January, and the job made on Approve must be that one too (the words are read again
+    then, from the person's own message, not from the second reading's text)."""
+    made = call(
+        "schedule_action", description="once", type="recurring", schedule="every year at 19:00"
+    )
+    text = "my nephew Emil turns 8 on the 19th of january, remind me every year on his birthday"
+    done = await approved(runtime, deps, text, made)
+    job = await deps.engine.get(done.job_ids[0])
+    at = job.next_run_at.astimezone(ZoneInfo("Europe/Berlin")) if job.next_run_at else None
+    assert at is not None and (at.month, at.day, at.hour) == (1, 19, 9), (at, job.schedule)
 
 
 @pytest.mark.parametrize(

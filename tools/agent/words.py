@@ -1313,7 +1313,9 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
         )
         found = replace(found, text=raw, rest=back)
     rest = _without_context(raw, found.rest)
-    return replace(found, remind=remind, meeting=meeting, now=now, rest=rest)
+    # the person's own words, also where a second reading had a phrase set aside or a word
+    # added ("every year on his birthday", "in 15min"): an approval reads them again
+    return replace(found, text=raw, remind=remind, meeting=meeting, now=now, rest=rest)
 
 
 def _read_time(raw: str, now: datetime, tz: str) -> Words:
