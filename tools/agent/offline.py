@@ -46,6 +46,7 @@ from tools.agent.words import (
     TWO_TIMES,
     far_weekday_date,
     half_day_question,
+    is_note,
     job_topic,
     last_answer,
     manage_request,
@@ -53,7 +54,6 @@ from tools.agent.words import (
     read_words,
     split_topic,
     starts_with_a_span,
-    starts_with_verb,
     topic_fits,
     unhedged,
     what_of,
@@ -64,6 +64,7 @@ from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
 from tools.schedule.zones import resolve_zone
+from tools.timeparse.recurrence import OCCASION_NOUN, WHOSE
 
 HELP = (
     "I'm running without my AI model, but I can still schedule things. Try:\n"
@@ -268,11 +269,7 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
     return bool(parts) and all(pattern.fullmatch(p) for p in parts)
 
 
-_WHOSE_OCCASION = re.compile(
-    r"(?:\b(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?)\s+)?(?:wedding\s+|work\s+)?"
-    r"\b(?:birthday|bday|b-day|anniversary)\b",
-    re.I,
-)
+_WHOSE_OCCASION = re.compile(rf"(?:\b{WHOSE}\s+)?\b{OCCASION_NOUN}\b", re.I)
 ASK_WHAT = "What should I remind you about?"
 # "list my reminders pls", "cancel 12 please": the courtesy is no part of the command.
 _POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|thx|ty)[\s!.]*$")
@@ -409,12 +406,6 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     return f"When should #{job_id} run instead? Say e.g. `move {job_id} to friday 10am`."
 
 
-def _a_note(what: str, text: str) -> bool:
-    """ "fri 16:00 expenses due", "3 dec 14:00 orthodontist": a task with no verb and
-    nothing quoted to post is a note to be reminded of, not a command."""
-    return not starts_with_verb(what) and not QUOTED.search(text)
-
-
 def _recurring(what: str, sched: Schedule) -> Call:
     if isinstance(sched.spec, Every):
         return "schedule_action", {
@@ -498,7 +489,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     far = far_weekday_date(t, at, now)
     if far is not None:
         return far  # "saturday the 21st", when the next one is 9 months off
-    if remind or event or _a_note(what, t):
+    if remind or event or is_note(what, t):
         args: dict[str, Any] = {"reminder_time": at.isoformat(), "message": what}
         if words.lead is not None:
             args["minutes_before"] = int(words.lead.total_seconds() // 60)

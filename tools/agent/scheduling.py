@@ -38,6 +38,7 @@ from tools.agent.words import (
     far_weekday_date,
     half_day_question,
     has_word,
+    is_note,
     last_answer,
     named_job,
     no_such_clock,
@@ -476,8 +477,12 @@ def _time(ctx: RunContext[HomarDeps], text: str, what: str = "time") -> Resolved
     if either is not None:
         # "remind me at 9 or 10": which one is the person's call (the 1.5B picked 22:25)
         raise AskWhen(either_question(either))
-    far = far_weekday_date(words.text, got.at if got else words.instant, now)
-    if what == "time" and far is not None:
+    far = (
+        far_weekday_date(words.text, got.at if got else words.instant, now)
+        if what == "time"
+        else None
+    )
+    if far is not None:
         # "saturday the 21st" read as 21 August 2027 (last Saturday was the 21st)
         raise AskWhen(far)
     two = what == "time" and TWO_CLOCKS.search(QUOTED.sub(" ", words.text))
@@ -795,10 +800,9 @@ def _note_or(ctx: RunContext[HomarDeps], kind: str, command: str) -> str:
     quoted to post) and the model wrote as one is a reminder of it, whichever tool the
     model picked."""
     words = ctx.deps.state.words
-    if ctx.deps.fired or words is None or QUOTED.search(words.text):
+    if ctx.deps.fired or words is None:
         return kind
-    what = what_of(words.rest)
-    note = what and not starts_with_verb(what) and not starts_with_verb(command)
+    note = is_note(what_of(words.rest), words.text) and not starts_with_verb(command)
     return JobKind.REMINDER if note else kind
 
 

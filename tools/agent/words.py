@@ -39,11 +39,12 @@ from pydantic_ai.messages import (
 from tools import timeparse
 from tools.audience import USER_MENTION
 from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
+from tools.schedule.describe import ordinal
 from tools.schedule.zones import zone_time_in
 from tools.timeparse.holidays import HOLIDAY_RE
 from tools.timeparse.instant import DEFAULT_HOUR
 from tools.timeparse.lexicon import MONTH_RE, WEEKDAY_RE
-from tools.timeparse.recurrence import POD_HOURS
+from tools.timeparse.recurrence import EVERY_YEAR_ON_OCCASION, POD_HOURS
 
 __all__ = [
     "MEETING_LEAD",
@@ -53,6 +54,7 @@ __all__ = [
     "Words",
     "dialogue",
     "far_weekday_date",
+    "is_note",
     "names_repeat",
     "read_words",
     "split_off_instruction",
@@ -808,6 +810,12 @@ _VERB_WORDS = """
 _COMMAND_VERBS = frozenset(re.findall(r"[a-z]+", _VERB_WORDS))
 
 
+def is_note(what: str, text: str) -> bool:
+    """ "fri 16:00 expenses due", "3 dec 14:00 orthodontist": a task with no verb and nothing
+    quoted to post is a note to be reminded of, not a command."""
+    return bool(what) and not starts_with_verb(what) and not QUOTED.search(text)
+
+
 def starts_with_verb(text: str) -> bool:
     """Whether a task begins with a verb a command or an errand starts with (among its
     first words: "in an hour check the logs" keeps a time the reading left in it), or
@@ -834,16 +842,12 @@ def far_weekday_date(text: str, at: datetime | None, now: datetime) -> str | Non
     m = _WEEKDAY_DAY.search(QUOTED.sub(" ", text))
     if m is None or at is None or (at.date() - now.date()).days <= FAR_DAYS:
         return None
-    day = int(m["d1"] or m["d2"])
+    n = int(m["d1"] or m["d2"])
     return (
-        f"The next {at:%A} the {day}{_suffix(day)} is {at:%-d %B %Y}, so nothing is "
-        "scheduled yet. Which day do you mean — e.g. “on the "
-        f"{day}{_suffix(day)} of {_next_month_with(now, day):%B}” or “next {at:%A}”?"
+        f"The next {at:%A} the {ordinal(n)} is {at:%-d %B %Y}, so nothing is scheduled yet. "
+        f"Which day do you mean — e.g. “on the {ordinal(n)} of {_next_month_with(now, n):%B}” "
+        f"or “next {at:%A}”?"
     )
-
-
-def _suffix(n: int) -> str:
-    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
 def _next_month_with(now: datetime, day: int) -> date:
@@ -1182,22 +1186,16 @@ _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
 
 # A request said after some context: "I'm in Tokyo right now, remind me to call home",
 # "long day. anyway, could you remind me to …": the context is no part of what to remind of.
-_CONTEXT_FIRST = re.compile(
-    r"^.+?(?:[,;:!?]|\.(?=\s))\s+(?:(?:so|and|but|anyway|also)[\s,]+)*"
-    r"(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?"
-    r"(?=(?:remind|ping|nudge)\s+(?:me|us)\b)",
-    re.I,
+_REQUEST_NEXT = (
+    r"(?:(?:so|and|but|anyway|also)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+)?"
+    r"(?:please\s+|pls\s+)?(?=(?:remind|ping|nudge)\s+(?:me|us)\b)"
 )
+_CONTEXT_FIRST = re.compile(r"^.+?(?:[,;:!?]|\.(?=\s))\s+" + _REQUEST_NEXT, re.I)
 
 
 # ... and in the words left once the time is read, where its comma may have gone with it
 # ("my flight is [on friday at 10am,] remind me [at 7 that day] to pack").
-_REQUEST_LATER = re.compile(
-    r"^.+?[\s,;:!?.]\s*(?:(?:so|and|but|anyway|also)[\s,]+)*"
-    r"(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?"
-    r"(?=(?:remind|ping|nudge)\s+(?:me|us)\b)",
-    re.I,
-)
+_REQUEST_LATER = re.compile(r"^.+?[\s,;:!?.]\s*" + _REQUEST_NEXT, re.I)
 _BACK_REFERENCES = frozenset({"it", "that", "this", "them", "those", "these", "so", "then"})
 
 
@@ -1235,11 +1233,19 @@ _LEADING_SPAN = re.compile(
 )
 
 
-_EVERY_YEAR_ON_IT = re.compile(
-    r"\b(?:(?:every|each)\s+year|yearly|annually)\s+on\s+(?:his|her|their|my|our|your|"
-    r"[a-z][\w.-]{0,30}'s?)\s+(?:wedding\s+)?(?:birthday|bday|b-day|anniversary)\b",
-    re.I,
-)
+_EVERY_YEAR_ON_IT = re.compile(EVERY_YEAR_ON_OCCASION, re.I)
+
+
+def _day_said_besides(
+    plain: str, m: re.Match[str], now: datetime, tz: str
+) -> tuple[Words, datetime] | None:
+    """The message read without the phrase `m` found, and the one clear time it then names
+    (local), or None."""
+    inner = _read_time(f"{plain[: m.start()]} {plain[m.end() :]}", now, tz)
+    at = inner.instant
+    if at is None or inner.ambiguous or inner.recurrence is not None:
+        return None
+    return inner, at.astimezone(now.tzinfo) if now.tzinfo else at
 
 
 def _yearly_on_its_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
@@ -1248,11 +1254,10 @@ def _yearly_on_its_day(plain: str, found: Words, now: datetime, tz: str) -> Word
     m = _EVERY_YEAR_ON_IT.search(plain)
     if m is None or not found.timeless:
         return found
-    inner = _read_time(f"{plain[: m.start()]} {plain[m.end() :]}", now, tz)
-    at = inner.instant
-    if at is None or inner.ambiguous or inner.recurrence is not None:
+    besides = _day_said_besides(plain, m, now, tz)
+    if besides is None:
         return found
-    at = at.astimezone(now.tzinfo) if now.tzinfo else at
+    inner, at = besides
     yearly = timeparse.parse_recurrence(
         f"every year on {at:%B} {at.day} at {at:%H:%M}", now=now, tz=tz
     )
@@ -1273,11 +1278,10 @@ def _on_that_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
     m = _THAT_DAY.search(plain)
     if m is None or found.recurrence is not None or (found.instant and not found.ambiguous):
         return found
-    inner = _read_time(f"{plain[: m.start()]} {plain[m.end() :]}", now, tz)
-    day = inner.instant
-    if day is None or inner.ambiguous or inner.recurrence is not None:
+    besides = _day_said_besides(plain, m, now, tz)
+    if besides is None:
         return found
-    day = day.astimezone(now.tzinfo) if now.tzinfo else day
+    inner, day = besides
     at = timeparse.parse_instant(
         f"{day:%B} {day.day} {day.year} at {m['clock']}", now=now, tz=tz, foreign=False
     )

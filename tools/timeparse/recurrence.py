@@ -1278,11 +1278,14 @@ _OCCASION = re.compile(
 
 
 _REQUEST_LEAD = re.compile(r"^(?:run|repeat|remind me)\s+")
+# Whose occasion and which ("his birthday", "Ana's wedding anniversary").
+WHOSE = r"(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?)"
+OCCASION_NOUN = r"(?:wedding\s+|work\s+)?(?:birthday|bday|b-day|anniversary)"
 # "every year on his birthday", "annually on our anniversary": the day is the occasion's.
-_ON_OCCASION = re.compile(
-    r"\b(?:(?:every|each)\s+year|yearly|annually)(?P<on>\s+on\s+(?:my|our|his|her|their|your|"
-    r"[a-z][\w.-]{0,30}'s?)\s+(?:wedding\s+|work\s+)?(?:birthday|bday|b-day|anniversary))\b"
+EVERY_YEAR_ON_OCCASION = (
+    rf"\b(?:(?:every|each)\s+year|yearly|annually)(?P<on>\s+on\s+{WHOSE}\s+{OCCASION_NOUN})\b"
 )
+_ON_OCCASION = re.compile(EVERY_YEAR_ON_OCCASION)
 
 
 def _each_of_next(m: re.Match[str]) -> str:

@@ -26,7 +26,7 @@ from .instant import (
     zone_named,
 )
 from .invalid import explain_invalid_date
-from .recurrence import _KEYWORD, occasion_of, read_recurrence
+from .recurrence import _KEYWORD, OCCASION_NOUN, WHOSE, occasion_of, read_recurrence
 
 MAX_TOKENS = 40
 MAX_SPAN = 16
@@ -507,10 +507,7 @@ def _event_offset(bare: list[str], i: int) -> tuple[int, int, instant.Duration, 
 
 _QUANTITY_NOUNS = _UNIT_WORDS | frozenset({"quarters", "halves", "thirds"})
 _NAMES_A_DAY = re.compile(r"\d|\b" + lexicon.MONTH_RE)
-_ON_OCCASION_AFTER = re.compile(
-    r"on\s+(?:my|our|his|her|their|your|[a-z][\w.-]{0,30}'s?)\s+(?:wedding\s+|work\s+)?"
-    r"(?:birthday|bday|b-day|anniversary)\b"
-)
+_ON_OCCASION_AFTER = re.compile(rf"on\s+{WHOSE}\s+{OCCASION_NOUN}\b")
 
 
 def split_when(text: str, *, now: datetime, tz: str) -> When | None:
