@@ -1294,3 +1294,200 @@ async def test_and_before_the_request_is_no_part_of_the_thing(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, "buy milk and remind me at 5pm"))
     assert job.command == "buy milk"
+
+
+# ---------------------------------------------------------------- the sixteenth to eighteenth sets
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "command"),
+    [
+        # a slip in a day word is read as the word meant, not as "today"
+        (
+            "band practice got moved to tomorow so remind me at 6pm to restring the bass",
+            local(24, 18),
+            "restring the bass",
+        ),
+        ("remind me on wendesday at 11 to book the vet", local(25, 11), "book the vet"),
+        # a fact with its own day told around the request: the request's time
+        (
+            "the essay is due thursday, remind me tomorrow at 6pm to outline it",
+            local(24, 18),
+            "outline it (the essay is due thursday)",
+        ),
+        (
+            "remind me tonight to charge the camera, the hike starts tomorrow",
+            local(23, 18),
+            "charge the camera",
+        ),
+        # "that morning", "that day at 6": on the day said elsewhere
+        (
+            "the lease ends on friday — remind me that morning to hand over the keys",
+            local(27, 9),
+            "hand over the keys",
+        ),
+        (
+            "the concert is on the 4th of december, remind me that day at 6 to print the tickets",
+            local(4, 18, month=12),
+            "print the tickets",
+        ),
+    ],
+)
+async def test_the_request_says_its_own_time(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, command: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and job.command == command, (job.next_run_at, job.command)
+
+
+async def test_a_time_taken_back_is_still_asked_about(runtime: AgentKit, deps: HomarDeps) -> None:
+    r = await say(runtime, deps, "remind me monday at 9 to call the bank, no wait, tuesday at 10")
+    assert not r.job_ids and "more than one time" in r.text
+
+
+async def test_a_repeat_until_then_ends_on_the_day_said(runtime: AgentKit, deps: HomarDeps) -> None:
+    text = "the marathon is on sunday so ping me every evening at 8 to stretch until then"
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    runs = schedule_of(job).next_runs(NOW, 10)
+    assert runs[0] == local(23, 20) and runs[-1] == local(28, 20) and len(runs) == 6
+    assert job.command == "stretch"
+
+
+async def test_three_weekdays_in_a_row_repeat(runtime: AgentKit, deps: HomarDeps) -> None:
+    job = await approved(
+        runtime, deps, await say(runtime, deps, "remind me tue thu sat at 7am to run")
+    )
+    assert schedule_of(job).next_runs(NOW, 3) == [local(24, 7), local(26, 7), local(28, 7)]
+
+
+async def test_the_words_after_a_colon_are_the_message_to_post(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = "at 9pm post here: voting closes in 2 hours, don't miss it"
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == local(23, 21) and "voting closes in 2 hours" in job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("sat 11am team check-in", "reminder"),  # "check" after a noun: a note
+        ("dec 5 10am car wash", "reminder"),
+        ("at 5 call the garage", "delayed|scheduled"),  # a verb first: a command
+    ],
+)
+async def test_a_verb_after_a_noun_is_a_note(
+    runtime: AgentKit, deps: HomarDeps, text: str, kind: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.kind in kind.split("|"), job.kind
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "at"),
+    [
+        ("we're eating out tonight so scrap the pizza reminder", "cancelled", None),
+        ("I don't need the pizza reminder any more", "cancelled", None),
+        ("the oven is busy, push the pizza reminder back an hour, sorry", "active", local(23, 20)),
+        (
+            "can the pizza reminder be tomorrow instead? 6pm would be better",
+            "active",
+            local(24, 18),
+        ),
+        (
+            "the guests come at 7 so the pizza ping is too late — make it half past 6",
+            "active",
+            local(23, 18, 30),
+        ),
+        ("do the pizza reminder on thursday evening instead", "active", local(26, 18)),
+        ("the pizza reminder keeps bugging me, we ordered already, kill it", "cancelled", None),
+        ("I'm away next week, put the pizza reminder on ice until I get back", "paused", None),
+    ],
+)
+async def test_a_change_said_in_one_clause_of_a_story(
+    runtime: AgentKit, deps: HomarDeps, text: str, status: str, at: datetime | None
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    r = await say(runtime, deps, text)
+    job = await deps.engine.get(pizza)
+    assert job.status == status and not r.job_ids, r.text
+    if at is not None:
+        assert job.next_run_at == at, (job.next_run_at, r.text)
+    assert (await deps.engine.get(plants)).status == "active"
+
+
+async def test_a_paused_job_named_by_its_part_of_the_day_is_resumed(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    stretch = await seeded(deps, "stretch", local(24, 8))
+    await deps.engine.pause(stretch)
+    r = await say(
+        runtime, deps, "my knee is better, switch the morning stretch reminder back on please"
+    )
+    assert (await deps.engine.get(stretch)).status == "active", r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hmm which reminders do i even have rn",
+        "sorry, I've lost track — what have I actually got set up with you?",
+        "can i see everything you've got scheduled for me",
+    ],
+)
+async def test_the_list_asked_for_in_passing(runtime: AgentKit, deps: HomarDeps, text: str) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert "order the pizza" in r.text and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is there anything on my todo list? feels like I forgot something",
+        "show me my todos real quick",
+    ],
+)
+async def test_the_todos_asked_for_in_passing(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str
+) -> None:
+    await TodoStore(db).add(100, "renew the passport", 1, NOW)
+    r = await say(runtime, deps, text)
+    assert "renew the passport" in r.text and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("slap 'renew the insurance' on my to do list, no rush", "renew the insurance"),
+        ("add to my to-dos: call the plumber", "call the plumber"),
+        ("could you put buy stamps on my todo list? I'll get to it later", "buy stamps"),
+    ],
+)
+async def test_a_todo_with_a_remark_after_it(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, item: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert [i.description for i in await TodoStore(db).list(100)] == [item] and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        (
+            "fyi I moved to Lisbon for work, please set my reminders to local time there",
+            "Europe/Lisbon",
+        ),
+        (
+            "ok i live in Toronto now (new job), switch my reminders to toronto time",
+            "America/Toronto",
+        ),
+        ("we've just moved to Oslo, so put my reminders on local time here", "Europe/Oslo"),
+    ],
+)
+async def test_a_move_said_with_its_reason(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == zone, r.text

@@ -191,8 +191,9 @@ async def test_a_turn_about_jobs_names_them_so_one_request_does_it(
     r = await ask(
         runtime,
         deps,
-        # (plain "cancel the pizza reminder" is settled in code, without a model)
-        "I don't need the pizza reminder anymore, drop it please",
+        # (plain "cancel the pizza reminder" is settled in code, without a model, and so
+        # is "I don't need the pizza reminder anymore, drop it please")
+        "the pizza reminder and the plants one: drop the first please",
         call("delete_scheduled_action", task_id=pizza),
     )
     sent = r.script.messages[0][-1].parts
@@ -424,6 +425,17 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
             description="Reminder: do you store my messages anywhere?",
             type="recurring",
             schedule="0 10 * * *",
+        ),
+        # the 1.5B (the sixteenth and eighteenth sets): a remark to the room, made a reminder
+        # with follow-ups at a time of its own
+        "gg all, that boss fight was wild 🔥": call(
+            "schedule_reminder",
+            reminder_time="in 4 hours",
+            message="gg all, that boss fight was wild",
+            follow_up=True,
+        ),
+        "cheers mate, you're the best": call(
+            "schedule_reminder", reminder_time="in 30 minutes", message="cheers mate"
         ),
     }
     await _no_job(runtime, deps, made_up, "not sure what you'd like")

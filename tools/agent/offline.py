@@ -145,8 +145,9 @@ _ASKS_ZONE = (
     r"|change(?:\s+to)?|update)(?:\s+(?:that|its|my|the|that\s+city'?s?))?\s+(?:time\s*zone|tz|zone"
     r"|time)"
     # "put my reminders on Madrid time", "switch me to that time zone"
-    r"|(?:put|switch|move|set)\s+(?:me|my\s+(?:reminders|jobs|schedule|stuff|things))\s+"
-    r"(?:on|to)\s+[\w' ]{1,30}?\s*time(?:\s*zone)?)"
+    r"|(?:put|switch|move|set|change)\s+(?:me|my\s+(?:reminders|jobs|schedule|stuff|things|times?))"
+    r"\s+(?:on|to|over\s+to)\s+(?:[\w' ]{1,30}?\s*time(?:\s*zone)?(?:\s+(?:here|there))?"
+    r"|(?:the\s+)?local\s+(?:time\s*)?zone))"
     r"(?:\s+(?:please|now|from\s+now\s+on))?"
 )
 _STAY = (
@@ -154,11 +155,16 @@ _STAY = (
     r"(?:the\s+)?(?:next\s+)?(?:a|an|one|two|three|four|few|couple\s+of|\d{1,2})?\s*(?:days?|weeks?|"
     r"months?|years?)|for\s+(?:the\s+)?(?:week|month|year|winter|summer|holidays)|until\s+[\w ]+)"
 )
+# Why the person moved, said after the place: "for my exchange semester", "for work".
+_FOR_A_REASON = (
+    r"\s+for\s+(?:(?:my|our|his|her|their|a|an|the)\b[^,.;]{0,40}?|work|school|uni|university"
+    r"|college|good)"
+)
 _LIVES_IN = re.compile(
     r"^(?:i\s+(?:now\s+)?live|i'?m\s+(?:now\s+)?(?:living|based|staying)"
     r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)"
-    r"|(?:i|we)(?:'ve|\s+have|\s+just)?\s+(?:moved|relocated))"
-    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:{_STAY})?(?:{_ASKS_ZONE})?"
+    r"|(?:i|we)(?:'ve|\s+have)?(?:\s+just)?\s+(?:moved|relocated))"
+    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:{_STAY})?(?:{_FOR_A_REASON})?(?:{_ASKS_ZONE})?"
     # A stay ("I'm in Toronto this month", "I'm in Tokyo for two weeks"), or "I'm in
     # Chicago now, switch my timezone": a visit, so only with the zone asked for
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<stay>.+?){_STAY}(?:{_ASKS_ZONE})?"
@@ -172,6 +178,11 @@ _LIVES_IN = re.compile(
 )
 
 
+# An opening word and a remark in brackets: no part of what is asked.
+_OPENER = re.compile(r"^(?:(?:ok|okay|so|well|hey|hi|btw|fyi|update|news)\b[,:!.]?\s+)+", re.I)
+_ASIDE = re.compile(r"\s*\([^()]{0,80}\)")
+
+
 def _names_a_zone(named: str) -> bool:
     """Words short enough to be a zone's name: not "Tokyo and call Ken in 30 minutes"."""
     return len(named.split()) <= 3 and not re.search(r"\d|\b(?:and|then)\b", named)
@@ -182,6 +193,7 @@ def _zone_said(text: str) -> tuple[str, str | None] | None:
     they name no zone). "my timezone is …" counts whatever it names; where the person
     lives ("I live in New York now") only when the place names a zone."""
     t = _clean(_own_words(text)).rstrip(" .!")
+    t = " ".join(_ASIDE.sub(" ", _OPENER.sub("", t)).split())  # "ok i live in X now (uni started)"
     said = _ZONE_SET.fullmatch(t)
     lives = said is None
     said = said or _LIVES_IN.fullmatch(t)
@@ -200,24 +212,58 @@ def stated_zone(text: str) -> str | None:
     return said[1] if said else None
 
 
+_TODO_NOUN = r"(?:to[- ]?dos?|tasks?)(?:\s+list)?"
 _TODO_ADD = re.compile(
     r"^(?:add|put|create)\s+(?:an?\s+)?(?:task|to[- ]?do|to[- ]?do item)\s*[:,-]?\s*(?P<a>.+)$"
-    r"|^(?:add|put|pop|stick|throw|(?:jot|note|write|put)(?:\s+down)?)\s+(?P<b>.+?)\s+"
-    r"(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+"
-    r"(?:to[- ]?dos?|tasks?)(?:\s+list)?$",
+    r"|^(?:add|put|pop|stick|throw|chuck|toss|slap|(?:jot|note|write|put)(?:\s+down)?)\s+"
+    rf"(?P<b>.+?)\s+(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+{_TODO_NOUN}"
+    # "add to my todos: reread ch 4-6"
+    rf"|^(?:add|put|pop|stick|write)\s+(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+{_TODO_NOUN}"
+    r"\s*[:,-]\s*(?P<c>.+)$",
     re.I,
 )
+# The to-do list named, and where that sentence or clause ends: what is said after it
+# ("…, no rush on it", "? I'll deal with it later") is no part of the item.
+_TODO_NAMED = re.compile(
+    rf"\b(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+{_TODO_NOUN}(?=\s*(?:$|[,;.!?—–-]))", re.I
+)
+_ASKING = re.compile(
+    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+|please\s+|pls\s+|plz\s+|just\s+)+", re.I
+)
+
+
+def _todo_added(text: str) -> str | None:
+    """The item a message adds to the to-do list ("stick 'order the mic arm' on my todo
+    list pls", "put buy new dice on my to do list, no rush on it"), None if it adds none
+    ("" when it names no item)."""
+    t = _ASKING.sub("", _OPENER.sub("", text.strip()))
+    t = _POLITE_END.sub("", t).rstrip(" .!?")
+    named = _TODO_NAMED.search(t)
+    if named is not None and _TODO_ADD.fullmatch(t[: named.end()]):
+        t = t[: named.end()]
+    m = _TODO_ADD.fullmatch(t)
+    if m is None:
+        return None
+    return (m.group("a") or m.group("b") or m.group("c") or "").strip(" '\"“”")
+
+
 _TODO_LIST = re.compile(
-    r"^(?:what'?s|what is|show(?: me)?|list)(?: still| left)?\s+(?:on\s+)?(?:my|the|our)\s+"
-    r"(?:to-?dos?|todo list|to-do list|tasks?(?: list)?|list of (?:tasks|to-?dos))"
-    r"|^what(?:'s| is) (?:left|still open|open) on (?:my|the|our) (?:to-?do|todo|task) list"
+    r"^(?:what'?s|what is|show(?: me)?|list|(?:can|could|may) i see|let me see)(?: still| left)?"
+    r"\s+(?:on\s+)?(?:my|the|our)\s+"
+    r"(?:to-?dos?|todo list|to-do list|to do list|tasks?(?: list)?|list of (?:tasks|to-?dos))"
+    r"(?: (?:real |really )?(?:quick|quickly))?"
+    r"|^what(?:'?s| is) (?:left|still open|open|still) on (?:my|the|our) (?:to-?do|to do|todo|task)"
+    r" list"
+    # "did I leave anything on my to-do list?", "is there anything on my todo list"
+    r"|^(?:did i (?:leave|put|write)|is there|have i got|do i have) anything (?:left )?on"
+    r" (?:my|the) (?:to-?do|to do|todo|task) list"
     r"|^(?:what|which) (?:tasks|to-?dos) (?:do i have|are (?:left|open|there))(?: left| open)?",
     re.I,
 )
 
 _WHEN_ASKED = (
     r"(?: for me| here| in this thread| today| tomorrow| this week"
-    r"| for (?:today|tomorrow|this week)| right now| at the moment| so far)?"
+    r"| for (?:today|tomorrow|this week)| right now| rn| at the moment| so far)?"
 )
 _LIST = re.compile(
     r"^(?:list|show|ls)(?: me)?(?: my| all| the)*"
@@ -240,6 +286,18 @@ _LIST = re.compile(
     + _WHEN_ASKED
     + r"|^(?:show|tell) me (?:everything|all|all the stuff|what)(?: that)? (?:i'?ve|i have|i) "
     r"(?:scheduled|set up|got (?:scheduled|set up|coming up)|planned)"
+    + _WHEN_ASKED
+    # "what reminders do i even have rn", "can i see everything you've got scheduled for me",
+    # "what have I actually got set up with you"
+    + r"|^(?:what|which) (?:reminders|jobs) (?:do|did|have) i(?: even| actually| really| still)?"
+    r" (?:have|got)(?: (?:set|scheduled|going|running|set up))?"
+    + _WHEN_ASKED
+    + r"|^(?:can|could|may) i see (?:everything|all|what)"
+    r"(?: (?:you'?ve|youve|you have|i'?ve|i have))? (?:got )?"
+    r"(?:scheduled|set up|planned|lined up)(?: for me)?"
+    + _WHEN_ASKED
+    + r"|^what (?:have|do) i(?: even| actually| really)? (?:got )?(?:set up|scheduled|planned"
+    r"|lined up)(?: with you)?"
     + _WHEN_ASKED
     + r"|^what(?:'s| is) (?:next|up next|coming next)"
     + _WHEN_ASKED
@@ -264,9 +322,32 @@ _LIST = re.compile(
 _SENTENCES = re.compile(r"\s*[?!.;]+\s*")
 
 
+# Said before a question, no part of it: "wait", "sorry, I've completely lost track —".
+_LEAD_IN = re.compile(
+    r"^(?:(?:wait|ok|okay|so|hmm+|um+|btw|sorry|oops|ugh|quick question)\b[,:!—–-]?\s+"
+    r"|(?:i'?ve|i have)\s+(?:completely\s+|totally\s+)?lost track(?:\s+of\s+\w+)?"
+    r"\s*[,:—–-]\s*)+"
+)
+# A sentence after a question that asks nothing more: "I feel like I'm forgetting something".
+_ASKS_MORE = re.compile(
+    r"^(?:add|put|remind|cancel|delete|remove|pause|stop|resume|move|set|schedule|create|make"
+    r"|show|list|change|push|kill)\b|\b(?:remind|ping|nudge)\s+(?:me|us)\b"
+)
+
+
 def _asks(pattern: re.Pattern[str], low: str) -> bool:
+    """Whether the message asks what `pattern` reads: every sentence of it, or its first
+    and then only remarks that ask nothing ("… on my to-do list? I feel like I'm forgetting
+    something")."""
+    low = _LEAD_IN.sub("", low)
     parts = [p for p in _SENTENCES.split(low) if p and not _POLITE_END.fullmatch(" " + p)]
-    return bool(parts) and all(pattern.fullmatch(p) for p in parts)
+    if not parts or not pattern.fullmatch(parts[0]):
+        return False
+    return all(
+        pattern.fullmatch(p)
+        or (not _ASKS_MORE.search(p) and timeparse.split_when(p, now=EPOCH, tz="UTC") is None)
+        for p in parts[1:]
+    )
 
 
 _WHOSE_OCCASION = re.compile(rf"(?:\b{WHOSE}\s+)?\b{OCCASION_NOUN}\b", re.I)
@@ -295,7 +376,11 @@ def _manage(low: str) -> Call | str | None:
     tool, rest = asked
     by_id = JOB_NUMBER.match(rest)
     if tool != "update_scheduled_action" and not by_id and not BY_CLOCK.match(rest):
-        words = read_words(rest, EPOCH, "UTC")
+        # (its first clause: "pause the standup, the server is on a break this week")
+        # and without a day part or rhythm that names the job: "the morning stretch reminder")
+        head = re.split(r"[,;]\s|\s[—–-]\s", rest, maxsplit=1)[0]
+        head = re.sub(r"\b(?:morning|afternoon|evening|night|daily|weekly|nightly)\b", " ", head)
+        words = read_words(head, EPOCH, "UTC")
         if words.instant is not None or words.recurrence is not None:
             return None  # "restart the build server in 2 hours" is a command for later
     if tool != "update_scheduled_action":
@@ -431,9 +516,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         return "list_scheduled_actions", {}
     if _asks(_TODO_LIST, low):
         return "list_tasks", {}
-    todo_add = _TODO_ADD.fullmatch(t.rstrip(" .!"))
-    if todo_add:
-        item = (todo_add.group("a") or todo_add.group("b") or "").strip(" '\"")
+    item = _todo_added(t)
+    if item is not None:
         return ("add_task", {"description": item}) if item else "What should I add?"
     zone = _zone_said(t)
     if zone is not None:

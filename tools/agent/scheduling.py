@@ -294,7 +294,12 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     if not chat and (_TIMEISH.search(said) or _NOW.search(said)):
         return  # a time the time language can't read may still be one the model did
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
-        return
+        if not _CHAT_MARK.search(words.text) or starts_with_verb(words.text):
+            return
+        # a remark with no time and nothing asked ("gg everyone that raid was insane 🔥",
+        # "thanks homar ur the goat"): the 1.5B made them reminders (the sixteenth and
+        # eighteenth prompt sets)
+        chat = True
     if any(not w.timeless for w in _earlier_words(ctx)):
         return
     if chat:
@@ -420,6 +425,15 @@ _CHAT_WORDS = frozenset(
         "buddy",
         "u",
     ]
+)
+
+
+# A word that marks a remark to the room: thanks, praise, laughter, a game's "gg".
+_CHAT_MARK = re.compile(
+    r"\b(?:thanks|thank\s+you|thx|ty|tysm|cheers|gg|ggs|wp|gj|lol|lmao|rofl|haha\w*|omg|wow"
+    r"|congrats|congratulations|ur\s+the\s+(?:best|goat|man)|you(?:'re|\s+are)\s+the\s+best"
+    r"|legend|awesome|amazing|insane)\b",
+    re.I,
 )
 
 

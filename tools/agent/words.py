@@ -20,6 +20,7 @@ The same reading serves the offline model: what it finds here is what it schedul
 
 from __future__ import annotations
 
+import contextvars
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -644,9 +645,29 @@ def _address(token: str) -> str:
     return token.replace("<@!", "<@").lower()
 
 
+# "at 6pm send a msg here: raid signups close in one hour, react if ur in": the words after
+# the colon are the message to post, as if quoted (their "in one hour" is no time to act).
+_POSTED = re.compile(
+    r"^(?P<head>.*?\b(?:post|send|say|announce|write|share|drop)\b[^:\n\"“'`]{0,40}?):\s*"
+    r"(?P<msg>[^\s\"“'`][^\"“”`]*)$",
+    re.I,
+)
+
+
+def _quote_posted(raw: str) -> str:
+    """The message with the words to post after a colon put in quotes, when the time is
+    said before them."""
+    m = _POSTED.match(raw)
+    if m is None or timeparse.split_when(m["head"], now=EPOCH, tz="UTC") is None:
+        return raw
+    return f'{m["head"]}: "{m["msg"].strip()}"'
+
+
 def read_words(text: str, now: datetime, tz: str) -> Words:
     """Read the time in a person's message (`now` aware; `tz` their zone). Never raises."""
-    raw = " ".join(USER_MENTION.sub(" ", text or "").split())
+    raw = _quote_posted(
+        timeparse.mend_spelling(" ".join(USER_MENTION.sub(" ", text or "").split()))
+    )
     addressed = frozenset(_address(a) for a in _ADDRESS.findall(text or ""))
     try:
         return replace(_read(raw, now, tz), addressed=addressed)
@@ -820,10 +841,21 @@ def starts_with_verb(text: str) -> bool:
     """Whether a task begins with a verb a command or an errand starts with (among its
     first words: "in an hour check the logs" keeps a time the reading left in it), or
     says a switch with a particle and no verb ("lights off", "heating on")."""
-    found = re.findall(r"[a-z']+", text.lower())
-    if any(w in _COMMAND_VERBS for w in found[:4]):
-        return True
+    found = re.findall(r"[a-z'][a-z'-]*", text.lower())  # "check-in" is a noun, one word
+    for i, w in enumerate(found[:4]):
+        if w in _COMMAND_VERBS and all(x in _BEFORE_A_VERB for x in found[:i]):
+            return True  # first, or after words that are no thing ("then check", "in an hour …")
     return 1 < len(found) <= 4 and found[-1] in {"on", "off", "up", "down", "out"}
+
+
+# Words a command's verb may come after: a time's leftovers, a courtesy, a "then". After a
+# noun ("Lina's eye test", "tourney check-in") a verb-like word is part of a note.
+_BEFORE_A_VERB = frozenset(
+    {"in", "an", "a", "at", "on", "by", "then", "please", "pls", "plz", "just", "also", "and"}
+    | {"to", "hour", "hours", "min", "mins", "minutes", "later", "first", "quickly", "go"}
+    | {"i", "we", "need", "gotta", "must", "should", "remember", "don't", "dont", "forget"}
+    | {"time", "it's", "its", "now", "right", "away", "asap", "so", "ok", "okay", "oh"}
+)
 
 
 # "saturday the 21st", "Fri 13th": a weekday and a day of the month, no month.
@@ -992,6 +1024,14 @@ def topic_fits(command: str, at: datetime | None, named: Sequence[str]) -> bool:
         same = at.hour == clock.hour if clock.fixed else at.hour % 12 == clock.hour % 12
         if not same:
             return False
+    # A paused job has no next run to check a part of the day against ("switch the morning
+    # stretch reminder back on"): its other words must name it.
+    unchecked = [
+        w for w in rest if at is None and w in _DAY_PART_HOURS and not has_word(command, w)
+    ]
+    rest = [w for w in rest if w not in unchecked]
+    if unchecked and not rest:
+        return False
     return all(
         has_word(command, w) or (at is not None and at.hour in _DAY_PART_HOURS.get(w, ()))
         for w in rest
@@ -1025,15 +1065,33 @@ _PHRASAL = (
     (rf"(?:turn|switch|shut)\s+off\s+{_JOB_NOUN}(?P<rest>.+)", "stop_interval_action"),
     (rf"(?:turn|switch|shut)\s+{_JOB_NOUN}(?P<rest>.+?)\s+off", "stop_interval_action"),
     (r"(?:disable|silence)\s+(?P<rest>.+)", "stop_interval_action"),
-    (r"(?:put|place|keep)\s+(?P<rest>.+?)\s+on\s+hold", "stop_interval_action"),
+    (r"(?:put|place|keep)\s+(?P<rest>.+?)\s+on\s+(?:hold|ice|pause)", "stop_interval_action"),
     (r"(?:take)\s+(?P<rest>.+?)\s+off\s+hold", "resume_scheduled_action"),
     (r"hold\s+off\s+(?:on\s+)?(?P<rest>.+)", "stop_interval_action"),
     (r"(?:get\s+rid\s+of)\s+(?P<rest>.+)", "delete_scheduled_action"),
-    # the job first: "the pizza reminder can go", "stretch reminder back on pls"
-    (rf"{_JOB_NOUN}(?P<rest>.+?)\s+(?:can|could)\s+go\b.*", "delete_scheduled_action"),
-    (rf"{_JOB_NOUN}(?P<rest>.+?)\s+(?:is\s+)?no\s+longer\s+needed\b.*", "delete_scheduled_action"),
+    # "I don't need the pizza reminder anymore", "no longer need the build checks"
     (
-        rf"{_JOB_NOUN}(?P<rest>.+?)\s+back\s+on(?:\s+(?:please|pls|again))?",
+        r"(?:i\s+|we\s+)?(?:don'?t|do\s+not|no\s+longer)\s+need\s+(?P<rest>.+?)"
+        r"(?:\s+any\s*more|\s+now)?",
+        "delete_scheduled_action",
+    ),
+    # "can the plants reminder be wednesday instead", "do the watering reminder on friday
+    # morning instead": the job's new time said with "instead"
+    (
+        r"(?:(?:can|could|should|would)\s+)?(?:do|have|make|set|put|schedule)?\s*"
+        r"(?P<rest>(?:the|my|our|that)\s+(?:\S+\s+){0,3}?(?:reminders?|jobs?|pings?|alarms?|one"
+        r"|checks?|posts?|nags?|alerts?|notifications?))\s+(?:be\s+|happen\s+|go\s+off\s+|run\s+)?"
+        r"(?:on\s+|at\s+|for\s+)?(?P<when>[^\s].*?)\s+instead",
+        "update_scheduled_action",
+    ),
+    # the job first: "the pizza reminder can go", "stretch reminder back on pls"
+    (rf"{_JOB_NOUN}(?P<rest>[^,;:.!?]+?)\s+(?:can|could)\s+go\b.*", "delete_scheduled_action"),
+    (
+        rf"{_JOB_NOUN}(?P<rest>[^,;:.!?]+?)\s+(?:is\s+)?no\s+longer\s+needed\b.*",
+        "delete_scheduled_action",
+    ),
+    (
+        rf"{_JOB_NOUN}(?P<rest>[^,;:.!?]+?)\s+back\s+on(?:\s+(?:please|pls|again))?",
         "resume_scheduled_action",
     ),
     (r"give\s+(?P<rest>.+?)\s+a\s+(?:break|rest|breather)\b.*", "stop_interval_action"),
@@ -1099,8 +1157,9 @@ NOT_NOW = r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
 # How long a change holds, said after it ("pause the standup for now"): no time to act at.
 _FOR_A_WHILE = re.compile(
     r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|the\s+time\s+being)|(?:until|till)\s+"
-    r"further\s+notice)$"
+    r"(?:further\s+notice|i'?m\s+back|i\s+(?:get\s+back|return)))$"
 )
+_THANKED = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|ty)[\s!.]*$")
 _HEDGES = re.compile(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+")
 
 
@@ -1122,7 +1181,7 @@ def manage_request(low: str) -> tuple[str, str] | None:
     words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
-    low = _FOR_A_WHILE.sub("", unhedged(low))
+    low = _FOR_A_WHILE.sub("", _THANKED.sub("", unhedged(low)))
     fronted = _FRONTED.fullmatch(low)
     if fronted is not None:
         # "the plants thing, can you make it 7:30 pm instead", "the pizza one - pause it":
@@ -1139,12 +1198,87 @@ def manage_request(low: str) -> tuple[str, str] | None:
     for pattern, tool in _PHRASAL:
         m = re.fullmatch(pattern, low)
         if m is not None:
-            return tool, m.group("rest")
+            when = m.groupdict().get("when")
+            return tool, f"{m['rest']} to {when}" if when else m["rest"]
     for tool, verbs in MANAGE_VERBS.items():
         m = re.match(rf"^(?:{verbs})\b\s*(?P<rest>.*)$", low)
         if m is not None:
-            return tool, m.group("rest")
-    return None
+            return tool, _INSTEAD_END.sub("", _without_told_tail(m.group("rest")))
+    return _change_in_a_clause(low) if _depth.get() == 0 else None
+
+
+_INSTEAD_END = re.compile(r"\s+instead$")
+_FIRST_BREAK = re.compile(r"[,;]\s|\s[—–-]\s")
+
+
+def _without_told_tail(rest: str) -> str:
+    """The words after a change's verb, less a clause told after them that names no time
+    ("push the pizza one back an hr, the stream is running late"; not "move it to friday,
+    8pm")."""
+    cut = _FIRST_BREAK.search(rest)
+    if cut is None:
+        return rest
+    tail = rest[cut.end() :]
+    if timeparse.split_when(tail, now=EPOCH, tz="UTC") is not None:
+        return rest
+    return rest[: cut.start()]
+
+
+# A time said on its own as the better one: "7pm works better", "friday would be better".
+_BETTER = re.compile(
+    r"^(?:(?:actually|maybe|and)\s+)?(?P<when>.+?)\s+(?:works|would\s+work|is|would\s+be|suits\s+me)"
+    r"(?:\s+(?:much|a\s+lot|way))?\s+better(?:\s+for\s+(?:me|us))?$"
+)
+# Where a clause of a message ends: a stop, a comma, a dash, or a "so" between clauses.
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:.!?]+|\s[—–-]+)\s+|\s+(?:so|and\s+so|but)\s+")
+# A job named by a noun phrase ("the build check", "the pizza reminder", "my stretch one").
+_JOB_PHRASE = re.compile(
+    r"\b(?:the|my|our|that|this)\s+(?:[a-z0-9'&-]+\s+){0,3}?(?:reminders?|jobs?|pings?|alarms?"
+    r"|alerts?|nags?|notifications?|nudges?|checks?|posts?|one)\b"
+)
+_JOB_WORDS = re.compile(
+    r"\b(?:reminders?|jobs?|pings?|alarms?|alerts?|nags?|notifications?|nudges?|checks?|posts?"
+    r"|one|nagging|reminding|pinging|bugging)\b"
+)
+_REFERRED = re.compile(r"^((?:[a-z]+\s+){1,2}?)(?:it|that|this)(?:\s+one)?\b")
+_depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
+
+
+def _change_in_a_clause(low: str) -> tuple[str, str] | None:
+    """A change asked in one clause of a message that tells something around it ("clan is
+    doing a potluck tonight so kill the pizza reminder", "the build check is driving me
+    nuts, ci is fixed now, kill it"): that clause's change, "it" being the job named in an
+    earlier clause. Only when exactly one clause asks a change of a job and none asks for a
+    reminder."""
+    parts = [p.strip() for p in _CLAUSE_BREAK.split(low) if p and p.strip()]
+    if len(parts) < 2 or _ASKS.search(low):
+        return None  # a reminder asked for: not a change of one
+    found = []
+    token = _depth.set(1)
+    try:
+        for i, part in enumerate(parts):
+            part = unhedged(re.sub(r"^(?:you\s+can|you\s+could|just)\s+", "", part))
+            referred = _REFERRED.match(part)
+            if referred is not None:
+                named = [m.group(0) for p in parts[:i] for m in _JOB_PHRASE.finditer(p)]
+                if not named:
+                    continue
+                part = f"{referred.group(1)}{named[0]}{part[referred.end() :]}"
+                part = re.sub(r"^(?:make|set)\s+(?=.*\d)", "move ", part)  # "make it 5:30"
+            got = manage_request(part)
+            if got is not None and _JOB_WORDS.search(part):
+                found.append(got)
+    finally:
+        _depth.reset(token)
+    if len(found) != 1:
+        return None
+    tool, rest = found[0]
+    if tool == "update_scheduled_action":
+        # "can the plants reminder be wednesday instead? 7pm works better": both times
+        better = [m["when"] for p in parts if (m := _BETTER.match(p))]
+        if len(better) == 1 and _names_a_time(better[0]):
+            rest = f"{rest} {better[0]}"
+    return tool, rest
 
 
 # A job's number, not a time of day ("the 7:00 one", "my 7pm reminder").
@@ -1184,13 +1318,20 @@ QUOTED = re.compile(
 _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
 
 
+# The words that ask for a reminder: "remind me", "remnd me", "ping us", "nudge me".
+_ASK_VERB = (
+    r"\b(?:remind|remnd|rmd|rmnd|ping|nudge|nag|bug|poke|buzz|alert)"
+    r"\s+(?:me|us)\b"
+)
 # A request said after some context: "I'm in Tokyo right now, remind me to call home",
 # "long day. anyway, could you remind me to …": the context is no part of what to remind of.
 _REQUEST_NEXT = (
     r"(?:(?:so|and|but|anyway|also)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+)?"
-    r"(?:please\s+|pls\s+)?(?=(?:remind|ping|nudge)\s+(?:me|us)\b)"
+    r"(?:please\s+|pls\s+|plz\s+)?(?=" + _ASK_VERB + ")"
 )
-_CONTEXT_FIRST = re.compile(r"^.+?(?:[,;:!?]|\.(?=\s))\s+" + _REQUEST_NEXT, re.I)
+_CONTEXT_FIRST = re.compile(
+    r"^.+?(?:[,;:!?]|\.(?=\s)|(?=\s+(?:so|and\s+so|anyway)\s))\s+" + _REQUEST_NEXT, re.I
+)
 
 
 # ... and in the words left once the time is read, where its comma may have gone with it
@@ -1205,24 +1346,54 @@ def _only_time_words(text: str) -> bool:
     return got is not None and not got.rest.strip(" ,.!?")
 
 
+# A task that refers back to what was told before it: "renew it", "put them in".
+_REFERS_BACK = re.compile(r"\b(?:it|them|those|these)\b", re.I)
+_CONTEXT_LINKS = re.compile(
+    r"(?:[\s,;:.!?—–-]+|\b(?:so|and|but|anyway|also|please|pls|plz)\b"
+    r"|\b(?:can|could|would|will)\s+(?:you|u)\b)+$",
+    re.I,
+)
+_CONTEXT_CHARS = 120
+
+
+def _with_referent(task: str, context: str) -> str:
+    """`task`, with the context told before it in brackets when the task refers back to it
+    ("renew it (the parking permit runs out)"): the reminder must say what "it" is."""
+    context = _CONTEXT_LINKS.sub("", " ".join(context.split())).strip(" ,;:.!?—–-")
+    if len(context) > _CONTEXT_CHARS:  # a long story: its last clause
+        context = _CLAUSE_END.split(context)[-1].strip(" ,;:.!?—–-")
+    if not context or len(context) > _CONTEXT_CHARS or not _REFERS_BACK.search(task):
+        return task
+    return f"{task} ({context})"
+
+
 def _without_context(raw: str, rest: str) -> str:
     """The words left after the time, less the context said before the request (kept when
-    the time was read inside that context)."""
+    the time was read inside that context, and in brackets when the request refers back to
+    it)."""
     flat = " ".join(rest.split())
     here = _REQUEST_LATER.match(flat)  # the request still in what is left
     if here is not None:
         thing = what_of(flat[here.end() :]).lower()
         if thing and thing not in _BACK_REFERENCES and not _only_time_words(thing):
-            return flat[here.end() :]
+            return _with_referent(flat[here.end() :], flat[: here.end()])
     m = _CONTEXT_FIRST.match(raw)
     if m is None:
         return rest
-    prefix = " ".join(m.group(0).split())
-    after = flat[len(prefix) :]
+    # The context's words as they are left in `rest` (its time words read out of it: "band
+    # practice got moved to [tomorrow] so remind me …"), then the request's.
+    told, left = m.group(0).split(), flat.split()
+    k = 0
+    for word in told:
+        if k < len(left) and left[k].strip(",;:!?.") == word.strip(",;:!?."):
+            k += 1
+    after = " ".join(left[k:])
     # "call mom, remind me at 5", "pick up the kids, remind me about it": the words before
     # the request are the thing itself
     thing = what_of(after).lower()
-    return after if flat.startswith(prefix) and thing and thing not in _BACK_REFERENCES else rest
+    if k == 0 or not thing or thing in _BACK_REFERENCES or _only_time_words(thing):
+        return rest
+    return _with_referent(after, " ".join(left[:k]))
 
 
 # A terse message that starts with a span: "15min oven off", "rmd 40m pull the laundry".
@@ -1265,29 +1436,102 @@ def _yearly_on_its_day(plain: str, found: Words, now: datetime, tz: str) -> Word
 
 
 # "remind me at 2 that day", "at 9 the same day": a clock on the day named elsewhere.
+_THAT_CLOCK = r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?"
 _THAT_DAY = re.compile(
-    r"\b(?:at|by|around)\s+(?P<clock>\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)\s+(?:on\s+)?"
-    r"(?:that|the\s+same)\s+day\b",
+    rf"\b(?:at|by|around)\s+(?P<clock>{_THAT_CLOCK})\s+(?:on\s+)?(?:that|the\s+same)\s+day\b"
+    rf"|\b(?:on\s+)?(?:that|the\s+same)\s+day\s+(?:at|by|around)\s+(?P<clock2>{_THAT_CLOCK})"
+    r"|\b(?:on\s+)?(?:that|the\s+same)\s+(?P<part>morning|afternoon|evening|night)\b",
     re.I,
 )
+# The clock a part of "that day" stands for (the same as "tomorrow morning" and the like).
+_PART_CLOCK = {"morning": "9am", "afternoon": "2pm", "evening": "7pm", "night": "8pm"}
 
 
 def _on_that_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
     """ "Mara lands on saturday at 3pm …, remind me at 2 that day": the clock said with
     "that day" on the one day the rest of the message names (Saturday 14:00)."""
     m = _THAT_DAY.search(plain)
-    if m is None or found.recurrence is not None or (found.instant and not found.ambiguous):
+    if m is None or found.recurrence is not None:
         return found
     besides = _day_said_besides(plain, m, now, tz)
     if besides is None:
         return found
     inner, day = besides
+    if found.instant is not None and not found.ambiguous and found.instant.date() != day.date():
+        return found  # the time read is on another day than the one said: not "that day"
+    clock = m["clock"] or m["clock2"] or _PART_CLOCK[m["part"].lower()]
     at = timeparse.parse_instant(
-        f"{day:%B} {day.day} {day.year} at {m['clock']}", now=now, tz=tz, foreign=False
+        f"{day:%B} {day.day} {day.year} at {clock}", now=now, tz=tz, foreign=False
     )
     if at is None:
         return found
     return replace(inner, instant=at)
+
+
+_ASKS = re.compile(_ASK_VERB, re.I)
+# Where a clause ends: a stop, a comma, a dash between words.
+_CLAUSE_END = re.compile(r"[,;.!?](?=\s|$)|\s[—–-]\s")
+# Words that take a time back ("no wait, tuesday", "or rather at 6"): not context.
+_TAKEN_BACK = re.compile(
+    r"\b(?:no|wait|actually|i\s+mean|or|instead|rather|make\s+(?:it|that)|sorry|scratch)\b", re.I
+)
+
+
+def _request_alone(plain: str, found: Words, now: datetime, tz: str) -> Words:
+    """Two times in a message whose one request says its own ("stats exam is the day after
+    tomorrow, remind me tonight to pack", "every 2 hrs ping me to drink water, big grind
+    session today lol"): the request's time; the other is a fact told around it. Its
+    clause is tried first, then the words from the request on; what was told before stays
+    in the words (the context, cut or kept as the text needs), what is told after goes."""
+    if found.rolled or found.half_day:
+        return found
+    asks = list(_ASKS.finditer(plain))
+    if len(asks) != 1:
+        return found
+    at = asks[0].start()
+    ends = [m.end() for m in _CLAUSE_END.finditer(plain, 0, at)]
+    begin = ends[-1] if ends else 0
+    after = _CLAUSE_END.search(plain, asks[0].end())
+    end = after.start() if after else len(plain)
+    if not found.ambiguous:
+        return found
+    for lo in dict.fromkeys((begin, at)):
+        part, told = plain[lo:end], f"{plain[:lo]} {plain[end:]}"
+        if _TAKEN_BACK.search(told):
+            return found
+        inner = _read_time(part, now, tz)
+        if (inner.instant or inner.recurrence) and not inner.ambiguous and not inner.half_day:
+            task = " ".join(inner.rest.split())
+            return replace(inner, rest=_with_referent(task, plain[:lo]))
+    return found
+
+
+_UNTIL_THEN = re.compile(r"\s*\b(?:until|till|til|up\s+to)\s+then\b", re.I)
+
+
+def _until_then(plain: str, found: Words, now: datetime, tz: str) -> Words:
+    """ "exam's on saturday so remind me every night at 10pm to study until then": a repeat
+    that ends at the day said elsewhere in the message."""
+    m = _UNTIL_THEN.search(plain)
+    sched = found.recurrence
+    if m is None or sched is None or sched.until is not None:
+        return found
+    without = f"{plain[: m.start()]} {plain[m.end() :]}"
+    repeat = timeparse.split_when(without, now=now, tz=tz)
+    if repeat is None or not isinstance(repeat.schedule, Schedule) or not repeat.said:
+        return found
+    k = without.lower().find(repeat.said.lower())
+    if k < 0:
+        return found
+    other = timeparse.split_when(f"{without[:k]} {without[k + len(repeat.said) :]}", now=now, tz=tz)
+    if other is None or not isinstance(other.schedule, datetime) or other.schedule <= now:
+        return found
+    try:
+        ended = Schedule(sched.spec, sched.tz, other.schedule, sched.max_runs)
+    except ScheduleError:
+        return found
+    rest = " ".join(_UNTIL_THEN.sub("", found.rest).split())
+    return replace(found, recurrence=ended, rest=rest)
 
 
 def starts_with_a_span(text: str) -> bool:
@@ -1306,6 +1550,8 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
     found = _read_time(plain, now, tz)
     found = _yearly_on_its_day(plain, found, now, tz)
     found = _on_that_day(plain, found, now, tz)
+    found = _request_alone(plain, found, now, tz)
+    found = _until_then(plain, found, now, tz)
     lead = _LEADING_SPAN.match(plain)
     if lead is not None and found.timeless and not found.ambiguous:
         # "rmd 40m pull the laundry", "15min oven off": a span first is "in" that span

@@ -7,6 +7,7 @@ were read.
 
 Public API: `read_time` (the one entry point every surface reads a typed time through),
 `parse_instant`, `parse_recurrence`, `parse_duration`, `split_when`, `When`, `clock_of`,
+`mend_spelling`,
 `Recurrence` (the engine's `Schedule`), `explain_invalid_date`, `Understood`.
 """
 
@@ -26,7 +27,7 @@ from .foreign import Understood
 from .instant import parse_instant
 from .invalid import explain_invalid_date
 from .recurrence import parse_recurrence
-from .split import When, split_when
+from .split import When, mend_spelling, split_when
 
 __all__ = [
     "ClockSaid",
@@ -35,6 +36,7 @@ __all__ = [
     "When",
     "clock_of",
     "explain_invalid_date",
+    "mend_spelling",
     "parse_duration",
     "parse_instant",
     "parse_recurrence",

@@ -10,6 +10,8 @@ import re
 from datetime import timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo
 
+from .spelling import respell
+
 UNITS: dict[str, int] = {
     "zero": 0,
     "one": 1,
@@ -275,7 +277,7 @@ def normalize(text: str) -> str:
     "Twenty-one" → "21", "third" → "3rd", "three twenty" → "3 20". "second" is kept
     as a word because it is also a unit of time.
     """
-    t = _APOS.sub("'", text.lower())
+    t = _APOS.sub("'", respell(text, whole=False).lower())
     t = _SPACES.sub(" ", t).strip()
     if "-to-" in t:
         # "second-to-last", "third-to-the-last": the words spaced

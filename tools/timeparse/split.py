@@ -27,6 +27,7 @@ from .instant import (
 )
 from .invalid import explain_invalid_date
 from .recurrence import _KEYWORD, OCCASION_NOUN, WHOSE, occasion_of, read_recurrence
+from .spelling import mended, respell
 
 MAX_TOKENS = 40
 MAX_SPAN = 16
@@ -315,6 +316,8 @@ def _time_token(word: str) -> bool:
         return True  # digits, "9am", "a", "pm", "p.m", "h"
     if any(p.fullmatch(word) for p in instant._PATTERNS):
         return True  # a piece read by its shape, not its words: "america/new_york"
+    if mended(letters) is not None:
+        return True  # a slip of a day word the grammar reads as meant: "thursady"
     # glue[k]: the fewest glue letters that, with grammar words, make up letters[:k].
     n = len(letters)
     glue = [0] + [_GLUE + 1] * n
@@ -510,6 +513,27 @@ _NAMES_A_DAY = re.compile(r"\d|\b" + lexicon.MONTH_RE)
 _ON_OCCASION_AFTER = re.compile(rf"on\s+{WHOSE}\s+{OCCASION_NOUN}\b")
 
 
+# Three weekdays or more in a row, not said of one week ("mon wed fri at 7", "monday,
+# wednesday and friday at 7pm", "tue/thu/sat"): a routine, as if "every" were said.
+_DAY_LIST = re.compile(
+    r"(?<![\w/])(?<!every )(?<!each )(?<!this )(?<!next )(?<!last )(?<!the )(?:on\s+)?"
+    rf"(?P<days>{lexicon.WEEKDAY_RE}(?:(?:\s*[,/+&]\s*(?:and\s+)?|\s+and\s+|\s+)"
+    rf"{lexicon.WEEKDAY_RE}){{2,6}})"
+    r"(?![\w/])",
+    re.I,
+)
+
+
+def _days_listed(message: str) -> str:
+    return _DAY_LIST.sub(lambda m: f"every {m['days']}", message)
+
+
+def mend_spelling(message: str) -> str:
+    """A message with slips of day words mended ("tmorow at 9", "thrusday"): see
+    `spelling`; the words this grammar reads already are kept as written."""
+    return respell(message, _FRAGMENTS)
+
+
 def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     """Split a message into its time (instant or recurrence) and the remaining words.
 
@@ -520,6 +544,7 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     WORK_BUDGET (see there).
     """
     work = Budget(WORK_BUDGET)  # shared by both searches and their joining
+    text = _days_listed(mend_spelling(text))
     found = _split_once(text, now=now, tz=tz, work=work)
     if found is None:
         return None
