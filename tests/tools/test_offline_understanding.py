@@ -204,6 +204,10 @@ async def test_readme_todo(runtime: AgentKit, deps: HomarDeps, db: Database) -> 
         ("jot down 'return the drill to Piet' on my to-do list", "return the drill to Piet"),
         ("note down renew the parking permit in my todo list", "renew the parking permit"),
         ("pop water the ferns onto my tasks", "water the ferns"),
+        # the sixteenth to eighteenth sets: a remark after the list's name, the item after it
+        ("slap 'renew the insurance' on my to do list, no rush", "renew the insurance"),
+        ("add to my to-dos: call the plumber", "call the plumber"),
+        ("could you put buy stamps on my todo list? I'll get to it later", "buy stamps"),
     ],
 )
 async def test_todo_said_many_ways(
@@ -397,6 +401,10 @@ async def test_a_repeat_ends_as_the_time_language_reads_it(
         "anything pending for me? give me the rundown",
         "give me a quick overview of my reminders",
         "what do I have coming up? thanks",
+        # the sixteenth to eighteenth sets: asked in passing, with a word before or after
+        "hmm which reminders do i even have rn",
+        "sorry, I've lost track — what have I actually got set up with you?",
+        "can i see everything you've got scheduled for me",
     ],
 )
 async def test_asking_what_is_coming_lists_the_jobs(
@@ -409,7 +417,14 @@ async def test_asking_what_is_coming_lists_the_jobs(
 
 @pytest.mark.parametrize(
     "text",
-    ["what's still on my task list?", "what tasks do I have left", "what's left on my todo list"],
+    [
+        "what's still on my task list?",
+        "what tasks do I have left",
+        "what's left on my todo list",
+        # the sixteenth to eighteenth sets: a remark after the question, a word after it
+        "is there anything on my todo list? feels like I forgot something",
+        "show me my todos real quick",
+    ],
 )
 async def test_asking_what_is_left_lists_the_todos(
     runtime: AgentKit, deps: HomarDeps, db: Database, text: str
@@ -1280,6 +1295,17 @@ async def test_a_day_said_once_repeats_yearly_by_the_words_elsewhere(
             local(5, 9, month=12),
             "go",
         ),
+        # the seventeenth and eighteenth sets: "that morning", "that day at 6"
+        (
+            "the lease ends on friday — remind me that morning to hand over the keys",
+            local(27, 9),
+            "hand over the keys",
+        ),
+        (
+            "the concert is on the 4th of december, remind me that day at 6 to print the tickets",
+            local(4, 18, month=12),
+            "print the tickets",
+        ),
     ],
 )
 async def test_a_clock_that_day_is_on_the_day_said_elsewhere(
@@ -1319,17 +1345,6 @@ async def test_and_before_the_request_is_no_part_of_the_thing(
             "remind me tonight to charge the camera, the hike starts tomorrow",
             local(23, 18),
             "charge the camera",
-        ),
-        # "that morning", "that day at 6": on the day said elsewhere
-        (
-            "the lease ends on friday — remind me that morning to hand over the keys",
-            local(27, 9),
-            "hand over the keys",
-        ),
-        (
-            "the concert is on the 4th of december, remind me that day at 6 to print the tickets",
-            local(4, 18, month=12),
-            "print the tickets",
         ),
     ],
 )
@@ -1426,50 +1441,6 @@ async def test_a_paused_job_named_by_its_part_of_the_day_is_resumed(
         runtime, deps, "my knee is better, switch the morning stretch reminder back on please"
     )
     assert (await deps.engine.get(stretch)).status == "active", r.text
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "hmm which reminders do i even have rn",
-        "sorry, I've lost track — what have I actually got set up with you?",
-        "can i see everything you've got scheduled for me",
-    ],
-)
-async def test_the_list_asked_for_in_passing(runtime: AgentKit, deps: HomarDeps, text: str) -> None:
-    await seeded(deps, "order the pizza", local(23, 19))
-    r = await say(runtime, deps, text)
-    assert "order the pizza" in r.text and not r.job_ids
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "is there anything on my todo list? feels like I forgot something",
-        "show me my todos real quick",
-    ],
-)
-async def test_the_todos_asked_for_in_passing(
-    runtime: AgentKit, deps: HomarDeps, db: Database, text: str
-) -> None:
-    await TodoStore(db).add(100, "renew the passport", 1, NOW)
-    r = await say(runtime, deps, text)
-    assert "renew the passport" in r.text and not r.job_ids
-
-
-@pytest.mark.parametrize(
-    ("text", "item"),
-    [
-        ("slap 'renew the insurance' on my to do list, no rush", "renew the insurance"),
-        ("add to my to-dos: call the plumber", "call the plumber"),
-        ("could you put buy stamps on my todo list? I'll get to it later", "buy stamps"),
-    ],
-)
-async def test_a_todo_with_a_remark_after_it(
-    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, item: str
-) -> None:
-    r = await say(runtime, deps, text)
-    assert [i.description for i in await TodoStore(db).list(100)] == [item] and not r.job_ids
 
 
 @pytest.mark.parametrize(

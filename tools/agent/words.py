@@ -1054,6 +1054,10 @@ def has_word(command: str, word: str) -> bool:
 
 # The same changes said with a phrasal verb; only about a reminder or job, so that "turn
 # off the porch light at 9" stays a command for later.
+# What a job is called when it is named by a noun: "the build check", "my stretch one".
+_JOB_NOUNS = (
+    r"reminders?|jobs?|pings?|alarms?|alerts?|nags?|notifications?|nudges?|checks?|posts?|one"
+)
 _JOB_NOUN = r"(?=.*\b(?:reminders?|jobs?|pings?|nags?|alerts?|alarms?|notifications?)\b)"
 _PHRASAL = (
     (
@@ -1079,8 +1083,8 @@ _PHRASAL = (
     # morning instead": the job's new time said with "instead"
     (
         r"(?:(?:can|could|should|would)\s+)?(?:do|have|make|set|put|schedule)?\s*"
-        r"(?P<rest>(?:the|my|our|that)\s+(?:\S+\s+){0,3}?(?:reminders?|jobs?|pings?|alarms?|one"
-        r"|checks?|posts?|nags?|alerts?|notifications?))\s+(?:be\s+|happen\s+|go\s+off\s+|run\s+)?"
+        rf"(?P<rest>(?:the|my|our|that)\s+(?:\S+\s+){{0,3}}?(?:{_JOB_NOUNS}))"
+        r"\s+(?:be\s+|happen\s+|go\s+off\s+|run\s+)?"
         r"(?:on\s+|at\s+|for\s+)?(?P<when>[^\s].*?)\s+instead",
         "update_scheduled_action",
     ),
@@ -1233,13 +1237,9 @@ _BETTER = re.compile(
 _CLAUSE_BREAK = re.compile(r"\s*(?:[,;:.!?]+|\s[—–-]+)\s+|\s+(?:so|and\s+so|but)\s+")
 # A job named by a noun phrase ("the build check", "the pizza reminder", "my stretch one").
 _JOB_PHRASE = re.compile(
-    r"\b(?:the|my|our|that|this)\s+(?:[a-z0-9'&-]+\s+){0,3}?(?:reminders?|jobs?|pings?|alarms?"
-    r"|alerts?|nags?|notifications?|nudges?|checks?|posts?|one)\b"
+    rf"\b(?:the|my|our|that|this)\s+(?:[a-z0-9'&-]+\s+){{0,3}}?(?:{_JOB_NOUNS})\b"
 )
-_JOB_WORDS = re.compile(
-    r"\b(?:reminders?|jobs?|pings?|alarms?|alerts?|nags?|notifications?|nudges?|checks?|posts?"
-    r"|one|nagging|reminding|pinging|bugging)\b"
-)
+_JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
 _REFERRED = re.compile(r"^((?:[a-z]+\s+){1,2}?)(?:it|that|this)(?:\s+one)?\b")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
 
