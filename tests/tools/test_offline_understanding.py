@@ -1462,3 +1462,78 @@ async def test_a_move_said_with_its_reason(
 ) -> None:
     r = await say(runtime, deps, text)
     assert await UserSettingsStore(db).tz(1) == zone, r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["how do i make one reminder that repeats every month?", "how to cancel a reminder"],
+)
+async def test_a_question_how_is_answered_not_scheduled(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and "remind me" in r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "at"),
+    [
+        ("kindly prepone my pizza reminder to 5 pm", "active", local(23, 17)),
+        (
+            "the pizza reminder make it half eight instead of seven please",
+            "active",
+            local(23, 20, 30),
+        ),
+        (
+            "i dont need the pizza reminder anymore we ordered already, remove it please",
+            "cancelled",
+            None,
+        ),
+        ("turn {pizza} back on, the guests are coming after all", "active", local(23, 19)),
+        ("shift {pizza} to 8pm, I'm in a meeting till 7", "active", local(23, 20)),
+        ("{pizza} should go out at 8:30 instead of 7 from now on", "active", local(23, 20, 30)),
+        ("start again my pizza reminder, the guests are coming", "active", local(23, 19)),
+    ],
+)
+async def test_a_change_in_learner_and_terse_words(
+    runtime: AgentKit, deps: HomarDeps, text: str, status: str, at: datetime | None
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    await seeded(deps, "water the plants", local(24, 18))
+    if "back on" in text or "start again" in text:
+        await deps.engine.pause(pizza)
+    r = await say(runtime, deps, text.format(pizza=pizza))
+    job = await deps.engine.get(pizza)
+    assert job.status == status and not r.job_ids, r.text
+    if at is not None:
+        assert job.next_run_at == at, (job.next_run_at, r.text)
+
+
+async def test_the_list_asked_in_indian_english(runtime: AgentKit, deps: HomarDeps) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "what all reminders i have set? show me once")
+    assert "order the pizza" in r.text and not r.job_ids
+
+
+async def test_the_todos_asked_and_added_in_other_words(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    await say(runtime, deps, "note down in my to do's to renew the car tax, no rush")
+    await say(runtime, deps, "todo: write the failover runbook, no deadline")
+    items = [i.description for i in await TodoStore(db).list(100)]
+    assert items == ["renew the car tax", "write the failover runbook"]
+    r = await say(runtime, deps, "tell me what is there in my to do list")
+    assert "renew the car tax" in r.text and not r.job_ids
+
+
+async def test_a_move_for_good_sets_the_zone(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    text = "i have shifted to Dublin for good, new job started, please change my timing to there"
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == "Europe/Dublin", r.text
+
+
+async def test_this_arvo_is_the_afternoon(runtime: AgentKit, deps: HomarDeps) -> None:
+    job = await one_job(deps, await say(runtime, deps, "remind me this arvo to ring the garage"))
+    assert job.next_run_at == local(23, 14) and job.command == "ring the garage"

@@ -108,3 +108,44 @@ def test_three_weekdays_in_a_row_are_a_routine(text: str) -> None:
 def test_one_week_of_days_is_not_a_routine() -> None:
     got = split_when("this monday at 6pm swim", now=NOW, tz="Europe/Berlin")
     assert got is not None and got.schedule == at(23, 18)
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes", "rest"),
+    [
+        ("in an hour and a half restart the workers", 90, "restart the workers"),
+        ("in one and a half hours restart the workers", 90, "restart the workers"),
+    ],
+)
+def test_a_half_after_a_span_is_no_thing(text: str, minutes: int, rest: str) -> None:
+    from datetime import timedelta
+
+    got = split_when(text, now=NOW, tz="Europe/Berlin")
+    assert got is not None and got.schedule == NOW + timedelta(minutes=minutes)
+    assert got.rest == rest
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("on the hour every hour check the queue", "11:00"),
+        ("hourly on the hour check the queue", "11:00"),
+        ("every weekday at quarter to nine check the queue", "Tue 08:45"),
+        ("every tue and thu half five check the queue", "Tue 17:30"),  # a waking hour
+        ("every day at quarter to 8 check the queue", "Tue 07:45"),  # by the hour said
+        ("every day at 6 30 evening check the queue", "18:30"),
+        ("every day except sunday six thirty morning check the queue", "Tue 06:30"),
+        ("every monday at ten past three check the queue", "Mon 15:10"),
+    ],
+)
+def test_clocks_in_words_in_a_rhythm(text: str, first: str) -> None:
+    got = split_when(text, now=NOW, tz="Europe/Berlin")
+    assert got is not None and isinstance(got.schedule, Schedule), got
+    run = got.schedule.next_runs(NOW, 1)[0]
+    assert run.strftime("%a %H:%M").endswith(first) and got.rest == "check the queue"
+
+
+def test_half_six_beside_a_day_is_a_waking_hour() -> None:
+    assert parse_instant("friday at half six", now=NOW, tz="Europe/Berlin") == at(27, 18, 30)
+    morning = parse_instant("friday at half six in the morning", now=NOW, tz="Europe/Berlin")
+    assert morning == at(27, 6, 30)

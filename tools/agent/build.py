@@ -78,7 +78,7 @@ class HomarAgent(Agent[HomarDeps, str]):
 # fewer schemas (shorter prompt, fewer wrong picks). Fired runs (the heartbeat) get all.
 _TOPICS: dict[str, re.Pattern[str]] = {
     "todo": re.compile(
-        r"\b(?:to-?dos?|an?\s+to\s+do|tasks?|list|heartbeat|checklist|done|finished|"
+        r"\b(?:to-?dos?|to\s+do'?s|an?\s+to\s+do|tasks?|list|heartbeat|checklist|done|finished|"
         r"complete[ds]?|tick)\b",
         re.I,
     ),
@@ -87,7 +87,10 @@ _TOPICS: dict[str, re.Pattern[str]] = {
     "heartbeat": re.compile(
         r"\b(?:heartbeat|idle|check|work through|to-?dos?|tasks?|checklist|list)\b", re.I
     ),
-    "zone": re.compile(r"\b(?:time\s*zone|tz|zone|i'?m in|i live in|moved to)\b", re.I),
+    "zone": re.compile(
+        r"\b(?:time\s*zone|tz|zone|i'?m in|i live in|(?:moved|relocated|shifted) to|local time)\b",
+        re.I,
+    ),
 }
 
 

@@ -86,6 +86,11 @@ HELP_WITH_MODEL = (
 )
 _HELP_ASKED = re.compile(
     r"help|help me|commands|what can you do|what do you do|how does this work|how do i use you"
+    # "how do i make one reminder that repeats every month?": a question how, no request
+    r"|how\s+(?:do|can|would|should|could)\s+(?:i|we|you)\s+(?:make|set(?:\s+up)?|create|get|add"
+    r"|schedule|use|cancel|delete|remove|stop|pause|edit|change|move|see|list|do)\b[^.!]*"
+    r"|how\s+to\s+(?:make|set(?:\s+up)?|create|add|schedule|use|cancel|delete|remove|stop|pause"
+    r"|edit|change|move|see|list)\b[^.!]*"
     r"|\?",
     re.I,
 )
@@ -145,9 +150,10 @@ _ASKS_ZONE = (
     r"|change(?:\s+to)?|update)(?:\s+(?:that|its|my|the|that\s+city'?s?))?\s+(?:time\s*zone|tz|zone"
     r"|time)"
     # "put my reminders on Madrid time", "switch me to that time zone"
-    r"|(?:put|switch|move|set|change)\s+(?:me|my\s+(?:reminders|jobs|schedule|stuff|things|times?))"
+    r"|(?:put|switch|move|set|change)\s+(?:me|my\s+(?:reminders|jobs|schedule|stuff|things|times?"
+    r"|timings?|clock))"
     r"\s+(?:on|to|over\s+to)\s+(?:[\w' ]{1,30}?\s*time(?:\s*zone)?(?:\s+(?:here|there))?"
-    r"|(?:the\s+)?local\s+(?:time\s*)?zone))"
+    r"|(?:the\s+)?local\s+(?:time\s*)?zone|there|here))"
     r"(?:\s+(?:please|now|from\s+now\s+on))?"
 )
 _STAY = (
@@ -163,8 +169,9 @@ _FOR_A_REASON = (
 _LIVES_IN = re.compile(
     r"^(?:i\s+(?:now\s+)?live|i'?m\s+(?:now\s+)?(?:living|based|staying)"
     r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)"
-    r"|(?:i|we)(?:'ve|\s+have)?(?:\s+just)?\s+(?:moved|relocated))"
-    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:{_STAY})?(?:{_FOR_A_REASON})?(?:{_ASKS_ZONE})?"
+    r"|(?:i|we)(?:'ve|\s+have)?(?:\s+just)?\s+(?:moved|relocated|shifted))"
+    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:\s+for\s+good)?(?:{_STAY})?(?:{_FOR_A_REASON})?"
+    rf"(?:\s*,\s*(?:[a-z']+\s+){{0,4}}[a-z']+(?=\s*,))?(?:{_ASKS_ZONE})?"
     # A stay ("I'm in Toronto this month", "I'm in Tokyo for two weeks"), or "I'm in
     # Chicago now, switch my timezone": a visit, so only with the zone asked for
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<stay>.+?){_STAY}(?:{_ASKS_ZONE})?"
@@ -212,14 +219,16 @@ def stated_zone(text: str) -> str | None:
     return said[1] if said else None
 
 
-_TODO_NOUN = r"(?:to[- ]?dos?|tasks?)(?:\s+list)?"
+_TODO_NOUN = r"(?:to[- ]?do'?s?|tasks?)(?:\s+list)?"
 _TODO_ADD = re.compile(
     r"^(?:add|put|create)\s+(?:an?\s+)?(?:task|to[- ]?do|to[- ]?do item)\s*[:,-]?\s*(?P<a>.+)$"
     r"|^(?:add|put|pop|stick|throw|chuck|toss|slap|(?:jot|note|write|put)(?:\s+down)?)\s+"
     rf"(?P<b>.+?)\s+(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+{_TODO_NOUN}"
-    # "add to my todos: reread ch 4-6"
-    rf"|^(?:add|put|pop|stick|write)\s+(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+{_TODO_NOUN}"
-    r"\s*[:,-]\s*(?P<c>.+)$",
+    # "add to my todos: reread ch 4-6", "note down in my to do's to pick up the dry cleaning"
+    rf"|^(?:add|put|pop|stick|write|(?:jot|note|write)(?:\s+down)?)\s+(?:to|on(?:to)?|in(?:to)?)"
+    rf"\s+(?:my|the|our)\s+{_TODO_NOUN}\s*(?:[:,-]\s*|\s+to\s+(?=[a-z]))(?P<c>.+)$"
+    # "todo: write the runbook"
+    r"|^(?:to[- ]?do|task)\s*:\s*(?P<d>.+)$",
     re.I,
 )
 # The to-do list named, and where that sentence or clause ends: what is said after it
@@ -229,6 +238,14 @@ _TODO_NAMED = re.compile(
 )
 _ASKING = re.compile(
     r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+|please\s+|pls\s+|plz\s+|just\s+)+", re.I
+)
+
+
+# A remark after a to-do's words: "…, no rush", "…, no deadline", "…, no time needed".
+_REMARK_END = re.compile(
+    r"\s*,\s*(?:no\s+(?:rush|hurry|deadline|date|time(?:\s+needed)?|due\s+date)|whenever"
+    r"|any\s*time|not\s+urgent|low\s+priority)\b.*$",
+    re.I,
 )
 
 
@@ -244,7 +261,8 @@ def _todo_added(text: str) -> str | None:
     m = _TODO_ADD.fullmatch(t)
     if m is None:
         return None
-    return (m.group("a") or m.group("b") or m.group("c") or "").strip(" '\"“”")
+    item = m.group("a") or m.group("b") or m.group("c") or m.group("d") or ""
+    return _REMARK_END.sub("", item).strip(" '\"“”")
 
 
 _TODO_LIST = re.compile(
@@ -254,6 +272,9 @@ _TODO_LIST = re.compile(
     r"(?: (?:real |really )?(?:quick|quickly))?"
     r"|^what(?:'?s| is) (?:left|still open|open|still) on (?:my|the|our) (?:to-?do|to do|todo|task)"
     r" list"
+    # "tell me what is there in my to do list", "what's in my todo list"
+    r"|^(?:(?:tell|show) me )?what(?:'s| is| all is)(?: there)? (?:in|on) (?:my|the)"
+    r" (?:to-?do|to do|todo|task) list"
     # "did I leave anything on my to-do list?", "is there anything on my todo list"
     r"|^(?:did i (?:leave|put|write)|is there|have i got|do i have) anything (?:left )?on"
     r" (?:my|the) (?:to-?do|to do|todo|task) list"
@@ -268,6 +289,7 @@ _WHEN_ASKED = (
 _LIST = re.compile(
     r"^(?:list|show|ls)(?: me)?(?: my| all| the)*"
     r"(?: (?:jobs?|reminders?|schedules?|scheduled(?: jobs| actions)?))?(?: in this thread)?"
+    r"(?: once)?"
     r"|^(?:what|which)(?: are)?(?: all)?(?: my| the)? (?:jobs|reminders)"
     r"(?: do i have| have i got| are there| are set| are pending"
     r"| are (?:coming up|due|scheduled|left|planned)| do i have (?:coming up|left|scheduled))?"
@@ -289,8 +311,8 @@ _LIST = re.compile(
     + _WHEN_ASKED
     # "what reminders do i even have rn", "can i see everything you've got scheduled for me",
     # "what have I actually got set up with you"
-    + r"|^(?:what|which) (?:reminders|jobs) (?:do|did|have) i(?: even| actually| really| still)?"
-    r" (?:have|got)(?: (?:set|scheduled|going|running|set up))?"
+    + r"|^(?:what|which)(?: all)? (?:reminders|jobs)(?: (?:do|did|have))? i(?: even| actually"
+    r"| really| still)? (?:have|got)(?: (?:set|scheduled|going|running|set up))?"
     + _WHEN_ASKED
     + r"|^(?:can|could|may) i see (?:everything|all|what)"
     r"(?: (?:you'?ve|youve|you have|i'?ve|i have))? (?:got )?"

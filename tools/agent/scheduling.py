@@ -28,6 +28,7 @@ from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
 from tools.agent.words import (
     EITHER_TIME,
+    JOB_NUMBER,
     NOT_A_REQUEST,
     NOT_NOW,
     QUOTED,
@@ -40,6 +41,7 @@ from tools.agent.words import (
     has_word,
     is_note,
     last_answer,
+    manage_request,
     named_job,
     no_such_clock,
     read_words,
@@ -1268,9 +1270,14 @@ def _new_clock(deps: HomarDeps, new_time: str) -> timeparse.ClockSaid | None:
     words name a time (they win over the tool's argument), else as the argument says."""
     words = words_of(deps)
     if words.text.strip():
-        found = timeparse.split_when(
-            QUOTED.sub(" ", words.text), now=deps.reference_now(), tz=deps.zone
-        )
+        # the change's own words where the message says more ("shift 41 to 8pm, I'm stuck
+        # on a bridge call till 7": not the 7)
+        asked = manage_request(" ".join(words.text.lower().split()).rstrip(" .!?"))
+        said = words.text
+        if asked is not None:  # its words after the job's number ("2 to 8pm": not 2 to 8)
+            number = JOB_NUMBER.match(asked[1])
+            said = asked[1][number.end() :] if number else asked[1]
+        found = timeparse.split_when(QUOTED.sub(" ", said), now=deps.reference_now(), tz=deps.zone)
         if found is not None and found.said:
             return timeparse.clock_of(found.said)
     return timeparse.clock_of(new_time)

@@ -901,7 +901,9 @@ MANAGE_VERBS = {
     "delete_scheduled_action": r"cancel|delete|remove|drop|forget|kill|scrap|ditch|nix|axe|scratch",
     "stop_interval_action": r"pause|stop|suspend|hold|mute|freeze",
     "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate|unmute",
-    "update_scheduled_action": r"move|change|reschedule|push|snooze|postpone|delay|shift|bump",
+    "update_scheduled_action": (
+        r"move|change|reschedule|push|snooze|postpone|prepone|delay|shift|bump"
+    ),
 }
 _JOB_NOISE = frozenset(
     [
@@ -949,6 +951,8 @@ _JOB_NOISE = frozenset(
         "alert",
         "nagging",
         "bugging",
+        "posting",
+        "postings",
     ]
 )
 
@@ -1056,7 +1060,8 @@ def has_word(command: str, word: str) -> bool:
 # off the porch light at 9" stays a command for later.
 # What a job is called when it is named by a noun: "the build check", "my stretch one".
 _JOB_NOUNS = (
-    r"reminders?|jobs?|pings?|alarms?|alerts?|nags?|notifications?|nudges?|checks?|posts?|one"
+    r"reminders?|jobs?|pings?|alarms?|alerts?|nags?|notifications?|nudges?|checks?|posts?"
+    r"|postings?|one"
 )
 _JOB_NOUN = r"(?=.*\b(?:reminders?|jobs?|pings?|nags?|alerts?|alarms?|notifications?)\b)"
 _PHRASAL = (
@@ -1066,6 +1071,14 @@ _PHRASAL = (
     ),
     (r"(?:re-?enable|bring\s+back)\s+(?P<rest>.+)", "resume_scheduled_action"),
     (r"(?:start|enable)\s+(?P<rest>.+?)\s+again", "resume_scheduled_action"),
+    (
+        r"(?:start|enable|turn\s+on|switch\s+on)\s+again\s+(?P<rest>[^,;:.!?]+)",
+        "resume_scheduled_action",
+    ),
+    (
+        r"(?:turn|switch|put|set)\s+(?P<rest>(?:job\s+)?#?\d+)\s+(?:back\s+on|on\s+again)",
+        "resume_scheduled_action",
+    ),
     (rf"(?:turn|switch|shut)\s+off\s+{_JOB_NOUN}(?P<rest>.+)", "stop_interval_action"),
     (rf"(?:turn|switch|shut)\s+{_JOB_NOUN}(?P<rest>.+?)\s+off", "stop_interval_action"),
     (r"(?:disable|silence)\s+(?P<rest>.+)", "stop_interval_action"),
@@ -1076,7 +1089,7 @@ _PHRASAL = (
     # "I don't need the pizza reminder anymore", "no longer need the build checks"
     (
         r"(?:i\s+|we\s+)?(?:don'?t|do\s+not|no\s+longer)\s+need\s+(?P<rest>.+?)"
-        r"(?:\s+any\s*more|\s+now)?",
+        r"(?:\s+any\s*more\b.*|\s+now)?",
         "delete_scheduled_action",
     ),
     # "can the plants reminder be wednesday instead", "do the watering reminder on friday
@@ -1086,6 +1099,14 @@ _PHRASAL = (
         rf"(?P<rest>(?:the|my|our|that)\s+(?:\S+\s+){{0,3}}?(?:{_JOB_NOUNS}))"
         r"\s+(?:be\s+|happen\s+|go\s+off\s+|run\s+)?"
         r"(?:on\s+|at\s+|for\s+)?(?P<when>[^\s].*?)\s+instead",
+        "update_scheduled_action",
+    ),
+    # "{standup} should go out at 9:30 instead of 9 from now on"
+    (
+        rf"(?P<rest>(?:job\s+)?#?\d+|(?:the|my|our|that)\s+(?:\S+\s+){{0,3}}?(?:{_JOB_NOUNS}))"
+        r"\s+(?:should|can|could|will|needs?\s+to|has\s+to)\s+(?:go\s+out|go\s+off|run|fire"
+        r"|happen|be|be\s+sent)\s+(?:on\s+|at\s+|for\s+)?(?P<when>[^\s,;—–][^,;—–]*?)"
+        r"(?:\s+instead(?:\s+of\s+[^,;]+?)?)?(?:\s+from\s+now\s+on)?",
         "update_scheduled_action",
     ),
     # the job first: "the pizza reminder can go", "stretch reminder back on pls"
@@ -1164,7 +1185,9 @@ _FOR_A_WHILE = re.compile(
     r"(?:further\s+notice|i'?m\s+back|i\s+(?:get\s+back|return)))$"
 )
 _THANKED = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|ty)[\s!.]*$")
-_HEDGES = re.compile(r"^(?:(?:hey|hi|ok|okay|so|please|pls|can you|could you)\b[\s,]*)+")
+_HEDGES = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|so|please|pls|kindly|can you|could you|would you)\b[\s,]*)+"
+)
 
 
 def unhedged(low: str) -> str:
@@ -1172,8 +1195,16 @@ def unhedged(low: str) -> str:
     return _HEDGES.sub("", low)
 
 
+# "make it 7:30", "make it half eight": a new time for the job named.
+_MAKE_IT_A_TIME = re.compile(
+    r"^(?:make|set)\s+(?=.*(?:\d|\b(?:half|quarter|noon|midnight|one|two|three|four|five|six"
+    r"|seven|eight|nine|ten|eleven|twelve)\b))"
+)
 _FRONTED = re.compile(
-    r"(?P<topic>(?:the|my|that|our|this)\s+[^,;:]{1,60}?)\s*(?:[,;:]|\s-+)\s*"
+    r"(?P<topic>(?:the|my|that|our|this)\s+[^,;:]{1,60}?)(?:\s*(?:[,;:]|\s-+)\s*"
+    # or no stop before the change: "the pizza reminder make it half eight"
+    r"|(?P<bare>\s+)(?=(?:make|move|change|set|push|put|cancel|delete|pause|stop|resume|drop"
+    r"|kill|bump|shift)\s+(?:it|that|this)\b))"
     r"(?:(?:can|could|would|will)\s+(?:you|u)\s+|please\s+|pls\s+|just\s+)*"
     r"(?P<change>[a-z]+(?:\s+[a-z]+)?\s+(?:it|that|this)(?:\s+one)?\b.*?)"
     r"(?:\s+instead)?(?:\s+please|\s+pls)?"
@@ -1187,6 +1218,8 @@ def manage_request(low: str) -> tuple[str, str] | None:
     "the stretch reminder")), or None."""
     low = _FOR_A_WHILE.sub("", _THANKED.sub("", unhedged(low)))
     fronted = _FRONTED.fullmatch(low)
+    if fronted is not None and fronted["bare"] and not _JOB_PHRASE.fullmatch(fronted["topic"]):
+        fronted = None  # with no stop, only a job's name may come first
     if fronted is not None:
         # "the plants thing, can you make it 7:30 pm instead", "the pizza one - pause it":
         # the job named first, then "it" in the change
@@ -1196,7 +1229,7 @@ def manage_request(low: str) -> tuple[str, str] | None:
             fronted["change"],
             count=1,
         )
-        said = re.sub(r"^(?:make|set)\s+(?=.*\d)", "move ", said)  # "make it 7:30 pm"
+        said = _MAKE_IT_A_TIME.sub("move ", said)  # "make it 7:30 pm"
         if said != low:
             return manage_request(said)
     for pattern, tool in _PHRASAL:
@@ -1211,7 +1244,7 @@ def manage_request(low: str) -> tuple[str, str] | None:
     return _change_in_a_clause(low) if _depth.get() == 0 else None
 
 
-_INSTEAD_END = re.compile(r"\s+instead$")
+_INSTEAD_END = re.compile(r"\s+instead(?:\s+of\s+[^,;]+?)?(?:\s+from\s+now\s+on)?$")
 _FIRST_BREAK = re.compile(r"[,;]\s|\s[—–-]\s")
 
 
@@ -1223,8 +1256,8 @@ def _without_told_tail(rest: str) -> str:
     if cut is None:
         return rest
     tail = rest[cut.end() :]
-    if timeparse.split_when(tail, now=EPOCH, tz="UTC") is not None:
-        return rest
+    if _only_time_words(_THANKED.sub("", tail)):
+        return rest  # "move it to friday, 8pm": the tail is more of the time
     return rest[: cut.start()]
 
 
@@ -1264,12 +1297,16 @@ def _change_in_a_clause(low: str) -> tuple[str, str] | None:
                 if not named:
                     continue
                 part = f"{referred.group(1)}{named[0]}{part[referred.end() :]}"
-                part = re.sub(r"^(?:make|set)\s+(?=.*\d)", "move ", part)  # "make it 5:30"
+                part = _MAKE_IT_A_TIME.sub("move ", part)  # "make it 5:30"
             got = manage_request(part)
-            if got is not None and _JOB_WORDS.search(part):
+            if got is not None and (_JOB_WORDS.search(part) or JOB_NUMBER.match(got[1])):
                 found.append(got)
     finally:
         _depth.reset(token)
+    if len(found) > 1 and all(tool == "update_scheduled_action" for tool, _ in found):
+        # "the pizza reminder needs to be earlier, … — make it half past 5": the one that
+        # says a time
+        found = [f for f in found if _names_a_time(split_topic(f[1])[1])] or found
     if len(found) != 1:
         return None
     tool, rest = found[0]
@@ -1721,7 +1758,9 @@ def _afternoon(body: str, at: datetime) -> datetime:
     text = QUOTED.sub(" ", body)
     if (at.hour, at.minute) != (12, 0) or re.search(r"\d|\bnoon\b|\blunch", text):
         return at
-    if not re.search(r"\bafternoon\b", text) or re.search(r"\b(?:early|late)\s+afternoon", text):
+    if not re.search(r"\b(?:afternoon|arvo)\b", text, re.I) or re.search(
+        r"\b(?:early|late)\s+(?:afternoon|arvo)", text, re.I
+    ):
         return at
     return at.replace(hour=POD_HOURS["afternoon"])
 

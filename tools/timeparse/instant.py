@@ -1269,7 +1269,10 @@ def _past_to(m: re.Match[str], f: Frame, c: Ctx) -> None:
 
 @piece(r"half\s+(?P<h>\d{1,2})")
 def _half_h(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    _set_time(f, int(m["h"]), 30, 0, None)
+    h = int(m["h"])
+    if h <= 12:
+        f.extra["waking_hour"] = h  # "friday at half six": a waking hour, as "friday at 6"
+    _set_time(f, h, 30, 0, None)
 
 
 @piece(r"(?P<h>\d{1,2})(?![\d/:.-]\d)")

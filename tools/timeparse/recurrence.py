@@ -185,6 +185,65 @@ _MINUTE_MARK = re.compile(
     r"quarter\s+(?:past|after)(?:\s+the\s+hour)?|(?P<mm2>\d{1,2})\s+(?:minutes?\s+)?"
     r"(?:past|after)(?:\s+the\s+hour)?|:(?P<mm3>\d{2}))(?!\w)"
 )
+# A clock said in words, after `normalize` wrote its numbers as digits: "quarter to 9",
+# "half past 4", "half 6" (6:30, as said in Britain and Ireland), "10 past 3", "at 20 to
+# 6", "6 30 in the morning". A bare "N to H" is a range ("from 9 to 5") unless after "at".
+_SPELLED_CLOCK = re.compile(
+    r"\b(?:(?P<q>quarter|half)\s+(?P<qd>past|after|to|till|before)\s+(?P<qh>\d{1,2})"
+    r"|(?P<n>\d{1,2})\s+(?:minutes?\s+)?(?:past|after)\s+(?P<nh>\d{1,2})"
+    r"|(?<=\bat )(?P<t>\d{1,2})\s+(?:minutes?\s+)?(?:to|till|before)\s+(?P<th>\d{1,2})"
+    r"|half\s+(?P<hh>\d{1,2})"
+    r"|(?P<h>\d{1,2})(?:\s+|:)(?P<m>[0-5]\d)\s+(?P<part>morning|afternoon|evening|night)"
+    r"|(?P<h2>\d{1,2})\s+(?P<m2>[0-5]\d)(?=\s*(?:[ap]\.?m\b|o'?clock|in\s+the\s+))"
+    r")(?![\d:]|\s*(?:minutes?|mins?|hours?|hrs?|days?|weeks?)\b)"
+)
+
+
+def _clock_digits(m: re.Match[str]) -> str:
+    # A clock in words is a waking hour, as a bare hour is ("every friday at half past 4"
+    # is 16:30, as "every friday at 4" is 16:00; "quarter to 8" is a morning one, by the
+    # hour said), unless am/pm or a part of the day is said after it.
+    said_when = _HALF_SAID.match(m.string, m.end()) is not None
+
+    def clock(h: int, mi: int, said: int) -> str:
+        if not 0 <= h <= 24 or not 0 <= mi <= 59:
+            return m.group(0)
+        if not said_when and 1 <= said < WAKING_FROM:
+            h += 12
+        return f"{h % 24}:{mi:02d}"
+
+    if m["q"]:
+        h, mi = int(m["qh"]), 15 if m["q"] == "quarter" else 30
+        if m["qd"] in ("to", "till", "before"):
+            return clock(h - 1, 60 - mi, h)
+        return clock(h, mi, h)
+    if m["n"]:
+        return clock(int(m["nh"]), int(m["n"]), int(m["nh"]))
+    if m["t"]:
+        n, h = int(m["t"]), int(m["th"])
+        return clock(h - 1, 60 - n, h) if 0 < n < 60 else m.group(0)
+    if m["hh"]:
+        return clock(int(m["hh"]), 30, int(m["hh"]))
+    if m["h2"]:
+        return f"{m['h2']}:{m['m2']}"
+    # "6 30 morning", "6:30 evening": the part of the day says which half of it
+    h, mi = int(m["h"]), int(m["m"])
+    if h > 12:
+        return m.group(0)
+    return f"{h}:{mi:02d}{'am' if m['part'] == 'morning' else 'pm'}"
+
+
+_HALF_SAID = re.compile(
+    r"\s*(?:[ap]\.?m\b|in\s+the\s+(?:morning|afternoon|evening)|morning|evening|night|tonight)"
+)
+
+
+# The minute mark said before the rhythm: "on the hour every hour", "at quarter past every
+# hour" (read as "every hour on the hour").
+_MARK_FIRST = re.compile(
+    r"^(?P<mark>(?:at|on)\s+(?:the\s+)?(?:half\s+hour|hour|quarter\s+(?:past|after)"
+    r"(?:\s+the\s+hour)?))\s*,?\s+(?P<rule>(?:every|each)\s+(?:\d+\s+)?hours?\b.*|hourly\b.*)$"
+)
 # "every quarter", "once a fortnight": the adverb of that period ("quarterly").
 _PERIOD_NOUN = re.compile(
     r"\b(?:every|each|once\s+(?:a|per|every)|per)\s+(?P<u>quarter|fortnight)\b"
@@ -1339,6 +1398,8 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = re.sub(r"[.!?]+$", "", s).strip()
     s = _REQUEST_LEAD.sub("", s)
     s = _NEXT_N.sub(_each_of_next, s)
+    s = _MARK_FIRST.sub(r"\g<rule> \g<mark>", s)  # "on the hour every hour"
+    s = _SPELLED_CLOCK.sub(_clock_digits, s)  # "at quarter to 9", "half 5", "6 30 morning"
     if "/" in s or "+" in s:
         s = _WEEKDAY_SLASH.sub(r"\1 and ", s)  # "tue/thu", "tue+thu": "tue and thu"
     if not _KEYWORD.search(s):

@@ -471,6 +471,9 @@ def _plain_word(word: str) -> bool:
     return word.isalpha() and len(word) > 2 and word not in _FRAGMENTS
 
 
+_FRACTIONS = frozenset({"half", "quarter", "third"})
+
+
 def _describes(bare: list[str], i: int, j: int) -> int | None:
     """Where the words describing the next word as a thing begin, when the time at
     words[i:j] ends with a determiner and one or two time words ("[tonight about] the 6:30
@@ -481,6 +484,10 @@ def _describes(bare: list[str], i: int, j: int) -> int | None:
         if d >= 0 and bare[d] in _THING_DETERMINERS:
             if any(b in _EDGE_FILLER for b in bare[d + 1 : j]):
                 return None
+            if d + 1 < j and bare[d + 1] in _FRACTIONS:
+                return None  # "in an hour and a half | restart …": an amount, not a thing
+            if d >= 1 and bare[d - 1] == "on" and bare[d + 1 : j] in (["hour"], ["half", "hour"]):
+                return None  # "hourly on the hour | check": the minute mark, not a thing
             return max(d, i)
     return None
 
