@@ -1537,3 +1537,10 @@ async def test_a_move_for_good_sets_the_zone(
 async def test_this_arvo_is_the_afternoon(runtime: AgentKit, deps: HomarDeps) -> None:
     job = await one_job(deps, await say(runtime, deps, "remind me this arvo to ring the garage"))
     assert job.next_run_at == local(23, 14) and job.command == "ring the garage"
+
+
+async def test_a_slip_in_remind_still_asks_for_a_reminder(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, "remaind me at 5 to call the garage"))
+    assert job.kind == "reminder" and job.command == "call the garage"

@@ -448,6 +448,19 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
         ),
     }
     await _no_job(runtime, deps, asked, "didn't see a time")
+    # how often, not when: the 1.5B made "twice a week" every weekday at the reference time
+    vague = {
+        "remind me twice a week to water the ferns": call(
+            "schedule_action",
+            description="water the ferns",
+            type="recurring",
+            schedule="every weekday at 10:30",
+        ),
+        "ping me every few days to back up the photos": call(
+            "schedule_reminder", reminder_time="in 3 days", message="back up the photos"
+        ),
+    }
+    await _no_job(runtime, deps, vague, "Which days and what time")
     now = call("schedule_reminder", reminder_time="now", message="stretch")
     r = await ask(runtime, deps, "stretch now", now, TextPart("Done."))
     assert r.remind_now == "stretch" and "not sure" not in r.text, r.text

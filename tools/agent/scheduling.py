@@ -231,7 +231,8 @@ _NOW = re.compile(
 # A request to do something, asked politely ("can you …", "could you please …", "please …").
 _ASKED_TO = re.compile(r"^\W*(?:(?:can|could|would|will)\s+(?:you|u)\b|pl(?:ea)?se?\b|pls\b)", re.I)
 _REMIND_ASKED = re.compile(
-    r"\b(?:remind\w*|reminder|nag|nudge me|ping me|alert me|(?:don'?t|do not) let me forget)\b",
+    r"\b(?:remind\w*|reminder|remnd|remaind|remid|rmind|nag|nudge me|ping me|alert me"
+    r"|(?:don'?t|do not) let me forget)\b",
     re.I,
 )
 
@@ -293,6 +294,12 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         raise AskWhen(NOT_A_REQUEST)
     chat = is_chat(words.text)  # "good morning!": a greeting, though "morning" is time-ish
     said = _DANGLING.sub("", words.text)  # "remind me to call mom every": no time said
+    if _VAGUE_RHYTHM.search(QUOTED.sub(" ", said)) and not any(
+        not w.timeless for w in _earlier_words(ctx)
+    ):
+        # "remind me twice a week to clean the fish tank": how often, not when; the 1.5B
+        # made it every weekday at the reference time (the nineteenth set)
+        raise AskWhen(VAGUE_RHYTHM)
     if not chat and (_TIMEISH.search(said) or _NOW.search(said)):
         return  # a time the time language can't read may still be one the model did
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
@@ -310,6 +317,21 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         "I didn't see a time in that, so nothing is scheduled yet. When should it be — "
         "e.g. “tomorrow at 9”, “in 2 hours” or “every weekday at 8”?"
     )
+
+
+# How often without when: "twice a week", "3 times a day", "every few days", "regularly".
+_VAGUE_RHYTHM = re.compile(
+    r"\b(?:once|twice|thrice|\d+\s+times|(?:a\s+)?(?:few|couple(?:\s+of)?|several)\s+times)\s+"
+    r"(?:a|an|per|each|every)\s+(?:day|week|month|year|fortnight)\b"
+    r"|\bevery\s+(?:few|couple(?:\s+of)?|several|other\s+few)\s+(?:days|weeks|months|hours)\b"
+    r"|\b(?:regularly|periodically|now\s+and\s+then|from\s+time\s+to\s+time"
+    r"|once\s+in\s+a\s+while)\b",
+    re.I,
+)
+VAGUE_RHYTHM = (
+    "How often is clear, but not when, so nothing is scheduled yet. Which days and what "
+    "time — e.g. `every tuesday and friday at 6pm`?"
+)
 
 
 # Words that only keep a conversation going ("lol ok", "thanks!", "sounds good 👍").

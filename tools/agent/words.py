@@ -178,7 +178,8 @@ _REMIND_AT = re.compile(
 )
 # The person asks to be reminded (not for a command to be run).
 REMIND = re.compile(
-    r"\b(?:remind|reminder|remnd|alarm|wake me|ping me|nudge me|nag me|bug me|don'?t let me forget|"
+    r"\b(?:remind|reminder|remnd|remaind|remid|rmind|alarm|wake me|ping me|nudge me|nag me|bug me|"
+    r"don'?t let me forget|"
     # "remember me to …" (as "remind" is said in many languages), "rmd 40m …"
     r"remember (?:to )?me|^rmd|^rmnd|^rmdr|"
     r"do not let me forget|make sure i|keep reminding|help me (?:to )?remember|"
@@ -663,11 +664,14 @@ def _quote_posted(raw: str) -> str:
     return f'{m["head"]}: "{m["msg"].strip()}"'
 
 
+# "remaind me", "remnd me": the request's verb with a slip, read as meant.
+_REMIND_SLIP = re.compile(r"\b(?:remaind|remnd|remid|rmind|reminf)(?=\s+(?:me|us)\b)", re.I)
+
+
 def read_words(text: str, now: datetime, tz: str) -> Words:
     """Read the time in a person's message (`now` aware; `tz` their zone). Never raises."""
-    raw = _quote_posted(
-        timeparse.mend_spelling(" ".join(USER_MENTION.sub(" ", text or "").split()))
-    )
+    raw = " ".join(USER_MENTION.sub(" ", text or "").split())
+    raw = _quote_posted(_REMIND_SLIP.sub("remind", timeparse.mend_spelling(raw)))
     addressed = frozenset(_address(a) for a in _ADDRESS.findall(text or ""))
     try:
         return replace(_read(raw, now, tz), addressed=addressed)
@@ -1357,7 +1361,7 @@ _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
 
 # The words that ask for a reminder: "remind me", "remnd me", "ping us", "nudge me".
 _ASK_VERB = (
-    r"\b(?:remind|remnd|rmd|rmnd|ping|nudge|nag|bug|poke|buzz|alert)"
+    r"\b(?:remind|remnd|remaind|remid|rmind|rmd|rmnd|ping|nudge|nag|bug|poke|buzz|alert)"
     r"\s+(?:me|us)\b"
 )
 # A request said after some context: "I'm in Tokyo right now, remind me to call home",
