@@ -22,7 +22,7 @@ from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.engine import Engine
 from tools.jobs.model import Target, schedule_of
-from tools.schedule import Once, Schedule
+from tools.schedule import Cron, Once, Schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 23, 10, 0, 7, tzinfo=BERLIN)
@@ -1544,3 +1544,136 @@ async def test_a_slip_in_remind_still_asks_for_a_reminder(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, "remaind me at 5 to call the garage"))
     assert job.kind == "reminder" and job.command == "call the garage"
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("if I asked you to remind me at 5, would it come here or in my DMs?", "a question"),
+        ("can you phone the garage and book my car in for friday?", "can't phone"),
+        ("remind me sometime next week to order more printer ink", "which day"),
+        ("remind me each morning and evening to take the drops", "more than one time"),
+    ],
+)
+async def test_a_time_named_with_no_job_to_make(
+    runtime: AgentKit, deps: HomarDeps, text: str, answer: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and answer in r.text, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "command"),
+    [
+        (
+            "the vet appointment is Thursday 3rd December at 9:20. remind me the evening "
+            "before to fill in the form",
+            local(2, 19, month=12),
+            "fill in the form",
+        ),
+        ("remind me in an hour and a quarter to check the bread", None, "check the bread"),
+        (
+            "Please Remind Me On Wednesday At 3 O'Clock To Ring The Bank",
+            local(25, 15),
+            "Ring The Bank",
+        ),
+        (
+            "I'd like to be reminded to renew the permit next friday at 10",
+            local(4, 10, month=12),
+            "renew the permit",
+        ),
+    ],
+)
+async def test_one_off_times_said_in_other_words(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime | None, command: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    want = at or NOW + timedelta(minutes=75)
+    assert job.next_run_at == want and job.command == command, (job.next_run_at, job.command)
+
+
+async def test_a_post_on_an_occasion_with_an_apostrophe_inside_the_quote(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = "On New Year's Eve at 7pm post 'Happy New Year! See you at Jo's on the 2nd'"
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.kind == "scheduled" and job.next_run_at == local(31, 19, month=12)
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        (
+            # through that day, as "until friday" is
+            "every monday at 4pm until the club breaks up on 14 december, remind me to pack kit",
+            4,
+        ),
+        ("remind me to take the tablet every day at 8pm, it's a 5 day course", 5),
+    ],
+)
+async def test_a_repeat_ends_where_its_words_say(
+    runtime: AgentKit, deps: HomarDeps, text: str, runs: int
+) -> None:
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    assert len(schedule_of(job).next_runs(NOW, 50)) == runs
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "at"),
+    [
+        ("I won't be needing the pizza reminder tonight after all, thank you", "cancelled", None),
+        (
+            "Please Put The Pizza Reminder Back An Hour, We Are Eating Later Tonight.",
+            "active",
+            local(23, 20),
+        ),
+        ("can #{pizza} go off at 6:15pm instead? people are hungry", "active", local(23, 18, 15)),
+        ("no need for the pizza reminder ({pizza}) anymore, we ate", "cancelled", None),
+        (
+            "the pizza reminder can take a break, just pause it and I'll switch it on later",
+            "paused",
+            None,
+        ),
+    ],
+)
+async def test_a_change_in_gentle_words(
+    runtime: AgentKit, deps: HomarDeps, text: str, status: str, at: datetime | None
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text.format(pizza=pizza))
+    job = await deps.engine.get(pizza)
+    assert job.status == status and not r.job_ids, r.text
+    if at is not None:
+        assert job.next_run_at == at, (job.next_run_at, r.text)
+
+
+async def test_a_repeat_given_a_new_clock_by_number_from_tomorrow_on(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job = await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command="post standup",
+        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
+        kind="recurring",
+    )
+    r = await say(runtime, deps, f"standup post {job.id}: make it quarter to nine from tomorrow on")
+    assert r.approval is not None, r.text  # a repeat's new schedule is proposed first
+    await resume_approval(runtime, r.approval, True, replace(deps, now=NOW))
+    moved = await deps.engine.get(job.id)
+    assert moved.next_run_at == local(24, 8, 45), r.text
+
+
+async def test_the_lists_asked_in_passing_too(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(
+        runtime, deps, "before I log off, can you show me what you've got queued up for me?"
+    )
+    assert "order the pizza" in r.text and not r.job_ids
+    await say(runtime, deps, "add to my shopping list: eggs, flour and milk")
+    await say(runtime, deps, "don't schedule anything, just put 'call the vet' on my todos")
+    items = [i.description for i in await TodoStore(db).list(100)]
+    assert items == ["eggs, flour and milk", "call the vet"]
+    r = await say(runtime, deps, "what's on my list of things to do?")
+    assert "call the vet" in r.text and not r.job_ids

@@ -503,7 +503,7 @@ async def test_two_times_said_and_the_models_is_neither_asks(
     r = await ask(runtime, deps, text, made, TextPart("Done."))
     job = await deps.engine.get(r.job_ids[0])
     assert job.next_run_at == datetime(2026, 11, 28, 13, tzinfo=UTC), r.text
-    text = "remind me to call the plumber at 9pm, no wait, 10pm"
+    text = "remind me to call the plumber at 9pm or was it 10pm"
     made = call("schedule_reminder", reminder_time="11pm", message="call the plumber")
     r = await ask(runtime, deps, text, made, TextPart("Done."))
     assert len(r.job_ids) == 0 and "more than one time" in r.text, r.text

@@ -145,7 +145,7 @@ async def test_recurrence_from_the_words_through_approval(
 async def test_two_times_in_the_words_correct_nothing(runtime: AgentKit, deps: HomarDeps) -> None:
     """Two times said: the words correct nothing (the model's pick of them stands), and a
     time that is neither of them is asked about (the fourteenth prompt set)."""
-    said = "remind me to call mom at 5pm, no wait, 6pm"
+    said = "remind me to call mom at 5pm or was it 6pm"
     assert read_words(said, FIXED_NOW, "Europe/Berlin").ambiguous
     call = ToolCallPart("schedule_reminder", {"reminder_time": "6pm", "message": "x"})
     r = await ask(runtime, deps, said, call)
@@ -153,6 +153,13 @@ async def test_two_times_in_the_words_correct_nothing(runtime: AgentKit, deps: H
     call = ToolCallPart("schedule_reminder", {"reminder_time": "7pm", "message": "y"})
     r = await ask(runtime, deps, said, call)
     assert not r.job_ids and "more than one time" in r.text, r.text
+
+
+def test_a_clock_taken_back_at_once_is_the_one_said_last() -> None:
+    """ "at 5pm, no wait, 6pm" (the twenty-second set): the person corrected themselves."""
+    for said in ("remind me to call mom at 5pm, no wait, 6pm", "remind me at 5 — sorry, 6 to cook"):
+        words = read_words(said, FIXED_NOW, "Europe/Berlin")
+        assert words.instant == local(23, 18) and not words.ambiguous, said
 
 
 async def test_past_bare_time_still_asks(runtime: AgentKit, deps: HomarDeps) -> None:

@@ -50,10 +50,12 @@ from tools.agent.words import (
     job_topic,
     last_answer,
     manage_request,
+    no_job_because,
     no_such_clock,
     read_words,
     split_topic,
     starts_with_a_span,
+    starts_with_verb,
     topic_fits,
     unhedged,
     what_of,
@@ -219,7 +221,10 @@ def stated_zone(text: str) -> str | None:
     return said[1] if said else None
 
 
-_TODO_NOUN = r"(?:to[- ]?do'?s?|tasks?)(?:\s+list)?"
+_TODO_NOUN = (
+    r"(?:(?:to[- ]?do'?s?|tasks?)(?:\s+list)?|(?:shopping|grocery|groceries)\s+list"
+    r"|list\s+of\s+things\s+to\s+do)"
+)
 _TODO_ADD = re.compile(
     r"^(?:add|put|create)\s+(?:an?\s+)?(?:task|to[- ]?do|to[- ]?do item)\s*[:,-]?\s*(?P<a>.+)$"
     r"|^(?:add|put|pop|stick|throw|chuck|toss|slap|(?:jot|note|write|put)(?:\s+down)?)\s+"
@@ -249,16 +254,24 @@ _REMARK_END = re.compile(
 )
 
 
+def _up_to_the_list(t: str) -> str:
+    """The words up to the to-do list's name (what is said after it is a remark)."""
+    t = _POLITE_END.sub("", t).rstrip(" .!?")
+    named = _TODO_NAMED.search(t)
+    return t[: named.end()] if named is not None else t
+
+
 def _todo_added(text: str) -> str | None:
     """The item a message adds to the to-do list ("stick 'order the mic arm' on my todo
     list pls", "put buy new dice on my to do list, no rush on it"), None if it adds none
     ("" when it names no item)."""
     t = _ASKING.sub("", _OPENER.sub("", text.strip()))
-    t = _POLITE_END.sub("", t).rstrip(" .!?")
-    named = _TODO_NAMED.search(t)
-    if named is not None and _TODO_ADD.fullmatch(t[: named.end()]):
-        t = t[: named.end()]
-    m = _TODO_ADD.fullmatch(t)
+    lead = re.match(r"^[^,;:]{1,40}[,;:]\s+(?:just\s+)?", t)
+    if lead is not None and _TODO_ADD.fullmatch(_up_to_the_list(t[lead.end() :])):
+        t = t[lead.end() :]  # "don't schedule anything, just put 'X' on my todos"
+    m = _TODO_ADD.fullmatch(_up_to_the_list(t)) or _TODO_ADD.fullmatch(
+        _POLITE_END.sub("", t).rstrip(" .!?")
+    )
     if m is None:
         return None
     item = m.group("a") or m.group("b") or m.group("c") or m.group("d") or ""
@@ -268,7 +281,8 @@ def _todo_added(text: str) -> str | None:
 _TODO_LIST = re.compile(
     r"^(?:what'?s|what is|show(?: me)?|list|(?:can|could|may) i see|let me see)(?: still| left)?"
     r"\s+(?:on\s+)?(?:my|the|our)\s+"
-    r"(?:to-?dos?|todo list|to-do list|to do list|tasks?(?: list)?|list of (?:tasks|to-?dos))"
+    r"(?:to-?dos?|todo list|to-do list|to do list|tasks?(?: list)?|list of (?:tasks|to-?dos"
+    r"|things to do))"
     r"(?: (?:real |really )?(?:quick|quickly))?"
     r"|^what(?:'?s| is) (?:left|still open|open|still) on (?:my|the|our) (?:to-?do|to do|todo|task)"
     r" list"
@@ -318,6 +332,9 @@ _LIST = re.compile(
     r"(?: (?:you'?ve|youve|you have|i'?ve|i have))? (?:got )?"
     r"(?:scheduled|set up|planned|lined up)(?: for me)?"
     + _WHEN_ASKED
+    + r"|^(?:(?:show|tell) me )?what(?: you'?ve| you have| i'?ve| i have)? got (?:queued(?: up)?"
+    r"|lined up|scheduled|planned|set up)(?: for me)?"
+    + _WHEN_ASKED
     + r"|^what (?:have|do) i(?: even| actually| really)? (?:got )?(?:set up|scheduled|planned"
     r"|lined up)(?: with you)?"
     + _WHEN_ASKED
@@ -348,7 +365,9 @@ _SENTENCES = re.compile(r"\s*[?!.;]+\s*")
 _LEAD_IN = re.compile(
     r"^(?:(?:wait|ok|okay|so|hmm+|um+|btw|sorry|oops|ugh|quick question)\b[,:!—–-]?\s+"
     r"|(?:i'?ve|i have)\s+(?:completely\s+|totally\s+)?lost track(?:\s+of\s+\w+)?"
-    r"\s*[,:—–-]\s*)+"
+    r"\s*[,:—–-]\s*"
+    r"|before\s+i\s+(?:log\s+off|go|leave|head\s+out|sign\s+off)\s*,\s*"
+    r"|(?:can|could|would|will)\s+you\s+(?:please\s+)?(?=show|tell|list|give))+"
 )
 # A sentence after a question that asks nothing more: "I feel like I'm forgetting something".
 _ASKS_MORE = re.compile(
@@ -458,6 +477,12 @@ def _shifted(low: str, after: str, at: str) -> str | None:
     return (datetime.fromisoformat(at) + span).isoformat()
 
 
+_FROM_ON = re.compile(
+    r"\s+(?:from|starting)\s+(?:tomorrow|today|now|next\s+week|monday|tuesday|wednesday"
+    r"|thursday|friday|saturday|sunday)(?:\s+on(?:wards?)?)?$"
+)
+
+
 def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     """After the job list came back: the job the person named, and what to do with it."""
     low = _clean(prompt).lower().rstrip(" .!?")
@@ -486,6 +511,10 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     job_id = int(chosen[0][0])
     if tool != "update_scheduled_action":
         return tool, {"task_id": job_id}
+    said_clock = _FROM_ON.sub("", after)
+    if timeparse.clock_of(said_clock) is not None:
+        # "quarter to nine (from tomorrow on)": a new time of day, said whole
+        return tool, {"task_id": job_id, "new_time": said_clock}
     shifted = _shifted(low, after, chosen[0][2] or "")
     if shifted is not None and chosen[0][1] in ("recurring", "interval"):
         # a span moves one run; a repeat's own time is said anew
@@ -501,6 +530,8 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
     if shifted is not None:
         return tool, {"task_id": job_id, "new_time": shifted}
     target = re.sub(r"^.*?\b(?:to|until|till|for)\s+", "", after, count=1)
+    # "quarter to nine from tomorrow on": when the change begins is the next run's business
+    target = _FROM_ON.sub("", target)
     if target and timeparse.clock_of(target) is not None:
         # "to 9:30", "to 7": a new time of day alone, placed by the tool on the job's own
         # day (or days), the half of the day not said nearer its current time
@@ -547,6 +578,9 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     managed = _manage(low)
     if managed is not None:
         return managed
+    instead = no_job_because(t)
+    if instead is not None:
+        return instead
     remind = bool(REMIND.search(QUOTED.sub(" ", t)))  # not a word of a message to post
     if remind and re.search(
         # "remind me now to …", "ping me right now", "now remind me …"; not "I'm in Tokyo
@@ -595,7 +629,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     far = far_weekday_date(t, at, now)
     if far is not None:
         return far  # "saturday the 21st", when the next one is 9 months off
-    if remind or event or is_note(what, t):
+    posted = starts_with_verb(what) and bool(QUOTED.search(t))  # "on new year's eve post '…'"
+    if remind or (event and not posted) or is_note(what, t):
         args: dict[str, Any] = {"reminder_time": at.isoformat(), "message": what}
         if words.lead is not None:
             args["minutes_before"] = int(words.lead.total_seconds() // 60)

@@ -43,6 +43,7 @@ from tools.agent.words import (
     last_answer,
     manage_request,
     named_job,
+    no_job_because,
     no_such_clock,
     read_words,
     said_lately,
@@ -264,6 +265,12 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     words = deps.state.words
     if deps.fired or words is None:
         return
+    instead = no_job_because(words.text)
+    if instead is not None:
+        # "if I asked you to remind me at 5, would …?", "can you ring my dentist …
+        # friday?", "sometime next week", "each morning and evening" (the 1.5B and the
+        # offline reading made jobs of these, the twenty-first and twenty-second sets)
+        raise AskWhen(instead)
     if _HALF_ALONE.fullmatch(words.text.strip(" .!?")):
         # "pm" with no question of ours before it (the answer to one is read in code): the
         # 1.5B made a second job of the reminder it had just made (the thirteenth set)
@@ -1301,7 +1308,11 @@ def _new_clock(deps: HomarDeps, new_time: str) -> timeparse.ClockSaid | None:
             said = asked[1][number.end() :] if number else asked[1]
         found = timeparse.split_when(QUOTED.sub(" ", said), now=deps.reference_now(), tz=deps.zone)
         if found is not None and found.said:
-            return timeparse.clock_of(found.said)
+            if timeparse.parse_duration(found.said) is not None:
+                return None  # "back an hour": a span from the job's time, no clock
+            clock = timeparse.clock_of(found.said)
+            if clock is not None:
+                return clock
     return timeparse.clock_of(new_time)
 
 

@@ -111,7 +111,7 @@ _ABOUT_EVENT = re.compile(
 )
 # "snooze 42 by 10 minutes", "push it back an hour": a shift of an existing job, not a time.
 _SHIFT = re.compile(
-    r"\b(?:snooze|push|postpone|delay|bump|move|shift)\b.*?\b(?:by|back)\s+"
+    r"\b(?:snooze|push|postpone|delay|bump|move|shift|put|set)\b.*?\b(?:by|back)\s+"
     r"(?:an?|\d+|half an?)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?)\b",
     re.I,
 )
@@ -178,7 +178,8 @@ _REMIND_AT = re.compile(
 )
 # The person asks to be reminded (not for a command to be run).
 REMIND = re.compile(
-    r"\b(?:remind|reminder|remnd|remaind|remid|rmind|alarm|wake me|ping me|nudge me|nag me|bug me|"
+    r"\b(?:remind|reminded|reminder|remnd|remaind|remid|rmind|alarm|wake me|ping me|nudge me|"
+    r"nag me|bug me|"
     r"don'?t let me forget|"
     # "remember me to …" (as "remind" is said in many languages), "rmd 40m …"
     r"remember (?:to )?me|^rmd|^rmnd|^rmdr|"
@@ -664,6 +665,64 @@ def _quote_posted(raw: str) -> str:
     return f'{m["head"]}: "{m["msg"].strip()}"'
 
 
+# Messages that name a time but ask for no job, or for one nobody can set from them.
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if\s+i\s+(?:asked|ask|wanted|want|told|tell|set|said)|hypothetically|just\s+(?:curious"
+    r"|wondering)|what\s+(?:would\s+happen|happens)\s+if)\b",
+    re.I,
+)
+_CANT_DO = re.compile(
+    r"^\W*(?:(?:hey|hi|ok|okay)\W+)?(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?"
+    r"(?P<verb>ring|call|phone|text|e-?mail|drive|pay|buy|order|book|visit|fetch|collect|cook"
+    r"|clean|fix|repair|walk|feed)\b(?!\s+(?:me|us)\b)",
+    re.I,
+)
+_VAGUE_DAY = re.compile(
+    r"\b(?:sometime|some\s+time|at\s+some\s+point|any\s*time|whenever)\s+(?:(?:later\s+)?(?:next"
+    r"|this)|during\s+the)\s+(?:week|month|year)\b",
+    re.I,
+)
+_TWO_PARTS = re.compile(
+    r"\b(?:morning|afternoon|evening|night)s?\s+(?:and|&)\s+(?:(?:in\s+the|the|at)\s+)?"
+    r"(?:morning|afternoon|evening|night)s?\b",
+    re.I,
+)
+
+
+def no_job_because(text: str) -> str | None:
+    """What to answer instead of making a job, for a message that names a time but asks
+    for none or for one nobody could set from it: a question what would happen ("if I asked
+    you to remind me at 5, would …?"), something the bot can't do itself ("can you ring my
+    dentist … friday?"), a week or month with no day ("sometime next week"), two parts of
+    the day for one reminder ("each morning and evening"). None for any other message."""
+    said = QUOTED.sub(" ", text).strip()
+    asked = said.rstrip(" )*_").endswith("?")
+    if asked and _HYPOTHETICAL.search(said):
+        return (
+            "That sounds like a question, so nothing is scheduled. A reminder comes back in "
+            "the thread it was set in; to set one, say e.g. `remind me at 5 to call Sam`."
+        )
+    cant = _CANT_DO.search(said)
+    if asked and cant is not None and not REMIND.search(said):
+        verb = cant["verb"].lower()
+        return (
+            f"I can't {verb} anyone myself; I can only post in this thread. Say e.g. `remind "
+            f"me friday at 9 to {verb} the dentist` — shall I remind you to do it?"
+        )
+    if _VAGUE_DAY.search(said):
+        return "Say e.g. `next tuesday at 10`: which day, and what time?"
+    if _TWO_PARTS.search(said):
+        return TWO_TIMES
+    return None
+
+
+# A clock taken back at once: "at 4, no wait, 5", "at 9 — sorry, 10": the one said last.
+_CORRECTED = re.compile(
+    r"\b(?P<at>(?:at|by|around)\s+)?\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\s*,?\s*[—–-]?\s*"
+    r"(?:no\s*,?\s*wait|no|sorry|actually|i\s+mean|make\s+(?:it|that)|or\s+rather)\s*,?\s*"
+    r"(?P<b>\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)(?![\d:])",
+    re.I,
+)
 # "remaind me", "remnd me": the request's verb with a slip, read as meant.
 _REMIND_SLIP = re.compile(r"\b(?:remaind|remnd|remid|rmind|reminf)(?=\s+(?:me|us)\b)", re.I)
 
@@ -672,6 +731,7 @@ def read_words(text: str, now: datetime, tz: str) -> Words:
     """Read the time in a person's message (`now` aware; `tz` their zone). Never raises."""
     raw = " ".join(USER_MENTION.sub(" ", text or "").split())
     raw = _quote_posted(_REMIND_SLIP.sub("remind", timeparse.mend_spelling(raw)))
+    raw = _CORRECTED.sub(lambda m: f"{m['at'] or ''}{m['b']}", raw)
     addressed = frozenset(_address(a) for a in _ADDRESS.findall(text or ""))
     try:
         return replace(_read(raw, now, tz), addressed=addressed)
@@ -704,11 +764,27 @@ def _ends(body: str, now: datetime, tz: str) -> tuple[str, datetime | None, int 
                 if until is not None:
                     end = m.start(1) + len(" ".join(words[:k]))
                     break
+            if until is None:
+                # "until the schools break up on 18 december": the date told in the phrase
+                inner = timeparse.split_when(phrase, now=now, tz=tz)
+                if inner is not None and isinstance(inner.schedule, datetime):
+                    until = inner.schedule
             if until is not None and (until.hour, until.minute) == (9, 0):
                 until = until.replace(hour=23, minute=59)  # "until friday": through that day
         if until is not None:
             body = body[: m.start()] + body[end:]
+    course = _COURSE.search(body)
+    if course is not None and until is None and runs is None:
+        # "every day at 9pm, it's a 10 day course": that many runs of a daily repeat
+        runs = int(course["n"])
+        body = body[: course.start()] + body[course.end() :]
     return " ".join(body.split()), until, runs
+
+
+_COURSE = re.compile(
+    r"(?:,\s*)?(?:it'?s\s+|for\s+)?(?:a\s+)?(?P<n>\d{1,2})[- ]day\s+(?:course|cycle|treatment)\b",
+    re.I,
+)
 
 
 def _find(body: str, now: datetime, tz: str) -> tuple[timeparse.When | None, str]:
@@ -732,6 +808,8 @@ def _find(body: str, now: datetime, tz: str) -> tuple[timeparse.When | None, str
 
 # Words around the thing to be reminded of that are not part of it.
 _FRAMING = [
+    # "I'd like to be reminded to renew the permit", "I'd like a reminder to …"
+    r"^(?:i'?d|i\s+would)\s+(?:like|love)\s+(?:to\s+be\s+reminded|a\s+reminder)\s+(?:to|about|of)\s+",
     r"^(?:hey|hi|hiya|yo|ok|okay|so|well|quick one|please|pls|plz)\b[\s,:!;-]*",
     r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+)?",
     r"^(?:i\s+(?:really\s+)?need\s+(?:a\s+reminder|you\s+to\s+remind\s+me))\b\s*",
@@ -768,11 +846,11 @@ _FRAMING = [
 
 def what_of(text: str) -> str:
     """The thing to remind of / the command, without framing words and time leftovers."""
-    t = " ".join(text.split()).strip(" ,.!?;:")
+    t = " ".join(text.split()).strip(" ,.!?;:—–-")
     for _ in range(3):
         before = t
         for pattern in _FRAMING:
-            t = re.sub(pattern, "", t, flags=re.I).strip(" ,.!?;:")
+            t = re.sub(pattern, "", t, flags=re.I).strip(" ,.!?;:—–-")
         if t == before:
             break
     if not t and re.search(r"\balarm\b", text, re.I):
@@ -1096,6 +1174,26 @@ _PHRASAL = (
         r"(?:\s+any\s*more\b.*|\s+now)?",
         "delete_scheduled_action",
     ),
+    # "I won't be needing the pizza reminder tonight after all", "no need for the plant
+    # reminder anymore"
+    (
+        r"(?:(?:i|we)\s+(?:won'?t|will\s+not)\s+(?:be\s+)?need(?:ing)?|no\s+need\s+for)\s+"
+        r"(?P<rest>.+?)(?:\s+(?:tonight|today|tomorrow|this\s+(?:week|time|evening|morning)))?"
+        r"(?:\s+any\s*more\b.*|\s+after\s+all\b.*|\s+now\b.*)?",
+        "delete_scheduled_action",
+    ),
+    # "put the pizza reminder back an hour" (later), as "push … back"
+    (
+        r"(?:put|set)\s+(?P<rest>[^,;:.!?]+?\s+back\s+(?:by\s+)?(?:an?|\d+|one|two|three|half)\b"
+        r"[^,;:.!?]*)",
+        "update_scheduled_action",
+    ),
+    # "can #41 go off at 6:15pm instead?"
+    (
+        r"(?:can|could|should|would)\s+(?P<rest>(?:job\s+)?#?\d+)\s+(?:go\s+off|go\s+out|run|fire"
+        r"|happen|be)\s+(?:on\s+|at\s+|for\s+)?(?P<when>[^\s,;][^,;]*?)\s+instead",
+        "update_scheduled_action",
+    ),
     # "can the plants reminder be wednesday instead", "do the watering reminder on friday
     # morning instead": the job's new time said with "instead"
     (
@@ -1152,8 +1250,8 @@ def no_such_clock(text: str) -> str | None:
 
 TWO_TIMES = (
     "I found more than one time in that, so I set nothing: one reminder takes one time. "
-    "Say the one you mean, or send one message per time (e.g. `remind me tomorrow at 9am "
-    "to take my meds`)."
+    "Send one message per time (e.g. `remind me tomorrow at 9am to take my meds`), or say "
+    "the one you mean: which is it?"
 )
 # Two clocks joined ("at 9am and 5pm", "at 9, 12 & 6"): two times, not a range.
 TWO_CLOCKS = re.compile(
@@ -1188,6 +1286,8 @@ _FOR_A_WHILE = re.compile(
     r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|the\s+time\s+being)|(?:until|till)\s+"
     r"(?:further\s+notice|i'?m\s+back|i\s+(?:get\s+back|return)))$"
 )
+# A job's name in quotes: "pause the 'check the build' reminders".
+_NAME_QUOTED = re.compile(r"(?<![\w'])['\"“‘]([^'\"“”‘’]{1,40})['\"”’](?![\w'])")
 _THANKED = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|ty)[\s!.]*$")
 _HEDGES = re.compile(
     r"^(?:(?:hey|hi|ok|okay|so|please|pls|kindly|can you|could you|would you)\b[\s,]*)+"
@@ -1205,7 +1305,8 @@ _MAKE_IT_A_TIME = re.compile(
     r"|seven|eight|nine|ten|eleven|twelve)\b))"
 )
 _FRONTED = re.compile(
-    r"(?P<topic>(?:the|my|that|our|this)\s+[^,;:]{1,60}?)(?:\s*(?:[,;:]|\s-+)\s*"
+    r"(?P<topic>(?:the|my|that|our|this)\s+[^,;:]{1,60}?|[a-z' ]{0,40}?#?\d+)"
+    r"(?:\s*(?:[,;:]|\s-+)\s*"
     # or no stop before the change: "the pizza reminder make it half eight"
     r"|(?P<bare>\s+)(?=(?:make|move|change|set|push|put|cancel|delete|pause|stop|resume|drop"
     r"|kill|bump|shift)\s+(?:it|that|this)\b))"
@@ -1217,22 +1318,28 @@ _FRONTED = re.compile(
 
 def manage_request(low: str) -> tuple[str, str] | None:
     """The change a lower-cased message asks of one of the person's jobs: the tool and the
+    words after the verb (see `_asked_change`), the job's number first when said in brackets."""
+    return _by_number_in_brackets(_asked_change(low))
+
+
+def _asked_change(low: str) -> tuple[str, str] | None:
+    """The change a lower-cased message asks of one of the person's jobs: the tool and the
     words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
-    low = _FOR_A_WHILE.sub("", _THANKED.sub("", unhedged(low)))
+    low = _FOR_A_WHILE.sub("", _THANKED.sub("", unhedged(_NAME_QUOTED.sub(r"\1", low))))
     fronted = _FRONTED.fullmatch(low)
     if fronted is not None and fronted["bare"] and not _JOB_PHRASE.fullmatch(fronted["topic"]):
         fronted = None  # with no stop, only a job's name may come first
     if fronted is not None:
         # "the plants thing, can you make it 7:30 pm instead", "the pizza one - pause it":
         # the job named first, then "it" in the change
-        said = re.sub(
-            r"\b(?:it|that|this)(?:\s+one)?\b",
-            lambda _: fronted["topic"],
-            fronted["change"],
-            count=1,
-        )
+        # a job named by its number too ("standup post #49: make it 8:45"): the number
+        number = re.search(r"#?(\d+)$", fronted["topic"])
+        phrase = _JOB_PHRASE.search(fronted["topic"])  # "the pizza reminder [can take a break]"
+        topic = number.group(1) if number else phrase.group(0) if phrase else fronted["topic"]
+        change = _CLAUSE_BREAK.split(fronted["change"], maxsplit=1)[0]  # "… [and I'll …]"
+        said = re.sub(r"\b(?:it|that|this)(?:\s+one)?\b", lambda _: topic, change, count=1)
         said = _MAKE_IT_A_TIME.sub("move ", said)  # "make it 7:30 pm"
         if said != low:
             return manage_request(said)
@@ -1246,6 +1353,15 @@ def manage_request(low: str) -> tuple[str, str] | None:
         if m is not None:
             return tool, _INSTEAD_END.sub("", _without_told_tail(m.group("rest")))
     return _change_in_a_clause(low) if _depth.get() == 0 else None
+
+
+def _by_number_in_brackets(asked: tuple[str, str] | None) -> tuple[str, str] | None:
+    """ "the plant reminder (41)": the job's number said in brackets names it."""
+    if asked is None:
+        return None
+    tool, rest = asked
+    m = re.search(r"\(\s*#?(\d+)\s*\)", rest)
+    return (tool, f"{m.group(1)} {rest[m.end() :]}".strip()) if m else asked
 
 
 _INSTEAD_END = re.compile(r"\s+instead(?:\s+of\s+[^,;]+?)?(?:\s+from\s+now\s+on)?$")
@@ -1271,13 +1387,16 @@ _BETTER = re.compile(
     r"(?:\s+(?:much|a\s+lot|way))?\s+better(?:\s+for\s+(?:me|us))?$"
 )
 # Where a clause of a message ends: a stop, a comma, a dash, or a "so" between clauses.
-_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:.!?]+|\s[—–-]+)\s+|\s+(?:so|and\s+so|but)\s+")
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:[,;:.!?]+|\s[—–-]+)\s+|\s+(?:so|and\s+so|but)\s+"
+    r"|\s+and\s+(?=(?:i'?ll|we'?ll|i\s+will|then)\b)"
+)
 # A job named by a noun phrase ("the build check", "the pizza reminder", "my stretch one").
 _JOB_PHRASE = re.compile(
     rf"\b(?:the|my|our|that|this)\s+(?:[a-z0-9'&-]+\s+){{0,3}}?(?:{_JOB_NOUNS})\b"
 )
 _JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
-_REFERRED = re.compile(r"^((?:[a-z]+\s+){1,2}?)(?:it|that|this)(?:\s+one)?\b")
+_REFERRED = re.compile(r"^((?:[a-z]+\s+){1,2}?)(?:it|that|this|them|those|these)(?:\s+ones?)?\b")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
 
 
@@ -1354,7 +1473,9 @@ def normalize(text: str) -> str:
 QUOTED = re.compile(
     # code the person pasted is data too: "line 12" in a traceback names no time
     r"```[^`]{0,4000}```|`[^`\n]{1,500}`|"
-    r"(?<!\w)'[^'\n]{1,500}'(?!\w)|\"[^\"\n]{1,500}\"|“[^”\n]{1,500}”|‘[^’\n]{1,500}’"
+    # (an apostrophe inside a word is no closing quote: 'see you at Jo's on the 2nd')
+    r"(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w)){1,500}'(?!\w)|\"[^\"\n]{1,500}\"|“[^”\n]{1,500}”"
+    r"|‘[^’\n]{1,500}’"
 )
 _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
 
@@ -1481,11 +1602,14 @@ _THAT_CLOCK = r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?"
 _THAT_DAY = re.compile(
     rf"\b(?:at|by|around)\s+(?P<clock>{_THAT_CLOCK})\s+(?:on\s+)?(?:that|the\s+same)\s+day\b"
     rf"|\b(?:on\s+)?(?:that|the\s+same)\s+day\s+(?:at|by|around)\s+(?P<clock2>{_THAT_CLOCK})"
-    r"|\b(?:on\s+)?(?:that|the\s+same)\s+(?P<part>morning|afternoon|evening|night)\b",
+    r"|\b(?:on\s+)?(?:that|the\s+same)\s+(?P<part>morning|afternoon|evening|night)\b"
+    # "the evening before", "the day before": the day said elsewhere, less one
+    r"|\bthe\s+(?P<before>day|morning|afternoon|evening|night)\s+before\b(?!\s+(?:the|my|your|his"
+    r"|her|our|their|a|an)\b)",
     re.I,
 )
 # The clock a part of "that day" stands for (the same as "tomorrow morning" and the like).
-_PART_CLOCK = {"morning": "9am", "afternoon": "2pm", "evening": "7pm", "night": "8pm"}
+_PART_CLOCK = {"morning": "9am", "afternoon": "2pm", "evening": "7pm", "night": "8pm", "day": "9am"}
 
 
 def _on_that_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
@@ -1500,13 +1624,16 @@ def _on_that_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
     inner, day = besides
     if found.instant is not None and not found.ambiguous and found.instant.date() != day.date():
         return found  # the time read is on another day than the one said: not "that day"
-    clock = m["clock"] or m["clock2"] or _PART_CLOCK[m["part"].lower()]
+    clock = m["clock"] or m["clock2"] or _PART_CLOCK[(m["part"] or m["before"]).lower()]
+    if m["before"]:
+        day = day - timedelta(days=1)
     at = timeparse.parse_instant(
         f"{day:%B} {day.day} {day.year} at {clock}", now=now, tz=tz, foreign=False
     )
     if at is None:
         return found
-    return replace(inner, instant=at)
+    # the person said when to be reminded: no lead before an appointment on top
+    return replace(inner, instant=at, event=False)
 
 
 _ASKS = re.compile(_ASK_VERB, re.I)
@@ -1514,7 +1641,9 @@ _ASKS = re.compile(_ASK_VERB, re.I)
 _CLAUSE_END = re.compile(r"[,;.!?](?=\s|$)|\s[—–-]\s")
 # Words that take a time back ("no wait, tuesday", "or rather at 6"): not context.
 _TAKEN_BACK = re.compile(
-    r"\b(?:no|wait|actually|i\s+mean|or|instead|rather|make\s+(?:it|that)|sorry|scratch)\b", re.I
+    r"\bno\s*,?\s*(?:wait|sorry|actually)\b|\b(?:wait|actually|i\s+mean|or\s+rather|instead"
+    r"|make\s+(?:it|that)|sorry|scratch\s+that)\b",
+    re.I,
 )
 
 

@@ -45,7 +45,8 @@ QTY_RE = (
 )
 _TERM = re.compile(
     r"(?P<q>" + QTY_RE + r")\s*(?:more\s+|extra\s+)?(?P<u>" + UNIT_RE + r")(?![a-z])"
-    r"(?P<half>\s+and\s+(?:a\s+)?half)?"  # "an hour and half", as often written
+    # "an hour and half", as often written; "an hour and a quarter", "… and 3 quarters"
+    r"(?P<half>\s+and\s+(?:a\s+)?(?:half|quarter|3[- ]quarters))?"
 )
 _TERM_HALF = re.compile(r"(?P<q>\d+)\s+and\s+(?:a\s+)?half\s+(?P<u>" + UNIT_RE + r")(?![a-z])")
 # Glued forms such as "1h30m", "1h30", "90s", "2d", "15'", "1/4h".
@@ -148,7 +149,8 @@ def match_duration(s: str, pos: int = 0) -> tuple[Duration, int] | None:
                 if n is None:
                     break
                 if m.group("half"):
-                    n += 0.5
+                    said = m.group("half")
+                    n += 0.75 if "3" in said else 0.25 if "quarter" in said else 0.5
                 last = _UNIT_WORDS[m.group("u")]
                 _add(parts, last, n)
             else:

@@ -1186,7 +1186,10 @@ def _hhmm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     r"\s+(?P<ap>in the morning|in the afternoon|in the evening|at night))?"
 )
 def _oclock(m: re.Match[str], f: Frame, c: Ctx) -> None:
-    _set_time(f, int(m["h"]), 0, 0, _ampm(m["mer"]))
+    h = int(m["h"])
+    if not m["mer"] and not m["ap"] and h <= 12:
+        f.extra["waking_hour"] = h  # "wednesday at 3 o'clock": a waking hour, as "at 3"
+    _set_time(f, h, 0, 0, _ampm(m["mer"]))
     if m["ap"]:
         f.set(pod=m["ap"].split()[-1])
 
