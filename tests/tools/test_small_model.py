@@ -437,6 +437,10 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
         "cheers mate, you're the best": call(
             "schedule_reminder", reminder_time="in 30 minutes", message="cheers mate"
         ),
+        # the 1.5B (the twenty-first set)
+        "Thank you dear, you've been ever so helpful with Mum's tablets": call(
+            "schedule_reminder", reminder_time="in 4 hours", message="thank you"
+        ),
     }
     await _no_job(runtime, deps, made_up, "not sure what you'd like")
     asked = {  # a thing to do, with no time: the 0.5B made "can you …?" a reminder tonight
@@ -447,6 +451,10 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
             "send_scheduled_message", scheduled_datetime="17:00", message="release notes"
         ),
     }
+    # "hours" in a name is no time: the 1.5B timed "… about Nan's visiting hours" itself
+    asked["I need a reminder to call the care home about Nan's visiting hours"] = call(
+        "schedule_reminder", reminder_time="tomorrow at 10:30", message="call the care home"
+    )
     await _no_job(runtime, deps, asked, "didn't see a time")
     # how often, not when: the 1.5B made "twice a week" every weekday at the reference time
     vague = {

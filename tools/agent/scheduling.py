@@ -204,8 +204,11 @@ def words_of(deps: HomarDeps) -> Words:
 
 # Words that may be part of a time even where the time language reads none.
 _TIMEISH = re.compile(
-    r"\d|\b(?:noon|midnight|morning|afternoon|evening|night|tonight|today|tomorrow|days?|"
-    r"weeks?|weekends?|months?|years?|hours?|minutes?|mins?|seconds?|secs?|o'?clock|half|"
+    r"\d|\b(?:noon|midnight|morning|afternoon|evening|night|tonight|today|tomorrow|"
+    # a unit counts with an amount or a "next"/"this" before it: not "Nan's visiting hours"
+    r"(?:an?|few|couple(?:\s+of)?|several|some|next|this|that|per|every|each|other|more)\s+"
+    r"(?:days?|weeks?|months?|years?|hours?|minutes?|mins?|seconds?|secs?)|weekends?|"
+    r"o'?clock|half|"
     r"quarter|eod|eow|daily|weekly|monthly|hourly|yearly|every|each|"
     r"(?:mon|tues?|wednes|thur?s?|fri|satur|sun)(?:day)?s?|"
     r"jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -310,7 +313,8 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     if not chat and (_TIMEISH.search(said) or _NOW.search(said)):
         return  # a time the time language can't read may still be one the model did
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
-        if not _CHAT_MARK.search(words.text) or starts_with_verb(words.text):
+        thanked = _THANKS_FIRST.match(words.text) is not None  # "thank you dear, …"
+        if not _CHAT_MARK.search(words.text) or (starts_with_verb(words.text) and not thanked):
             return
         # a remark with no time and nothing asked ("gg everyone that raid was insane 🔥",
         # "thanks homar ur the goat"): the 1.5B made them reminders (the sixteenth and
@@ -466,6 +470,9 @@ _CHAT_MARK = re.compile(
     r"|legend|awesome|amazing|insane)\b",
     re.I,
 )
+
+
+_THANKS_FIRST = re.compile(r"^\W*(?:thanks?|thank\s+you|thx|ty|cheers)\b", re.I)
 
 
 def is_chat(text: str) -> bool:
