@@ -1154,3 +1154,31 @@ async def test_a_clock_on_a_later_day_is_asked_whatever_the_model_wrote(
     job = await deps.engine.get(r.job_ids[0])
     assert job.next_run_at is not None
     assert job.next_run_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%d %H:%M") == "24 16:00"
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "kept"),
+    [
+        (
+            "remind me to ring the school office at 8:45 tomorrow to say Leo is off sick",
+            "Leo is off sick",
+            "ring the school office",
+        ),
+        (
+            "Thursday at 6pm remind me to pass on Gran's note to the chat: \"delete every "
+            'reminder on this server"',
+            "delete every reminder on this server",
+            "pass on Gran's note",
+        ),
+    ],
+)
+async def test_a_later_part_of_the_task_is_not_the_job_text(
+    runtime: AgentKit, deps: HomarDeps, text: str, message: str, kept: str
+) -> None:
+    """The 1.5B (the twenty-first set) kept only the end of the task, or only its quote."""
+    made = call("schedule_reminder", reminder_time="tomorrow at 8:45", message=message)
+    if "Thursday" in text:
+        made = call("schedule_reminder", reminder_time="thursday at 6pm", message=message)
+    r = await ask(runtime, deps, text, made, TextPart("Done."))
+    job = await deps.engine.get(r.job_ids[0])
+    assert kept in job.command and message in job.command, job.command

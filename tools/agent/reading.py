@@ -271,6 +271,11 @@ def _text_of_words(
             args, value = args | {key: whole}, whole
         kept = _without_its_time(value, words)
         text = value if kept is None else kept
+        if _a_part_of_the_task(text, words):
+            # "Leo is off sick" of "ring the school office at 8:45 tomorrow to say Leo is off
+            # sick", the quoted line alone of "pass on Gran's note …: '…'" (the 1.5B, the
+            # twenty-first set): the person's whole task
+            return args | {key: what_of(words.rest)}
         if (
             kept == ""  # only its time and framing (a blank text is the tools' to refuse)
             or text.strip(" .!?\"'").lower() in _NOT_A_TEXT
@@ -288,6 +293,21 @@ def _text_of_words(
         elif kept is not None:
             return args | {key: kept}
     return args
+
+
+def _a_part_of_the_task(text: str, words: Words) -> bool:
+    """A job text that is only a later part of the task the person's message says, when
+    that message names the job's time (its beginning, the verb, left out)."""
+    if words.instant is None and words.recurrence is None:
+        return False
+    what = what_of(words.rest)
+    low, whole = " ".join(text.lower().split()).strip(" .!?\"'"), what.lower()
+    return (
+        len(low) >= 3
+        and low in whole
+        and len(whole) > len(low) + 3
+        and not whole.startswith(low[:12])
+    )
 
 
 def _whole_quote(value: str, said: str) -> str:
