@@ -41,6 +41,7 @@ from tools.agent.words import (
     NOT_A_REQUEST,
     NOT_NOW,
     OCCASION,
+    POLITE_END,
     QUOTED,
     REMIND,
     TWO_TIMES,
@@ -256,7 +257,7 @@ _REMARK_END = re.compile(
 
 def _up_to_the_list(t: str) -> str:
     """The words up to the to-do list's name (what is said after it is a remark)."""
-    t = _POLITE_END.sub("", t).rstrip(" .!?")
+    t = POLITE_END.sub("", t).rstrip(" .!?")
     named = _TODO_NAMED.search(t)
     return t[: named.end()] if named is not None else t
 
@@ -270,7 +271,7 @@ def _todo_added(text: str) -> str | None:
     if lead is not None and _TODO_ADD.fullmatch(_up_to_the_list(t[lead.end() :])):
         t = t[lead.end() :]  # "don't schedule anything, just put 'X' on my todos"
     m = _TODO_ADD.fullmatch(_up_to_the_list(t)) or _TODO_ADD.fullmatch(
-        _POLITE_END.sub("", t).rstrip(" .!?")
+        POLITE_END.sub("", t).rstrip(" .!?")
     )
     if m is None:
         return None
@@ -381,7 +382,7 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
     and then only remarks that ask nothing ("… on my to-do list? I feel like I'm forgetting
     something")."""
     low = _LEAD_IN.sub("", low)
-    parts = [p for p in _SENTENCES.split(low) if p and not _POLITE_END.fullmatch(" " + p)]
+    parts = [p for p in _SENTENCES.split(low) if p and not POLITE_END.fullmatch(" " + p)]
     if not parts or not pattern.fullmatch(parts[0]):
         return False
     return all(
@@ -394,7 +395,6 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
 _WHOSE_OCCASION = re.compile(rf"(?:\b{WHOSE}\s+)?\b{OCCASION_NOUN}\b", re.I)
 ASK_WHAT = "What should I remind you about?"
 # "list my reminders pls", "cancel 12 please": the courtesy is no part of the command.
-_POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you|thx|ty)[\s!.]*$")
 # What is left of a message that says no task: a question word, a filler, a yes or no.
 NO_TASK = frozenset(
     {"how", "what", "why", "when", "where", "who", "which", "so", "and", "then", "ok", "okay"}
@@ -441,7 +441,7 @@ def reads_command(text: str) -> bool:
     wrong numbers, made new jobs for such requests, reminded "now" of "my timezone is
     Europe/Paris" and answered "what do I have coming up?" with a new job."""
     t = _clean(text)
-    low = _POLITE_END.sub("", t.lower().rstrip(" .!?"))
+    low = POLITE_END.sub("", t.lower().rstrip(" .!?"))
     zone = _zone_said(t)
     if zone is not None:
         return zone[1] is not None or _names_a_zone(zone[0])
@@ -562,7 +562,7 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     plainly what it could not read. `yes`: the person agreed to "tomorrow at HH:MM?".
     """
     t = _clean(text)
-    low = _POLITE_END.sub("", t.lower().rstrip(" .!?"))
+    low = POLITE_END.sub("", t.lower().rstrip(" .!?"))
     if not low or asks_for_help(t):
         return HELP
     if _asks(_LIST, low):

@@ -32,6 +32,7 @@ from tools.agent.words import (
     NOT_A_REQUEST,
     NOT_NOW,
     QUOTED,
+    REMIND_SLIPS,
     TWO_CLOCKS,
     TWO_TIMES,
     Words,
@@ -235,7 +236,7 @@ _NOW = re.compile(
 # A request to do something, asked politely ("can you …", "could you please …", "please …").
 _ASKED_TO = re.compile(r"^\W*(?:(?:can|could|would|will)\s+(?:you|u)\b|pl(?:ea)?se?\b|pls\b)", re.I)
 _REMIND_ASKED = re.compile(
-    r"\b(?:remind\w*|reminder|remnd|remaind|remid|rmind|nag|nudge me|ping me|alert me"
+    rf"\b(?:remind\w*|reminder|{REMIND_SLIPS}|nag|nudge me|ping me|alert me"
     r"|(?:don'?t|do not) let me forget)\b",
     re.I,
 )

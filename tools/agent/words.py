@@ -177,8 +177,10 @@ _REMIND_AT = re.compile(
     re.I,
 )
 # The person asks to be reminded (not for a command to be run).
+# "remnd", "remaind": slips of "remind" people type, read as the word meant.
+REMIND_SLIPS = r"remnd|remaind|remid|rmind|reminf"
 REMIND = re.compile(
-    r"\b(?:remind|reminded|reminder|remnd|remaind|remid|rmind|alarm|wake me|ping me|nudge me|"
+    rf"\b(?:remind|reminded|reminder|{REMIND_SLIPS}|alarm|wake me|ping me|nudge me|"
     r"nag me|bug me|"
     r"don'?t let me forget|"
     # "remember me to …" (as "remind" is said in many languages), "rmd 40m …"
@@ -724,7 +726,7 @@ _CORRECTED = re.compile(
     re.I,
 )
 # "remaind me", "remnd me": the request's verb with a slip, read as meant.
-_REMIND_SLIP = re.compile(r"\b(?:remaind|remnd|remid|rmind|reminf)(?=\s+(?:me|us)\b)", re.I)
+_REMIND_SLIP = re.compile(rf"\b(?:{REMIND_SLIPS})(?=\s+(?:me|us)\b)", re.I)
 
 
 def read_words(text: str, now: datetime, tz: str) -> Words:
@@ -1288,7 +1290,8 @@ _FOR_A_WHILE = re.compile(
 )
 # A job's name in quotes: "pause the 'check the build' reminders".
 _NAME_QUOTED = re.compile(r"(?<![\w'])['\"“‘]([^'\"“”‘’]{1,40})['\"”’](?![\w'])")
-_THANKED = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|ty)[\s!.]*$")
+# A courtesy at the end of a request: "cancel 12 please", "list my reminders, thanks".
+POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|ty)[\s!.]*$")
 _HEDGES = re.compile(
     r"^(?:(?:hey|hi|ok|okay|so|please|pls|kindly|can you|could you|would you)\b[\s,]*)+"
 )
@@ -1327,7 +1330,7 @@ def _asked_change(low: str) -> tuple[str, str] | None:
     words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
-    low = _FOR_A_WHILE.sub("", _THANKED.sub("", unhedged(_NAME_QUOTED.sub(r"\1", low))))
+    low = _FOR_A_WHILE.sub("", POLITE_END.sub("", unhedged(_NAME_QUOTED.sub(r"\1", low))))
     fronted = _FRONTED.fullmatch(low)
     if fronted is not None and fronted["bare"] and not _JOB_PHRASE.fullmatch(fronted["topic"]):
         fronted = None  # with no stop, only a job's name may come first
@@ -1376,7 +1379,7 @@ def _without_told_tail(rest: str) -> str:
     if cut is None:
         return rest
     tail = rest[cut.end() :]
-    if _only_time_words(_THANKED.sub("", tail)):
+    if _only_time_words(POLITE_END.sub("", tail)):
         return rest  # "move it to friday, 8pm": the tail is more of the time
     return rest[: cut.start()]
 
@@ -1482,7 +1485,7 @@ _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
 
 # The words that ask for a reminder: "remind me", "remnd me", "ping us", "nudge me".
 _ASK_VERB = (
-    r"\b(?:remind|remnd|remaind|remid|rmind|rmd|rmnd|ping|nudge|nag|bug|poke|buzz|alert)"
+    rf"\b(?:remind|{REMIND_SLIPS}|rmd|rmnd|ping|nudge|nag|bug|poke|buzz|alert)"
     r"\s+(?:me|us)\b"
 )
 # A request said after some context: "I'm in Tokyo right now, remind me to call home",
