@@ -471,6 +471,15 @@ async def test_asking_what_is_left_lists_the_todos(
         ("the pizza reminder can go, Jan already ordered", "cancelled"),
         ("freeze the pizza reminder while I'm on vacation", "paused"),
         ("pizza reminder back on pls", "active"),
+        # the twenty-third and twenty-fourth: slang verbs (said before a job, not "bin day
+        # tomorrow"), an end said "till I say otherwise", and the terse way: a name, a colon
+        ("nuke the pizza reminder, we ate already", "cancelled"),
+        ("bin the pizza reminder", "cancelled"),
+        ("bench the pizza reminder for now", "paused"),
+        ("put the pizza reminder on ice till I say otherwise", "paused"),
+        ("pizza: back on pls", "active"),
+        ("pizza: pause until further notice, we're away", "paused"),
+        ("pizza reminder: cancel", "cancelled"),
     ],
 )
 async def test_phrasal_changes_to_a_job_by_its_words(
@@ -535,6 +544,10 @@ async def test_turning_something_off_later_is_a_command_not_a_pause(
         ("snooze the pizza reminder 10 extra minutes", local(23, 19, 10)),
         ("the pizza thing, can you make it 7:30 pm instead", local(23, 19, 30)),
         ("the pizza one, move it to 8pm", local(23, 20)),
+        # the twenty-fourth: an arrow from the job's name (and old time) to its new time
+        ("pizza -> 20:30", local(23, 20, 30)),
+        ("pizza 19:00 → 21:00", local(23, 21)),
+        ("plants -> thu, same time", local(26, 18)),
     ],
 )
 async def test_a_job_moved_by_a_span_or_to_a_time_said_after_its_name(
@@ -1662,3 +1675,161 @@ async def test_the_lists_asked_in_passing_too(
     assert items == ["eggs, flour and milk", "call the vet"]
     r = await say(runtime, deps, "what's on my list of things to do?")
     assert "call the vet" in r.text and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bin day tomorrow at 7",  # "bin" names no job here: a note to be reminded of
+        "todo: buy stamps tomorrow at 9",
+        "dentist: thu 3pm",  # a colon before a time: a note, not a change of a job
+    ],
+)
+async def test_a_terse_note_is_no_change_of_a_job(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(pizza)).status == "active", r.text
+    assert (await deps.engine.get(pizza)).next_run_at == local(23, 19)
+
+
+async def test_a_repeat_moved_from_tomorrow_on_is_moved_at_its_time_of_day(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    standup = await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command="post standup",
+        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
+        kind="recurring",
+    )
+    for text in ("standup 9 → 9:15 from tmrw", "move the standup to 9:30 from tomorrow"):
+        r = await say(runtime, deps, text)
+        if r.approval is not None:
+            await resume_approval(runtime, r.approval, True, replace(deps, now=NOW))
+        job = await deps.engine.get(standup.id)
+        assert not r.job_ids, r.text
+        want = (9, 15) if "9:15" in text else (9, 30)
+        assert schedule_of(job).spec == Cron(f"{want[1]} {want[0]} * * 1-5"), r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the second request said with its verb left out (a time, then a task): asked
+        # about, not dropped
+        "remind me at 5pm to call mom, at 6pm to cook",
+        "at 5pm remind me to call mom, and at 6 to cook",
+        "remind me tonight to pack, then tomorrow at 8 to leave",
+    ],
+)
+async def test_a_second_request_after_the_first_is_not_dropped(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and "more than one time" in r.text, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "words"),
+    [
+        # a quoted mail's times (after its "Subject:"/"From:" lines) are not the request's
+        (
+            "> From: Facilities Team\n> Subject: Garage cleaning\n> The garage is closed on "
+            "Friday 27 Nov from 07:00 to 16:00. Please remove all vehicles by Thursday 22:00."
+            "\n\nugh. rm me thu 21:15 to move the car out",
+            local(26, 21, 15),
+            "move the car out",
+        ),
+        # the event's time in a quote, the lead in the request; the quote's marks go
+        ("> meeting moved to 3pm friday\nremind me an hour before", local(27, 14), "meeting moved"),
+        ("rm me in 10 min to check the oven", NOW + timedelta(minutes=10), "check the oven"),
+    ],
+)
+async def test_the_request_read_beside_what_it_quotes(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, words: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and job.command == words
+
+
+@pytest.mark.parametrize(
+    ("text", "spec", "first", "runs", "words"),
+    [
+        # the request says only "each time": the task is in what was said before it
+        (
+            "Mon Wed Fri 7am runs until Christmas, remind me each time pls",
+            "0 7 * * 1,3,5",
+            local(25, 7),
+            None,
+            "runs",
+        ),
+        # the week's shorthand ("wk", "wkdays") and a plus between days
+        ("every wk mon + wed 07:00 gym, till xmas", "0 7 * * 1,3", local(25, 7), None, "gym"),
+        (
+            "wkdays except fri 08:30 check the on-call queue",
+            "30 8 * * 1-4",
+            local(24, 8, 30),
+            None,
+            "check the on-call queue",
+        ),
+        # a day of the month and its clock with a comma between, the task after a colon
+        (
+            "monthly on the 15th, 10am: submit expenses",
+            None,
+            local(15, 10, month=12),
+            None,
+            "submit expenses",
+        ),
+        # a repeat's length said apart from it, and its start said apart from it
+        (
+            "rmd daily 22:00 take magnesium, starting tonight, 14 days then stop",
+            None,
+            local(23, 22),
+            14,
+            "take magnesium",
+        ),
+        (
+            "remind me every day at 8am to take the pills for 10 days",
+            "0 8 * * *",
+            local(24, 8),
+            10,
+            "take the pills",
+        ),
+        (
+            "every day at 8pm water the tomatoes, starting friday",
+            None,
+            local(27, 20),
+            None,
+            "water the tomatoes",
+        ),
+        # a task's own length is no end of the repeat
+        (
+            "every day at 7am walk for 30 minutes",
+            "0 7 * * *",
+            local(24, 7),
+            None,
+            "walk for 30 minutes",
+        ),
+    ],
+)
+async def test_a_repeat_and_its_task_said_apart(
+    runtime: AgentKit,
+    deps: HomarDeps,
+    text: str,
+    spec: str | None,
+    first: datetime,
+    runs: int | None,
+    words: str,
+) -> None:
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    sched = schedule_of(job)
+    assert job.next_run_at == first and words in job.command, (job.command, job.next_run_at)
+    if spec is not None:
+        assert sched.spec == Cron(spec)
+    if runs is not None:
+        assert len(sched.next_runs(NOW, 100)) == runs
+    if "xmas" in text or "Christmas" in text:
+        assert sched.until is not None and sched.until.date() == datetime(2026, 12, 25).date()
+    elif runs is None:
+        assert sched.until is None and sched.max_runs is None

@@ -149,3 +149,29 @@ def test_half_six_beside_a_day_is_a_waking_hour() -> None:
     assert parse_instant("friday at half six", now=NOW, tz="Europe/Berlin") == at(27, 18, 30)
     morning = parse_instant("friday at half six in the morning", now=NOW, tz="Europe/Berlin")
     assert morning == at(27, 6, 30)
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "rest"),
+    [
+        ("every wk mon + wed 07:00 gym", at(25, 7), "gym"),
+        ("wkdays except fri 08:30 check the queue", at(24, 8, 30), "check the queue"),
+        ("every 2 wks on fri 5pm payroll", at(27, 17), "payroll"),
+        ("tue+thu+sat 6pm swim", at(24, 18), "swim"),
+        # a day of the month and its clock, then the task: no "the 15th 10am" thing
+        ("monthly on the 15th 10am submit expenses", at(15, 10, month=12), "submit expenses"),
+    ],
+)
+def test_the_weeks_shorthand_and_a_day_with_its_clock(
+    text: str, first: datetime, rest: str
+) -> None:
+    got = split_when(text, now=NOW, tz="Europe/Berlin")
+    assert got is not None and isinstance(got.schedule, Schedule), text
+    assert got.schedule.next_runs(NOW, 1)[0] == first and got.rest == rest
+
+
+@pytest.mark.parametrize("text", ["wk groceries on friday", "the 3rd floor meeting at 5"])
+def test_shorthand_only_where_it_says_a_week(text: str) -> None:
+    got = split_when(text, now=NOW, tz="Europe/Berlin")
+    assert got is not None and not isinstance(got.schedule, Schedule)
+    assert " ".join(text.split()[:2]) in got.rest  # "wk groceries", "the 3rd" as written

@@ -478,7 +478,7 @@ def _shifted(low: str, after: str, at: str) -> str | None:
 
 
 _FROM_ON = re.compile(
-    r"\s+(?:from|starting)\s+(?:tomorrow|today|now|next\s+week|monday|tuesday|wednesday"
+    r"\s+(?:from|starting)\s+(?:tomorrow|tmrw|tmr|2moro|today|now|next\s+week|monday|tuesday|wednesday"
     r"|thursday|friday|saturday|sunday)(?:\s+on(?:wards?)?)?$"
 )
 

@@ -1258,6 +1258,10 @@ async def update_scheduled_action(
         elif old.is_recurring:
             # "push the standup to 9:30": the same days at the new time of day; anything
             # else (a day, a date) would turn a repeating job into a one-off
+            if said is None:
+                # "standup 9 → 9:15 from tmrw": from its next run on, which is what a new
+                # time of day for a repeating job means anyway
+                said = _new_clock(deps, new_time, from_a_day=True)
             sched = _at_new_clock(job, old, said, now)
             if sched is None:
                 return _clarify(
@@ -1302,9 +1306,12 @@ async def update_scheduled_action(
     )
 
 
-def _new_clock(deps: HomarDeps, new_time: str) -> timeparse.ClockSaid | None:
+def _new_clock(
+    deps: HomarDeps, new_time: str, *, from_a_day: bool = False
+) -> timeparse.ClockSaid | None:
     """A new time of day alone ("to 9:30", "half past 8"), as the person said it when their
-    words name a time (they win over the tool's argument), else as the argument says."""
+    words name a time (they win over the tool's argument), else as the argument says.
+    `from_a_day`: also with the day it starts from ("9:15 from tmrw", for a repeat)."""
     words = words_of(deps)
     if words.text.strip():
         # the change's own words where the message says more ("shift 41 to 8pm, I'm stuck
@@ -1318,7 +1325,9 @@ def _new_clock(deps: HomarDeps, new_time: str) -> timeparse.ClockSaid | None:
         if found is not None and found.said:
             if timeparse.parse_duration(found.said) is not None:
                 return None  # "back an hour": a span from the job's time, no clock
-            clock = timeparse.clock_of(found.said)
+            clock = timeparse.clock_of(
+                _FROM_A_DAY.sub("", found.said) if from_a_day else found.said
+            )
             if clock is not None:
                 return clock
     return timeparse.clock_of(new_time)
@@ -1337,6 +1346,13 @@ def _at_new_clock(
     return old.at_time_of_day(clock.nearest(current.astimezone(old.zone).time()))
 
 
+# When a change starts, if that is its next run: "from tomorrow", "from now on" (not "from
+# monday", which would leave the runs before it as they are).
+_FROM_A_DAY = re.compile(
+    r"\s+(?:from|starting|beginning|as\s+of)\s+(?:now(?:\s+on)?|today|tomorrow|tmrw|tmr|2moro)"
+    r"\s*$",
+    re.I,
+)
 # "the same time on thursday", "same time tomorrow": a job moved keeps its time of day.
 _SAME_CLOCK = re.compile(r"\b(?:the\s+)?same\s+time\b", re.I)
 # A time of day or a span said: "to 10", "at 6pm", "in the evening", "an hour later".

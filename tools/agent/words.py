@@ -140,6 +140,14 @@ _FOR_NEXT = re.compile(
     r"(?:min(?:ute)?s?|hours?|days?|weeks?|months?|years?))\b",
     re.I,
 )
+# A repeat's length said on its own: "for 14 days", "for two weeks", "10 days then stop".
+_FOR_SPAN = re.compile(
+    r"(?:,\s*|\s+)(?:for\s+(?P<n>(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s*"
+    r"(?:days?|weeks?|months?|fortnights?))\b(?:[\s,]+(?:and\s+)?then\s+stop\b)?"
+    r"|(?P<m>(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:days?|weeks?|months?))"
+    r"[\s,]+(?:and\s+)?(?:then\s+)?stop\b)",
+    re.I,
+)
 # A job named by its number ("move 42 to friday", "job 42") is not a time of day.
 _JOB_REF = re.compile(
     r"\b((?:move|change|reschedule|push|snooze|postpone|delay|shift|bump|cancel|delete|"
@@ -184,7 +192,7 @@ REMIND = re.compile(
     r"nag me|bug me|"
     r"don'?t let me forget|"
     # "remember me to …" (as "remind" is said in many languages), "rmd 40m …"
-    r"remember (?:to )?me|^rmd|^rmnd|^rmdr|"
+    r"remember (?:to )?me|^rmd|^rmnd|^rmdr|(?:rm|rmd|rmnd)(?= me\b)|"
     r"do not let me forget|make sure i|keep reminding|help me (?:to )?remember|"
     r"(?:need|want|give me|send me|get me|i'?d like|could use) a "
     r"(?:nudge|ping|poke|heads[- ]?up|shout|buzz|holler|shout-?out))\b",
@@ -741,8 +749,12 @@ def read_words(text: str, now: datetime, tz: str) -> Words:
         return Words(raw, ambiguous=True, addressed=addressed)
 
 
-def _ends(body: str, now: datetime, tz: str) -> tuple[str, datetime | None, int | None]:
-    """Cut a repeat's end conditions out of `body`: (body, until, max runs)."""
+def _ends(
+    body: str, now: datetime, tz: str, *, repeat: bool = False
+) -> tuple[str, datetime | None, int | None]:
+    """Cut a repeat's end conditions out of `body`: (body, until, max runs). `repeat`: the
+    time read is a repeat, so a span said of it is how long it goes on ("every night at 10
+    to take magnesium for 14 days", "…, 14 days then stop")."""
     until: datetime | None = None
     runs: int | None = None
     m = _TIMES.search(body)
@@ -751,10 +763,11 @@ def _ends(body: str, now: datetime, tz: str) -> tuple[str, datetime | None, int 
         runs = {"once": 1, "twice": 2}.get(q) or int(q)
         body = body[: m.start()] + body[m.end() :]
     m = _UNTIL.search(body) or _FOR_NEXT.search(body)
+    m = m or (_FOR_SPAN.search(body) if repeat else None)
     if m is not None:
-        phrase = m.group(1).strip()
+        phrase = (m["n"] or m["m"] if m.re is _FOR_SPAN else m.group(1)).strip()
         end = m.end()
-        if m.re is _FOR_NEXT:
+        if m.re is _FOR_NEXT or m.re is _FOR_SPAN:
             if not re.match(r"\d|an?\b|one|two|three|half", phrase, re.I):
                 phrase = "1 " + phrase
             span = timeparse.parse_duration(phrase)
@@ -781,6 +794,31 @@ def _ends(body: str, now: datetime, tz: str) -> tuple[str, datetime | None, int 
         runs = int(course["n"])
         body = body[: course.start()] + body[course.end() :]
     return " ".join(body.split()), until, runs
+
+
+# When a repeat starts, said apart from it: "daily 22:00 take magnesium, starting tonight".
+_STARTING = re.compile(
+    r"[,;]?\s*\b(?:starting|beginning|from)\s+(?P<day>(?:(?:this|next)\s+)?[a-z0-9]+(?:\s+[a-z0-9]+)?)"
+    r"\s*(?=[,;.!?]|$)",
+    re.I,
+)
+
+
+def _start_said_apart(found: timeparse.When, now: datetime, tz: str) -> timeparse.When:
+    """A repeat read with the start said elsewhere in the message: the repeat as the time
+    language reads it with that start ("every day at 22:00 starting tonight")."""
+    if not isinstance(found.schedule, Schedule) or not found.said:
+        return found
+    m = _STARTING.search(found.rest)
+    if m is None:
+        return found
+    whole = timeparse.split_when(f"{found.said} starting {m['day']}", now=now, tz=tz)
+    if whole is None or whole.rest.strip() or not isinstance(whole.schedule, Schedule):
+        return found
+    sched = found.schedule  # its end as read (the start only moves the first run)
+    started = Schedule(whole.schedule.spec, sched.tz, sched.until, sched.max_runs)
+    rest = " ".join(f"{found.rest[: m.start()]} {found.rest[m.end() :]}".split())
+    return replace(found, schedule=started, rest=rest, said=f"{found.said} {m.group(0).strip()}")
 
 
 _COURSE = re.compile(
@@ -823,7 +861,8 @@ _FRAMING = [
     # "i want that you remind me", "you can remind me", "you remember me to"
     r"^(?:i\s+(?:want|would\s+like|'d\s+like)\s+(?:that\s+)?)?you\s+(?:can\s+|could\s+|will\s+|"
     r"would\s+|to\s+)?(?=(?:remind|remember|ping|nudge|to|for|about)\b)",
-    r"^(?:keep\s+)?(?:remind|reminding|remnd|ping|nudge|nag|bug|remember)\s+(?:to\s+)?(?:me|us)\b\s*",
+    r"^(?:keep\s+)?(?:remind|reminding|remnd|rm|rmd|rmnd|ping|nudge|nag|bug|remember)\s+(?:to\s+)?"
+    r"(?:me|us)\b\s*",
     r"^(?:rmd|rmnd|rmdr)\b\s*",
     r"^(?:give|send|get)\s+(?:me|us)\s+an?\s+(?:nudge|ping|poke|heads[- ]?up|shout|buzz|holler)"
     r"\b\s*",
@@ -848,7 +887,8 @@ _FRAMING = [
 
 def what_of(text: str) -> str:
     """The thing to remind of / the command, without framing words and time leftovers."""
-    t = " ".join(text.split()).strip(" ,.!?;:—–-")
+    # a quote's "> " at the start of its lines is Discord's markup, not the person's words
+    t = " ".join(re.sub(r"(?m)^[ \t]*>+[ \t]?", "", text).split()).strip(" ,.!?;:—–-")
     for _ in range(3):
         before = t
         for pattern in _FRAMING:
@@ -980,10 +1020,18 @@ def _next_month_with(now: datetime, day: int) -> date:
     return now.date()
 
 
+# What follows a verb that is also a noun ("bin", "bench") when it names a job.
+_NAMED_AFTER = r"\s+(?:the|my|our|that|this|those|these|it|them|job\b|#?\d)"
 # Naming one of the person's jobs: "cancel the pizza reminder", "move the standup to 10".
 MANAGE_VERBS = {
-    "delete_scheduled_action": r"cancel|delete|remove|drop|forget|kill|scrap|ditch|nix|axe|scratch",
-    "stop_interval_action": r"pause|stop|suspend|hold|mute|freeze",
+    "delete_scheduled_action": (
+        r"cancel|delete|remove|drop|forget|kill|scrap|ditch|nix|axe|scratch|nuke|trash"
+        # "bin the build pings" (not "bin day tomorrow"): a verb only before a job named
+        rf"|bin(?={_NAMED_AFTER})"
+    ),
+    "stop_interval_action": (
+        rf"pause|stop|suspend|hold|mute|freeze|shelve|(?:bench|park)(?={_NAMED_AFTER})"
+    ),
     "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate|unmute",
     "update_scheduled_action": (
         r"move|change|reschedule|push|snooze|postpone|prepone|delay|shift|bump"
@@ -1285,8 +1333,8 @@ def either_question(m: re.Match[str]) -> str:
 NOT_NOW = r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
 # How long a change holds, said after it ("pause the standup for now"): no time to act at.
 _FOR_A_WHILE = re.compile(
-    r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|the\s+time\s+being)|(?:until|till)\s+"
-    r"(?:further\s+notice|i'?m\s+back|i\s+(?:get\s+back|return)))$"
+    r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|the\s+time\s+being)|(?:until|till|til)\s+"
+    r"(?:further\s+notice|i'?m\s+back|i\s+(?:get\s+back|return)|(?:i|we)\s+say\s+(?:otherwise|so)))$"
 )
 # A job's name in quotes: "pause the 'check the build' reminders".
 _NAME_QUOTED = re.compile(r"(?<![\w'])['\"“‘]([^'\"“”‘’]{1,40})['\"”’](?![\w'])")
@@ -1331,6 +1379,9 @@ def _asked_change(low: str) -> tuple[str, str] | None:
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
     low = _FOR_A_WHILE.sub("", POLITE_END.sub("", unhedged(_NAME_QUOTED.sub(r"\1", low))))
+    terse = _terse_change(low) if _depth.get() < 2 else None
+    if terse is not None:
+        return terse
     fronted = _FRONTED.fullmatch(low)
     if fronted is not None and fronted["bare"] and not _JOB_PHRASE.fullmatch(fronted["topic"]):
         fronted = None  # with no stop, only a job's name may come first
@@ -1356,6 +1407,48 @@ def _asked_change(low: str) -> tuple[str, str] | None:
         if m is not None:
             return tool, _INSTEAD_END.sub("", _without_told_tail(m.group("rest")))
     return _change_in_a_clause(low) if _depth.get() == 0 else None
+
+
+# A job's name, then an arrow to its new time or a colon and the change: "pizza -> 20:30",
+# "standup 9 → 9:15 from tmrw", "stretch: back on", "standup: pause until further notice".
+_TERSE = re.compile(
+    r"(?P<topic>[a-z0-9'#][a-z0-9' #-]{0,40}?(?:\s+\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?)?)"
+    r"\s*(?P<sep>->|→|=>|:(?!\d))\s*(?P<change>[^\s>].*)"
+)
+_BACK_ON = re.compile(r"(?:back\s+on|on\s+again|resumed?|unpaused?|restarted?)\b(?P<rest>.*)")
+_OLD_CLOCK = re.compile(r"\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?$")
+
+
+def _terse_change(low: str) -> tuple[str, str] | None:
+    """The change said the terse way, with the job's name first (see `_TERSE`): an arrow
+    to a time moves the job; after a colon, a change's verb or "back on". A colon before
+    anything else ("todo: buy stamps", "dentist: thu 3pm", a note to be reminded of) is
+    no change."""
+    m = _TERSE.fullmatch(low)
+    if m is None:
+        return None
+    topic, change = m["topic"].strip(), m["change"].strip(" .!")
+    words = [w for w in re.findall(r"[a-z0-9']+", topic) if w not in _JOB_NOISE]
+    if not 1 <= len(words) <= 3 or {"and", "or", "&"} & set(words):
+        return None  # one job's name ("the pizza reminder and the plants one: …" is two)
+    token = _depth.set(2)
+    try:
+        if m["sep"] != ":":
+            topic = _OLD_CLOCK.sub("", topic)  # "standup 9 → 9:15": the old time names it
+            change = re.sub(r",?\s*(?:the\s+)?same\s+time$", "", change)  # "thu, same time"
+            if timeparse.split_when(change, now=EPOCH, tz="UTC") is None:
+                return None
+            return manage_request(f"move {topic} to {change}")
+        back = _BACK_ON.match(change)
+        if back is not None:
+            return "resume_scheduled_action", f"{topic}{back['rest']}"
+        for tool, verbs in MANAGE_VERBS.items():
+            verb = re.match(rf"(?:{verbs})\b", change)
+            if verb is not None and tool != "update_scheduled_action":
+                return manage_request(f"{verb.group(0)} {topic}{change[verb.end() :]}")
+        return None
+    finally:
+        _depth.reset(token)
 
 
 def _by_number_in_brackets(asked: tuple[str, str] | None) -> tuple[str, str] | None:
@@ -1463,9 +1556,13 @@ def named_job(text: str) -> tuple[int | None, list[str]]:
     return (int(number.group(1)), []) if number else (None, job_topic(rest))
 
 
+_ARROW = re.compile(r"(?<=\w)\s*(?:->|→|=>)\s*(?=\w)")
+
+
 def normalize(text: str) -> str:
     """The message with job numbers set aside and time-word typos fixed."""
     text = _JOB_REF.sub(lambda m: m.group(1).split()[0] + " ", text)
+    text = _ARROW.sub(" to ", text)  # "pizza 19:00 → 21:00": from one time to the other
     for pattern, word in _TYPO_RE:
         text = pattern.sub(word, text)
     return " ".join(text.split())
@@ -1485,7 +1582,7 @@ _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
 
 # The words that ask for a reminder: "remind me", "remnd me", "ping us", "nudge me".
 _ASK_VERB = (
-    rf"\b(?:remind|{REMIND_SLIPS}|rmd|rmnd|ping|nudge|nag|bug|poke|buzz|alert)"
+    rf"\b(?:remind|{REMIND_SLIPS}|rm|rmd|rmnd|ping|nudge|nag|bug|poke|buzz|alert)"
     r"\s+(?:me|us)\b"
 )
 # A request said after some context: "I'm in Tokyo right now, remind me to call home",
@@ -1506,9 +1603,21 @@ _BACK_REFERENCES = frozenset({"it", "that", "this", "them", "those", "these", "s
 
 
 def _only_time_words(text: str) -> bool:
-    """ "every year" left after a request: time words, no task."""
+    """ "every year" left after a request: time words, no task; or words that only say
+    which occasions ("remind me each time", "ping me on the day")."""
+    words = " ".join(re.findall(r"[\w']+", text.lower()))
+    if _OCCASIONS_ONLY.fullmatch(words):
+        return True
     got = timeparse.split_when(text, now=EPOCH, tz="UTC")
     return got is not None and not got.rest.strip(" ,.!?")
+
+
+_OCCASIONS_ONLY = re.compile(
+    r"(?:(?:each|every|any)\s+(?:time|one|run|session|day|week|morning|evening|night)s?"
+    r"|(?:on|before|the)\s+(?:the\s+)?(?:day|night|morning)(?:\s+before)?|beforehand|in\s+time"
+    r"|about\s+(?:it|them|that|this)|as\s+well|too|again)"
+    r"(?:\s+(?:pls|please|plz|thanks|thx|too|again|as\s+well))*"
+)
 
 
 # A task that refers back to what was told before it: "renew it", "put them in".
@@ -1666,7 +1775,7 @@ def _request_alone(plain: str, found: Words, now: datetime, tz: str) -> Words:
     begin = ends[-1] if ends else 0
     after = _CLAUSE_END.search(plain, asks[0].end())
     end = after.start() if after else len(plain)
-    if not found.ambiguous:
+    if not found.ambiguous or _another_request(plain[end:], now, tz):
         return found
     for lo in dict.fromkeys((begin, at)):
         part, told = plain[lo:end], f"{plain[:lo]} {plain[end:]}"
@@ -1677,6 +1786,22 @@ def _request_alone(plain: str, found: Words, now: datetime, tz: str) -> Words:
             task = " ".join(inner.rest.split())
             return replace(inner, rest=_with_referent(task, plain[:lo]))
     return found
+
+
+# What joins a second request on to a first: ", and then", "; also", " & ".
+_JOINED = re.compile(r"[\s,;.!?—–&-]*(?:(?:and|then|also|plus|after\s+that)\b[\s,]*)*", re.I)
+
+
+def _another_request(after: str, now: datetime, tz: str) -> bool:
+    """ "remind me at 5pm to call mom, at 6pm to cook": what follows the request's clause
+    is a second request with the verb left out (a time first, then a task), not a fact
+    told after it ("…, big grind session today lol", "…, tomorrow he's away")."""
+    tail = after[_JOINED.match(after).end() :]  # type: ignore[union-attr]
+    hit = timeparse.split_when(tail, now=now, tz=tz)
+    if hit is None or not hit.said or not tail.lower().startswith(hit.said.lower()):
+        return False
+    task = hit.rest.strip(" ,.!")
+    return task.lower().startswith("to ") or starts_with_verb(task)
 
 
 _UNTIL_THEN = re.compile(r"\s*\b(?:until|till|til|up\s+to)\s+then\b", re.I)
@@ -1766,12 +1891,14 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         # Unless the time language read a repeat with its end ("from march until february"
         # ends in the February after March), the end is cut out and read on its own; the
         # rest is read again only if something was cut.
-        cut, until, runs = _ends(body, now, tz)
+        repeats = found is not None and isinstance(found.schedule, Schedule)
+        cut, until, runs = _ends(body, now, tz, repeat=repeats)
         if cut != body:
             body = cut
             found, note = _find(body, now, tz)
     if found is None:
         return Words(raw, rest=body, zone=named, lead=lead, nag=nag, ambiguous=bool(note))
+    found = _start_said_apart(found, now, named or tz)
     rest = found.rest
     freq = _FREQ_NOUN.search(body) if isinstance(found.schedule, datetime) else None
     if freq is not None and found.said:
@@ -1925,9 +2052,13 @@ _TOLD = re.compile(r"\b(?:that|saying|says)\s|:\s", re.I)
 
 def _told(rest: str, said: str) -> bool:
     """Whether the time `said` in `rest` is inside what is to be told: after "that",
-    "saying" or a colon ("post that the shop is closed tomorrow")."""
+    "saying" or a colon ("post that the shop is closed tomorrow") said in the request, not
+    before it ("> Subject: Garage … by Thursday 22:00. rm me thu 21:15 to …": a quoted
+    mail's time is a second time, not a part of the reminder)."""
     at = rest.lower().find(said.lower()) if said else -1
-    return at > 0 and _TOLD.search(rest[:at]) is not None
+    asked = _ASKS.search(rest)
+    start = asked.start() if asked is not None else 0
+    return at > start and _TOLD.search(rest, start, at) is not None
 
 
 def _cued_half(body: str, at: datetime, now: datetime) -> datetime:

@@ -474,6 +474,9 @@ def _plain_word(word: str) -> bool:
 _FRACTIONS = frozenset({"half", "quarter", "third"})
 
 
+_ORDINAL_DAY = re.compile(r"(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)")
+
+
 def _describes(bare: list[str], i: int, j: int) -> int | None:
     """Where the words describing the next word as a thing begin, when the time at
     words[i:j] ends with a determiner and one or two time words ("[tonight about] the 6:30
@@ -488,6 +491,8 @@ def _describes(bare: list[str], i: int, j: int) -> int | None:
                 return None  # "in an hour and a half | restart …": an amount, not a thing
             if d >= 1 and bare[d - 1] == "on" and bare[d + 1 : j] in (["hour"], ["half", "hour"]):
                 return None  # "hourly on the hour | check": the minute mark, not a thing
+            if j - d > 2 and _ORDINAL_DAY.fullmatch(bare[d + 1]):
+                return None  # "monthly on the 15th 10am | submit …": a day and its clock
             return max(d, i)
     return None
 
@@ -535,6 +540,36 @@ def _days_listed(message: str) -> str:
     return _DAY_LIST.sub(lambda m: f"every {m['days']}", message)
 
 
+# Chat shorthand for the week's words: "wkdays", "this wknd", "every wk", "2 wks", and a
+# plus between two days ("mon + wed", "tue+thu").
+_SHORT_WEEK = re.compile(
+    r"(?<![\w'@#/-])(?:wkdays?|wk-?ends?|wknds?|wkly"
+    r"|(?:(?<=every )|(?<=each )|(?<=this )|(?<=next )|(?<=last )|(?<=per )|(?<=the ))wk"
+    r"|(?:(?<=\d )|(?<=\d))wks?)(?![\w'@/-])",
+    re.I,
+)
+_SHORT_WORDS = {"wkday": "weekday", "wkdays": "weekdays", "wkly": "weekly"}
+_DAY_PLUS = re.compile(rf"\b({lexicon.WEEKDAY_RE})\s*\+\s*(?={lexicon.WEEKDAY_RE}\b)", re.I)
+
+
+def _spelled_out(message: str) -> str:
+    """`message` with the week's shorthand written out (see `_SHORT_WEEK`)."""
+    if "wk" in message.lower():
+
+        def out(m: re.Match[str]) -> str:
+            word = m.group(0).lower().replace("-", "")
+            if word in _SHORT_WORDS:
+                return _SHORT_WORDS[word]
+            if word.startswith(("wkend", "wknd")):
+                return "weekends" if word.endswith("s") else "weekend"
+            return "weeks" if word.endswith("s") else "week"
+
+        message = _SHORT_WEEK.sub(out, message)
+    if "+" in message:
+        message = _DAY_PLUS.sub(r"\1 and ", message)
+    return message
+
+
 def mend_spelling(message: str) -> str:
     """A message with slips of day words mended ("tmorow at 9", "thrusday"): see
     `spelling`; the words this grammar reads already are kept as written."""
@@ -551,7 +586,7 @@ def split_when(text: str, *, now: datetime, tz: str) -> When | None:
     WORK_BUDGET (see there).
     """
     work = Budget(WORK_BUDGET)  # shared by both searches and their joining
-    text = _days_listed(mend_spelling(text))
+    text = _days_listed(_spelled_out(mend_spelling(text)))
     found = _split_once(text, now=now, tz=tz, work=work)
     if found is None:
         return None
