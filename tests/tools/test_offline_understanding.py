@@ -208,6 +208,8 @@ async def test_readme_todo(runtime: AgentKit, deps: HomarDeps, db: Database) -> 
         ("slap 'renew the insurance' on my to do list, no rush", "renew the insurance"),
         ("add to my to-dos: call the plumber", "call the plumber"),
         ("could you put buy stamps on my todo list? I'll get to it later", "buy stamps"),
+        # the twenty-fourth: an aside in brackets after the list's name
+        ("add to my todos (no date): fix the bike light", "fix the bike light"),
     ],
 )
 async def test_todo_said_many_ways(
@@ -217,9 +219,19 @@ async def test_todo_said_many_ways(
     assert [i.description for i in await TodoStore(db).list(100)] == [item] and not r.job_ids
 
 
-async def test_my_timezone_is(runtime: AgentKit, deps: HomarDeps, db: Database) -> None:
-    r = await say(runtime, deps, "my timezone is Tokyo")
-    assert await UserSettingsStore(db).tz(1) == "Asia/Tokyo" and "Asia/Tokyo" in r.text
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("my timezone is Tokyo", "Asia/Tokyo"),
+        # the twenty-fourth: "tz:" with no space, and a remark after a dash
+        ("tz: America/New_York — moved for good", "America/New_York"),
+    ],
+)
+async def test_my_timezone_is(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == zone and zone in r.text
 
 
 async def test_help(runtime: AgentKit, deps: HomarDeps) -> None:
@@ -405,6 +417,10 @@ async def test_a_repeat_ends_as_the_time_language_reads_it(
         "hmm which reminders do i even have rn",
         "sorry, I've lost track — what have I actually got set up with you?",
         "can i see everything you've got scheduled for me",
+        # the twenty-third and twenty-fourth: "what's on", a question of one's own first
+        "whats on this wk?",
+        "what's on for tomorrow",
+        "what's on my fixture list? show me everything you've got scheduled for me",
     ],
 )
 async def test_asking_what_is_coming_lists_the_jobs(
@@ -424,6 +440,9 @@ async def test_asking_what_is_coming_lists_the_jobs(
         # the sixteenth to eighteenth sets: a remark after the question, a word after it
         "is there anything on my todo list? feels like I forgot something",
         "show me my todos real quick",
+        # the twenty-third and twenty-fourth: the list's name alone, what it is for
+        "todos?",
+        "what's still on my to-do list before the trip?",
     ],
 )
 async def test_asking_what_is_left_lists_the_todos(
@@ -1833,3 +1852,57 @@ async def test_a_repeat_and_its_task_said_apart(
         assert sched.until is not None and sched.until.date() == datetime(2026, 12, 25).date()
     elif runs is None:
         assert sched.until is None and sched.max_runs is None
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # a slash date that reads as two dates: which one only the person can say
+        ("4/12 15:00 vet w/ Luna", "4 December or April 12"),
+        ("remind me on 3/4 at 9 to renew the permit", "3 April or March 4"),
+        # a time set by the sun, where the bot can't tell when that is
+        ("remind me at dawn tomorrow to head up for the sunrise hike", "when dawn is"),
+        ("ping me before sunset to bring the boat in", "when sunset is"),
+        # how often, not when (the 1.5B made a job every weekday at the reference time)
+        ("can you remind me to hit the gym 3x a week?", "?"),
+        # something to watch for, not a time
+        ("tell me when the wind drops below 20 km/h so I can take the dinghy out", "watch"),
+    ],
+)
+async def test_what_no_clock_can_tell_makes_no_job(
+    runtime: AgentKit, deps: HomarDeps, text: str, said: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and said in r.text, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        # one date reading only: the day first (13/12) or the same either way (12/12)
+        ("13/12 15:00 vet", local(13, 15, month=12)),
+        ("remind me on 12/12 at 9 to send the cards", local(12, 9, month=12)),
+        # a part of a day, then the clock in it; the lead from that clock
+        (
+            "big game tonight, kick-off 20:45 — ping me an hour before so I can grab snacks",
+            local(23, 19, 45),
+        ),
+    ],
+)
+async def test_a_date_or_clock_read_one_way_makes_its_job(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at
+    assert not job.command.lower().startswith(("so i", "i can")), job.command
+
+
+async def test_a_job_named_by_its_number_in_an_earlier_clause(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    await deps.engine.pause(pizza)
+    r = await say(
+        runtime, deps, f"pizza night ({pizza}) is back on the calendar, switch it on again"
+    )
+    assert (await deps.engine.get(pizza)).status == "active" and not r.job_ids, r.text

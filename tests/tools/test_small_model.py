@@ -467,6 +467,13 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
         "ping me every few days to back up the photos": call(
             "schedule_reminder", reminder_time="in 3 days", message="back up the photos"
         ),
+        # the 1.5B (the twenty-third set): a reminder at the reference time, follow-ups on
+        "can you remind me to hit the gym 3x a week?": call(
+            "schedule_reminder",
+            reminder_time="Mon 23 Nov 2026 10:30:20 Europe/Berlin",
+            message="hit the gym",
+            follow_up=True,
+        ),
     }
     await _no_job(runtime, deps, vague, "Which days and what time")
     now = call("schedule_reminder", reminder_time="now", message="stretch")
@@ -530,6 +537,39 @@ async def test_the_fifteenth_sets_wrong_jobs_whatever_the_model_wrote(
     made = call("schedule_reminder", reminder_time="2027-08-21T10:00", message="clean the grill")
     r = await ask(runtime, deps, text, made, TextPart("Done."))
     assert not r.job_ids and "Which day" in r.text, r.text
+
+
+async def test_the_twenty_third_and_fourth_sets_wrong_jobs_whatever_the_model_wrote(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """Seen with the 1.5B: "at dawn" made 06:00 (and then 09:00 of the day said); a
+    reminder at the reference time of something to watch for; "4/12" as 12 April; a
+    quoted mail's Friday 07:00 for "rm me thu 21:15"."""
+    made = {
+        "remind me at dawn tomorrow to head up for the sunrise hike": call(
+            "schedule_reminder", reminder_time="tomorrow 06:00", message="head up for the hike"
+        ),
+        "tell me when the wind drops below 20 km/h so I can take the dinghy out": call(
+            "schedule_reminder",
+            reminder_time="Mon 23 Nov 2026 10:30:20 Europe/Berlin",
+            message="The wind drops below 20 km/h",
+            follow_up=True,
+        ),
+        "4/12 15:00 vet w/ Luna": call(
+            "schedule_reminder", reminder_time="2027-04-12T15:00", message="vet w/ Luna"
+        ),
+    }
+    for text, part in made.items():
+        r = await ask(runtime, deps, text, part, TextPart("Done."))
+        assert not r.job_ids and r.approval is None, (text, r.text)
+    text = (
+        "> Subject: Garage cleaning\n> Please remove all vehicles by Thursday 22:00.\n\n"
+        "ugh. rm me thu 21:15 to move the car out"
+    )
+    made_one = call("schedule_reminder", reminder_time="thursday 22:00", message="move the car")
+    r = await ask(runtime, deps, text, made_one, TextPart("Done."))
+    job = await deps.engine.get(r.job_ids[0])
+    assert job.next_run_at == datetime(2026, 11, 26, 20, 15, tzinfo=UTC), r.text
 
 
 async def test_a_job_of_only_its_time_and_framing_asks_what_then_takes_the_answer(

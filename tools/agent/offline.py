@@ -141,7 +141,8 @@ def _clean(text: str) -> str:
 
 _PAST = re.compile(r"\b(?:was|were|did|had|finished|got|went|moved|done)\b", re.I)
 _ZONE_SET = re.compile(
-    r"^(?:my\s+)?(?:time\s*zone|tz)\s+(?:is|=|:)\s*(?P<a>.+)$"
+    # (a remark after a dash is no part of the zone: "tz: America/New_York — moved for good")
+    r"^(?:my\s+)?(?:time\s*zone|tz)\s*(?:\s(?:is|=)|=|:)\s*(?P<a>.+?)(?:\s+[—–-]+\s+.*)?$"
     r"|^(?:please\s+)?(?:set|change|switch|update)\s+(?:my\s+|the\s+)?(?:time\s*zone|tz)"
     r"\s*(?:to|:|=|as)\s*(?P<b>.+)$"
     r"|^i'?m\s+(?:in|on)\s+(?P<c>.+?)\s+time$",
@@ -232,7 +233,8 @@ _TODO_ADD = re.compile(
     rf"(?P<b>.+?)\s+(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+{_TODO_NOUN}"
     # "add to my todos: reread ch 4-6", "note down in my to do's to pick up the dry cleaning"
     rf"|^(?:add|put|pop|stick|write|(?:jot|note|write)(?:\s+down)?)\s+(?:to|on(?:to)?|in(?:to)?)"
-    rf"\s+(?:my|the|our)\s+{_TODO_NOUN}\s*(?:[:,-]\s*|\s+to\s+(?=[a-z]))(?P<c>.+)$"
+    rf"\s+(?:my|the|our)\s+{_TODO_NOUN}\s*(?:\([^()]{{1,30}}\)\s*)?"  # "(no date)": an aside
+    r"(?:[:,-]\s*|\s+to\s+(?=[a-z]))(?P<c>.+)$"
     # "todo: write the runbook"
     r"|^(?:to[- ]?do|task)\s*:\s*(?P<d>.+)$",
     re.I,
@@ -285,6 +287,8 @@ _TODO_LIST = re.compile(
     r"(?:to-?dos?|todo list|to-do list|to do list|tasks?(?: list)?|list of (?:tasks|to-?dos"
     r"|things to do))"
     r"(?: (?:real |really )?(?:quick|quickly))?"
+    # "… before the trip", "… for the weekend": what the list is wanted for
+    r"(?: (?:before|for|ahead of) (?:the |my |this |our )?[a-z']+(?: [a-z']+)?)?"
     r"|^what(?:'?s| is) (?:left|still open|open|still) on (?:my|the|our) (?:to-?do|to do|todo|task)"
     r" list"
     # "tell me what is there in my to do list", "what's in my todo list"
@@ -293,7 +297,9 @@ _TODO_LIST = re.compile(
     # "did I leave anything on my to-do list?", "is there anything on my todo list"
     r"|^(?:did i (?:leave|put|write)|is there|have i got|do i have) anything (?:left )?on"
     r" (?:my|the) (?:to-?do|to do|todo|task) list"
-    r"|^(?:what|which) (?:tasks|to-?dos) (?:do i have|are (?:left|open|there))(?: left| open)?",
+    r"|^(?:what|which) (?:tasks|to-?dos) (?:do i have|are (?:left|open|there))(?: left| open)?"
+    # "todos?", "my to-do list"
+    r"|^(?:my\s+|the\s+)?(?:to-?dos|to-?do list|to do list)",
     re.I,
 )
 
@@ -321,8 +327,9 @@ _LIST = re.compile(
     + _WHEN_ASKED
     + r"|^show me what(?:'s| is| i have| i've got) (?:scheduled|coming up|planned)"
     + _WHEN_ASKED
-    + r"|^(?:show|tell) me (?:everything|all|all the stuff|what)(?: that)? (?:i'?ve|i have|i) "
-    r"(?:scheduled|set up|got (?:scheduled|set up|coming up)|planned)"
+    + r"|^(?:show|tell) me (?:everything|all|all the stuff|what)(?: that)?"
+    r" (?:i'?ve|i have|i|you'?ve|you have) (?:scheduled|set up|got (?:scheduled|set up|coming up)"
+    r"|planned)(?: for me)?"
     + _WHEN_ASKED
     # "what reminders do i even have rn", "can i see everything you've got scheduled for me",
     # "what have I actually got set up with you"
@@ -341,8 +348,11 @@ _LIST = re.compile(
     + _WHEN_ASKED
     + r"|^what(?:'s| is) (?:next|up next|coming next)"
     + _WHEN_ASKED
+    # "whats on this wk?", "what's on for tomorrow"
+    + r"|^what(?:'?s| is) on(?: for(?: me)?)? (?:(?:this|next) (?:week|wk|weekend)|today|tomorrow"
+    r"|tonight)"
     # "what's my next reminder?", "when is the next job due?"
-    + r"|^(?:what|when|which)(?:'s| is| will be)? (?:my|the) next (?:reminders?|jobs?|alarms?"
+     + r"|^(?:what|when|which)(?:'s| is| will be)? (?:my|the) next (?:reminders?|jobs?|alarms?"
     r"|pings?|one)(?: (?:due|going off|set|scheduled|coming up))?"
     + _WHEN_ASKED
     # "when is my pizza reminder?", "when does the standup job run?"
@@ -383,12 +393,14 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
     something")."""
     low = _LEAD_IN.sub("", low)
     parts = [p for p in _SENTENCES.split(low) if p and not POLITE_END.fullmatch(" " + p)]
-    if not parts or not pattern.fullmatch(parts[0]):
+    asked = [bool(pattern.fullmatch(p)) for p in parts]
+    if not parts or (not asked[0] and not (len(parts) == 2 and asked[1] and "?" in low)):
+        # (or a question of the person's own words first, then the plain one: "what's on
+        # my fixture list? show me everything you've got scheduled")
         return False
     return all(
-        pattern.fullmatch(p)
-        or (not _ASKS_MORE.search(p) and timeparse.split_when(p, now=EPOCH, tz="UTC") is None)
-        for p in parts[1:]
+        a or (not _ASKS_MORE.search(p) and timeparse.split_when(p, now=EPOCH, tz="UTC") is None)
+        for a, p in zip(asked, parts, strict=True)
     )
 
 

@@ -333,8 +333,8 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
 
 # How often without when: "twice a week", "3 times a day", "every few days", "regularly".
 _VAGUE_RHYTHM = re.compile(
-    r"\b(?:once|twice|thrice|\d+\s+times|(?:a\s+)?(?:few|couple(?:\s+of)?|several)\s+times)\s+"
-    r"(?:a|an|per|each|every)\s+(?:day|week|month|year|fortnight)\b"
+    r"\b(?:once|twice|thrice|\d+\s*(?:times|x)|(?:a\s+)?(?:few|couple(?:\s+of)?|several)\s+times)"
+    r"\s*(?:(?:a|an|per|each|every)\s+|/\s*)(?:day|week|wk|month|year|fortnight)\b"
     r"|\bevery\s+(?:few|couple(?:\s+of)?|several|other\s+few)\s+(?:days|weeks|months|hours)\b"
     r"|\b(?:regularly|periodically|now\s+and\s+then|from\s+time\s+to\s+time"
     r"|once\s+in\s+a\s+while)\b",

@@ -723,7 +723,63 @@ def no_job_because(text: str) -> str | None:
         return "Say e.g. `next tuesday at 10`: which day, and what time?"
     if _TWO_PARTS.search(said):
         return TWO_TIMES
+    sun = _BY_THE_SUN.search(said)
+    if sun is not None:
+        return (
+            f"I can't tell when {sun['sun'].lower()} is where you are, so nothing is "
+            "scheduled yet: what clock time should it be (e.g. `tomorrow at 7am`)?"
+        )
+    both = _day_or_month_first(said)
+    if both is not None:
+        return both
+    if (
+        _WHEN_SOMETHING_HAPPENS.search(said)
+        and timeparse.split_when(said, now=EPOCH, tz="UTC") is None
+    ):
+        return (
+            "I can't watch for that — I only act at the times you give me, so nothing is "
+            "scheduled. Say e.g. `remind me at 5pm to check it`."
+        )
     return None
+
+
+# A time set by the sun: "at dawn", "before sunset", "by first light".
+_BY_THE_SUN = re.compile(
+    r"\b(?:at|by|before|after|around|till|until|from)\s+(?:the\s+)?"
+    r"(?P<sun>dawn|dusk|sunrise|sunset|sundown|sunup|daybreak|first\s+light|nightfall|twilight)\b",
+    re.I,
+)
+# A date written with slashes, "4/12": the day first in most of the world, the month first in
+# the US; when both readings are dates (and differ) only the person can say which.
+_SLASH_DATE = re.compile(r"(?<![\w/.:-])(\d{1,2})/(\d{1,2})(?:/(?:\d{4}|\d{2}))?(?![\w/:-])")
+_MONTHS: tuple[str, ...] = ("January", "February", "March", "April", "May", "June", "July")
+_MONTHS += ("August", "September", "October", "November", "December")
+
+
+def _day_or_month_first(said: str) -> str | None:
+    """The question for a slash date that reads as two dates ("4/12": 4 December or April
+    12?), or None."""
+    for m in _SLASH_DATE.finditer(said):
+        a, b = int(m.group(1)), int(m.group(2))
+        if a != b and 1 <= a <= 12 and 1 <= b <= 12:
+            day_first = f"{a} {_MONTHS[b - 1][:3].lower()}"
+            month_first = f"{_MONTHS[a - 1][:3].lower()} {b}"
+            return (
+                f"Nothing is scheduled yet: is {m.group(0)} {a} {_MONTHS[b - 1]} or "
+                f"{_MONTHS[a - 1]} {b} (say `{day_first}` or `{month_first}`)?"
+            )
+    return None
+
+
+# Something to watch for, not a time: "tell me when the wind drops below 20 km/h", "let me
+# know once the build passes".
+_WHEN_SOMETHING_HAPPENS = re.compile(
+    r"\b(?:tell|let|ping|alert|notify|warn|message|remind)\s+(?:me|us)(?:\s+know)?\s+"
+    r"(?:when|once|as\s+soon\s+as|if|whenever)\s+(?!it'?s\s)(?:the\s+|my\s+|our\s+|it\s+)?"
+    r"[a-z]+\s+(?:drops?|rises?|goes|gets|falls?|changes?|passes|fails?|finishes|ends|starts|"
+    r"stops|arrives?|comes?|is|are|hits?|reaches?|opens?|closes?)\b",
+    re.I,
+)
 
 
 # A clock taken back at once: "at 4, no wait, 5", "at 9 — sorry, 10": the one said last.
@@ -869,6 +925,8 @@ _FRAMING = [
     r"^(?:don'?t|do not)\s+let\s+me\s+forget\b\s*",
     r"^help\s+me\s+(?:to\s+)?remember\b\s*",
     r"^make\s+sure\s+(?:that\s+)?i\b\s*",
+    # "ping me an hour before so I can grab snacks": what the person will do is the thing
+    r"^(?:so\s+(?:that\s+)?)?(?:i|we)\s+can\s+(?=[a-z])",
     r"^(?:to|about|of|that|for|:|-)\s+",
     r"[\s,;:-]*\b(?:can|could|would)\s+(?:you|u)\s+remind\s+me\b.*$",
     r"[\s,;:-]*\b(?:please\s+)?(?:remind|ping|nudge)\s+(?:me|us)(?:\s+(?:about\s+it|then|please|pls))*$",
@@ -1494,6 +1552,7 @@ _JOB_PHRASE = re.compile(
 _JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
 _REFERRED = re.compile(r"^((?:[a-z]+\s+){1,2}?)(?:it|that|this|them|those|these)(?:\s+ones?)?\b")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
+_NUMBER_SAID = re.compile(r"(?:^|\s)\(?#(\d+)\)?(?=\s|$)|\(\s*#?(\d+)\s*\)")
 
 
 def _change_in_a_clause(low: str) -> tuple[str, str] | None:
@@ -1513,6 +1572,8 @@ def _change_in_a_clause(low: str) -> tuple[str, str] | None:
             referred = _REFERRED.match(part)
             if referred is not None:
                 named = [m.group(0) for p in parts[:i] for m in _JOB_PHRASE.finditer(p)]
+                # or by its number ("stretching (#46) is back in the lineup, switch it on")
+                named += [f"#{m[1] or m[2]}" for p in parts[:i] for m in _NUMBER_SAID.finditer(p)]
                 if not named:
                     continue
                 part = f"{referred.group(1)}{named[0]}{part[referred.end() :]}"

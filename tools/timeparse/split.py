@@ -670,12 +670,32 @@ def _joined(
     if {parts_a, parts_b} == {(True, False), (False, True)}:
         day, clock = (said_a, said_b) if parts_a == (True, False) else (said_b, said_a)
         return read_instant(f"{day} {clock}", ctx())
+    if {parts_a, parts_b} == {(True, True), (False, True)}:
+        # "big game tonight, kick-off 20:45": a part of a day, then the clock in it
+        part, clock = (said_a, said_b) if parts_a == (True, True) else (said_b, said_a)
+        if _PART_OF_A_DAY.fullmatch(part.strip(" ,")):
+            at = "" if re.match(r"(?:at|@|by|around)\b", clock.strip(), re.I) else "at "
+            in_part = read_instant(f"{part.strip(' ,')} {at}{clock.strip()}", ctx())
+            alone = a if parts_a == (True, True) else b
+            if (
+                isinstance(in_part, datetime)
+                and isinstance(alone, datetime)
+                and in_part.date() == alone.date()
+                and (in_part.hour >= 12) == (alone.hour >= 12)  # not "tonight … at 9am"
+            ):
+                return in_part
     a_then_b = re.escape(said_a) + r"[\s,]+" + re.escape(said_b)
     b_then_a = re.escape(said_b) + r"[\s,]+" + re.escape(said_a)
     side_by_side = re.search(f"{a_then_b}|{b_then_a}", text, re.IGNORECASE)
     return None if side_by_side else _APART
 
 
+# A part of a day said as the day: "tonight", "tomorrow morning", "this evening", "friday night".
+_PART_OF_A_DAY = re.compile(
+    r"(?:tonight|(?:(?:this|tomorrow|tmrw|today|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+)"
+    r"(?:morning|afternoon|evening|night))",
+    re.IGNORECASE,
+)
 # A rhythm that says its time of day ("every day at 9", "daily 9am", "every morning"); the
 # number of "every 3 hours" is none.
 _HAS_CLOCK = re.compile(
