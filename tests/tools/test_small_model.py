@@ -455,6 +455,15 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
     asked["I need a reminder to call the care home about Nan's visiting hours"] = call(
         "schedule_reminder", reminder_time="tomorrow at 10:30", message="call the care home"
     )
+    # the 1.5B (the twenty-fourth set): the reference time copied, for a reminder in
+    # shorthand ("rmd me"), with its "remind" unseen
+    asked["rmd me to renew the car insurance"] = call(
+        "schedule_reminder",
+        reminder_time="Mon 23 Nov 2026 10:30:20 Europe/Berlin",
+        message="renew the car insurance",
+        follow_up=True,
+        minutes_before=5,
+    )
     await _no_job(runtime, deps, asked, "didn't see a time")
     # how often, not when: the 1.5B made "twice a week" every weekday at the reference time
     vague = {

@@ -567,3 +567,19 @@ def test_times_at_different_minutes_are_not_crossed(
     for r in runs:
         by_day[r.date()] = by_day.get(r.date(), 0) + 1
     assert max(by_day.values()) == len(per_day), text
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a clock to the second is a timestamp's, read as written: a model copying the
+        # reference time "Mon 23 Nov 2026 10:30:20" meant 10:30, not 22:30
+        ("Mon 23 Nov 2026 9:30:20 Europe/Berlin", datetime(2026, 11, 23, 9, 30, 20)),
+        ("23 Nov 2026 9:45:00", datetime(2026, 11, 23, 9, 45)),
+        ("5:00:00 pm", datetime(2026, 11, 23, 17)),
+        # without the seconds, a morning clock already past today is still the evening's
+        ("9:45", datetime(2026, 11, 23, 21, 45)),
+    ],
+)
+def test_a_clock_to_the_second_is_read_as_written(text: str, want: datetime) -> None:
+    assert at(text) == want

@@ -236,7 +236,7 @@ _NOW = re.compile(
 # A request to do something, asked politely ("can you …", "could you please …", "please …").
 _ASKED_TO = re.compile(r"^\W*(?:(?:can|could|would|will)\s+(?:you|u)\b|pl(?:ea)?se?\b|pls\b)", re.I)
 _REMIND_ASKED = re.compile(
-    rf"\b(?:remind\w*|reminder|{REMIND_SLIPS}|nag|nudge me|ping me|alert me"
+    rf"\b(?:remind\w*|reminder|{REMIND_SLIPS}|rmd|rmnd|rm(?=\s+me\b)|nag|nudge me|ping me|alert me"
     r"|(?:don'?t|do not) let me forget)\b",
     re.I,
 )

@@ -1126,7 +1126,8 @@ def _hm(m: re.Match[str], f: Frame, c: Ctx) -> None:
         int(m["m"]),
         int(m["s"] or 0),
         _ampm(m["ap"]),
-        h24=m["h"].startswith("0") and len(m["h"]) == 2,
+        # "07:30", and a clock to the second ("10:30:20", a timestamp's): as written
+        h24=(m["h"].startswith("0") and len(m["h"]) == 2) or (m["s"] is not None and not m["ap"]),
     )
 
 
