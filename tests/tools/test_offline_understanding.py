@@ -1906,3 +1906,108 @@ async def test_a_job_named_by_its_number_in_an_earlier_clause(
         runtime, deps, f"pizza night ({pizza}) is back on the calendar, switch it on again"
     )
     assert (await deps.engine.get(pizza)).status == "active" and not r.job_ids, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "until", "runs", "words"),
+    [
+        # an end said after the request's clause, with context before it
+        (
+            "running the dehumidifier today, remind me every 90 minutes to empty the tank, "
+            "until 8 tonight",
+            NOW + timedelta(minutes=90),
+            local(23, 20),
+            None,
+            "empty the tank",
+        ),
+        # how many runs are left, said as what they are
+        (
+            "remind me at noon on the 5th of every month to pay the sofa instalment — 6 more "
+            "payments and it's ours",
+            local(5, 12, month=12),
+            None,
+            6,
+            "pay the sofa instalment",
+        ),
+        # the end said first
+        (
+            "until my exam on 6 december, remind me every day at 8 in the morning to revise",
+            local(24, 8),
+            local(6, 23, 59, month=12),
+            None,
+            "revise",
+        ),
+        # a lead on a repeat: the same days, that much earlier
+        (
+            "I have class of statistics every tuesday and thursday at 14:15, remind me 15 "
+            "minutes before it start",
+            local(24, 14),
+            None,
+            None,
+            "statistics",
+        ),
+        # a clock said another language's way
+        (
+            "every day except the sunday, at 7 and half of the morning, remind me to go jogging",
+            local(24, 7, 30),
+            None,
+            None,
+            "jogging",
+        ),
+    ],
+)
+async def test_a_repeats_end_lead_and_clock_said_around_it(
+    runtime: AgentKit,
+    deps: HomarDeps,
+    text: str,
+    first: datetime,
+    until: datetime | None,
+    runs: int | None,
+    words: str,
+) -> None:
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    sched = schedule_of(job)
+    assert job.next_run_at == first and words in job.command, (job.command, job.next_run_at)
+    assert sched.max_runs == runs
+    if until is None:
+        assert sched.until is None
+    else:
+        assert sched.until is not None and sched.until.date() == until.date()
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "words"),
+    [
+        (
+            "the 31 of december at 23 and 30 remind me to call my family",
+            local(31, 23, 30, month=12),
+            "call my family",
+        ),
+        ("remind me at 10 of the night to take the antibiotic", local(23, 22), "antibiotic"),
+        # the request points back ("then") and says only why: the thing was told before it
+        (
+            "my flatmate needs reminding to take her washing out in 40 minutes, she's in the "
+            "shower — ping me then so I can shout at her",
+            NOW + timedelta(minutes=40),
+            "washing",
+        ),
+    ],
+)
+async def test_a_one_off_said_around_its_request(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, words: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and words in job.command, job.command
+
+
+async def test_the_first_time_in_years_is_no_time(runtime: AgentKit, deps: HomarDeps) -> None:
+    text = "finally paid off the credit card 🎉 zero balance for the first time in three years"
+    r = await say(runtime, deps, text)
+    assert not r.job_ids, r.text
+
+
+async def test_a_job_named_as_the_reminder_for_its_task(runtime: AgentKit, deps: HomarDeps) -> None:
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    text = "the reminder for water the plants, can you move it to wednesday in the same hour?"
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(plants)).next_run_at == local(25, 18) and not r.job_ids, r.text

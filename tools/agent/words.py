@@ -132,9 +132,13 @@ def _shift_change(raw: str) -> bool:
 
 # End conditions of a repeat: "3 times", "until december 18", "for the next hour".
 _TIMES = re.compile(
-    r"(?:,\s*|\s+)(?:for\s+)?(\d+|twice|once)\s*(?:times|x)\b(?:\s+(?:total|in all))?", re.I
+    r"(?:,\s*|\s+)(?:for\s+)?(\d+|twice|once)\s*(?:times|x)\b(?:\s+(?:total|in all))?"
+    # "— 6 more payments and it's ours", "3 more doses": how many runs are left
+    r"|(?:,\s*|\s*[—–-]\s*|\s+)(\d+)\s+more\s+(?:payments?|instal?l?ments?|doses?|times|sessions?"
+    r"|classes|lessons|rounds|runs|reminders?)\b(?:\s+(?:and|then)\s+[^,.;!?]{0,40})?",
+    re.I,
 )
-_UNTIL = re.compile(r"(?:,\s*|\s+)(?:until|till|til|through|thru)\s+([^,.;!?]+)", re.I)
+_UNTIL = re.compile(r"(?:,\s*|\s+|^)(?:until|till|til|through|thru)\s+([^,.;!?—–]+)", re.I)
 _FOR_NEXT = re.compile(
     r"(?:,\s*|\s+)for\s+the\s+next\s+((?:\d+|an?|one|two|three|four|five|six|half an?)?\s*"
     r"(?:min(?:ute)?s?|hours?|days?|weeks?|months?|years?))\b",
@@ -639,6 +643,19 @@ def dialogue(messages: Sequence[ModelMessage], turns: int = 3) -> list[str]:
     return said
 
 
+def _earlier_by(sched: Schedule, lead: timedelta, now: datetime) -> Schedule | None:
+    """A repeat at one time of day moved `lead` earlier on the same days, or None (a lead
+    that would cross midnight, an interval, several times a day)."""
+    first = next(iter(sched.next_runs(now, 1)), None)
+    if first is None or lead >= timedelta(days=1):
+        return None
+    local = first.astimezone(sched.zone)
+    clock = datetime.combine(local.date(), local.time()) - lead
+    if clock.date() != local.date():
+        return None
+    return sched.at_time_of_day(clock.time())
+
+
 def _lead(text: str) -> tuple[timedelta | None, str]:
     m = _LEAD.search(text)
     if m is None:
@@ -815,7 +832,7 @@ def _ends(
     runs: int | None = None
     m = _TIMES.search(body)
     if m is not None:
-        q = m.group(1).lower()
+        q = (m.group(1) or m.group(2)).lower()
         runs = {"once": 1, "twice": 2}.get(q) or int(q)
         body = body[: m.start()] + body[m.end() :]
     m = _UNTIL.search(body) or _FOR_NEXT.search(body)
@@ -1165,6 +1182,10 @@ def split_topic(rest: str) -> tuple[list[str], str]:
     an hour" → (["pizza"], "back an hour"); "the plants one thursday 6pm" → (["plants"],
     "thursday 6pm"). The name ends at a preposition or where a time starts."""
     end = _TOPIC_END.search(rest)
+    while end is not None and re.match(r"\s+(?:for|about|of)\s", rest[end.start() :]):
+        if any(w not in _JOB_NOISE for w in re.findall(r"[a-z0-9']+", rest[: end.start()].lower())):
+            break
+        end = _TOPIC_END.search(rest, end.end())  # "the reminder for water the plants to …"
     name, after = (rest[: end.start()], rest[end.start() :].strip(" ,;-")) if end else (rest, "")
     tokens = name.split()
     for i in range(1, len(tokens)):
@@ -1450,6 +1471,12 @@ def _asked_change(low: str) -> tuple[str, str] | None:
         number = re.search(r"#?(\d+)$", fronted["topic"])
         phrase = _JOB_PHRASE.search(fronted["topic"])  # "the pizza reminder [can take a break]"
         topic = number.group(1) if number else phrase.group(0) if phrase else fronted["topic"]
+        if (
+            phrase is not None
+            and not number
+            and _NAMED_AFTER_NOUN.match(fronted["topic"], phrase.end())
+        ):
+            topic = fronted["topic"][phrase.start() :]  # "the reminder for water the plants"
         change = _CLAUSE_BREAK.split(fronted["change"], maxsplit=1)[0]  # "… [and I'll …]"
         said = re.sub(r"\b(?:it|that|this)(?:\s+one)?\b", lambda _: topic, change, count=1)
         said = _MAKE_IT_A_TIME.sub("move ", said)  # "make it 7:30 pm"
@@ -1552,6 +1579,7 @@ _JOB_PHRASE = re.compile(
 _JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
 _REFERRED = re.compile(r"^((?:[a-z]+\s+){1,2}?)(?:it|that|this|them|those|these)(?:\s+ones?)?\b")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
+_NAMED_AFTER_NOUN = re.compile(r"\s+(?:for|about|of|to)\s+\S")
 _NUMBER_SAID = re.compile(r"(?:^|\s)\(?#(\d+)\)?(?=\s|$)|\(\s*#?(\d+)\s*\)")
 
 
@@ -1661,6 +1689,8 @@ _CONTEXT_FIRST = re.compile(
 # ("my flight is [on friday at 10am,] remind me [at 7 that day] to pack").
 _REQUEST_LATER = re.compile(r"^.+?[\s,;:!?.]\s*" + _REQUEST_NEXT, re.I)
 _BACK_REFERENCES = frozenset({"it", "that", "this", "them", "those", "these", "so", "then"})
+# A request that points back and says only why: "then so I can shout at her".
+_BACK_THEN = re.compile(r"(?:then|it|them)\s+(?:so|because|cause|coz|as|since)\b")
 
 
 def _only_time_words(text: str) -> bool:
@@ -1710,7 +1740,12 @@ def _without_context(raw: str, rest: str) -> str:
     here = _REQUEST_LATER.match(flat)  # the request still in what is left
     if here is not None:
         thing = what_of(flat[here.end() :]).lower()
-        if thing and thing not in _BACK_REFERENCES and not _only_time_words(thing):
+        if (
+            thing
+            and thing not in _BACK_REFERENCES
+            and not _BACK_THEN.match(thing)
+            and not _only_time_words(thing)
+        ):
             return _with_referent(flat[here.end() :], flat[: here.end()])
     m = _CONTEXT_FIRST.match(raw)
     if m is None:
@@ -1728,6 +1763,8 @@ def _without_context(raw: str, rest: str) -> str:
     thing = what_of(after).lower()
     if k == 0 or not thing or thing in _BACK_REFERENCES or _only_time_words(thing):
         return rest
+    if _BACK_THEN.match(thing):
+        return rest  # "…, ping me then so I can shout at her": the thing was told before
     return _with_referent(after, " ".join(left[:k]))
 
 
@@ -1845,7 +1882,11 @@ def _request_alone(plain: str, found: Words, now: datetime, tz: str) -> Words:
         inner = _read_time(part, now, tz)
         if (inner.instant or inner.recurrence) and not inner.ambiguous and not inner.half_day:
             task = " ".join(inner.rest.split())
-            return replace(inner, rest=_with_referent(task, plain[:lo]))
+            return replace(
+                inner,
+                recurrence=_ended_as(inner.recurrence, found.recurrence),
+                rest=_with_referent(task, plain[:lo]),
+            )
     return found
 
 
@@ -1863,6 +1904,17 @@ def _another_request(after: str, now: datetime, tz: str) -> bool:
         return False
     task = hit.rest.strip(" ,.!")
     return task.lower().startswith("to ") or starts_with_verb(task)
+
+
+def _ended_as(repeat: Schedule | None, read: Schedule | None) -> Schedule | None:
+    """The request's own repeat with the end the whole message gave it ("remind me every 90
+    minutes to empty the tank, until 8 tonight": the end is said after the request's
+    clause)."""
+    if repeat is None or read is None or (repeat.until, repeat.max_runs) != (None, None):
+        return repeat
+    if repeat.spec != read.spec or (read.until, read.max_runs) == (None, None):
+        return repeat
+    return Schedule(repeat.spec, repeat.tz, read.until, read.max_runs)
 
 
 _UNTIL_THEN = re.compile(r"\s*\b(?:until|till|til|up\s+to)\s+then\b", re.I)
@@ -1998,6 +2050,11 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
                 sched = Schedule(sched.spec, sched.tz, until or sched.until, runs or sched.max_runs)
             except ScheduleError:
                 return Words(raw, rest=rest, nag=nag, ambiguous=True)
+        early = _earlier_by(sched, lead, now) if lead is not None and not ambiguous else None
+        if early is not None:
+            # "class every tuesday and thursday at 14:15, remind me 15 minutes before it
+            # starts": the same days, the lead earlier; the lead is spent
+            sched, lead = early, None
         return Words(
             raw, recurrence=sched, rest=rest, zone=named, lead=lead, nag=nag, ambiguous=ambiguous
         )

@@ -474,6 +474,7 @@ def _plain_word(word: str) -> bool:
 _FRACTIONS = frozenset({"half", "quarter", "third"})
 
 
+_FIRST_OR_LAST = frozenset({"first", "1st", "last", "only"})
 _ORDINAL_DAY = re.compile(r"(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)")
 
 
@@ -552,8 +553,30 @@ _SHORT_WORDS = {"wkday": "weekday", "wkdays": "weekdays", "wkly": "weekly"}
 _DAY_PLUS = re.compile(rf"\b({lexicon.WEEKDAY_RE})\s*\+\s*(?={lexicon.WEEKDAY_RE}\b)", re.I)
 
 
+# A clock said the way other languages say it: "at 7 and half", "at 23 and 30", "at 10 of
+# the night" (not "in 2 and a half hours", a span).
+_CLOCK_AND = re.compile(
+    r"\b(?P<at>at|@)\s+(?P<h>[01]?\d|2[0-3])\s+and\s+(?:(?P<half>a\s+half|half)|(?P<q>a\s+quarter)"
+    r"|(?P<m>15|30|45))\b(?!\s*(?:hours?|hrs?|h\b|minutes?|mins?|days?|weeks?))",
+    re.I,
+)
+_OF_THE = re.compile(
+    r"(?<=\d)(\s*(?:[ap]\.?m\.?)?)\s+of\s+the\s+(morning|afternoon|evening|night)\b", re.I
+)
+
+
+def _clock_minutes(m: re.Match[str]) -> str:
+    minutes = "30" if m["half"] else "15" if m["q"] else m["m"]
+    return f"{m['at']} {m['h']}:{minutes}"
+
+
 def _spelled_out(message: str) -> str:
-    """`message` with the week's shorthand written out (see `_SHORT_WEEK`)."""
+    """`message` with the week's shorthand written out (see `_SHORT_WEEK`) and a clock
+    said another language's way in English's (see `_CLOCK_AND`)."""
+    if " and " in message:
+        message = _CLOCK_AND.sub(_clock_minutes, message)
+    if " of the " in message:
+        message = _OF_THE.sub(r"\1 in the \2", message)
     if "wk" in message.lower():
 
         def out(m: re.Match[str]) -> str:
@@ -725,6 +748,14 @@ def _split_once(
     # Only spans made of words the grammar knows are parsed (any other word cannot be
     # inside a time), and each distinct span once ("1 1 1 …" repeats spans).
     allowed = [_time_token(b) for b in bare]
+    if " time" in text.lower():
+        # "for the first time in three years": an occasion and how long it had been, no
+        # time to act at (nor "the first" of a month)
+        for k in range(1, n):
+            if bare[k] == "time" and bare[k - 1] in _FIRST_OR_LAST:
+                last = k + 3 if k + 1 < n and bare[k + 1] == "in" else k
+                for w in range(k - 1, min(n, last + 1)):
+                    allowed[w] = False
     for k in range(n):
         if _OCCASION_HEAD.match(bare[k]):
             for w in range(max(0, k - _OCCASION_WHO), k):
