@@ -225,6 +225,17 @@ async def test_todo_said_many_ways(
         ("my timezone is Tokyo", "Asia/Tokyo"),
         # the twenty-fourth: "tz:" with no space, and a remark after a dash
         ("tz: America/New_York — moved for good", "America/New_York"),
+        # the twenty-fifth and twenty-sixth: a move said after a remark, an arrival
+        (
+            "we've signed the lease — I'm moving to Dublin for good this weekend, please "
+            "switch me to Irish time",
+            "Europe/Dublin",
+        ),
+        (
+            "I arrived in Toronto yesterday and I stay here for all the exchange semester, "
+            "please put my reminders in Toronto time",
+            "America/Toronto",
+        ),
     ],
 )
 async def test_my_timezone_is(
@@ -421,6 +432,7 @@ async def test_a_repeat_ends_as_the_time_language_reads_it(
         "whats on this wk?",
         "what's on for tomorrow",
         "what's on my fixture list? show me everything you've got scheduled for me",
+        "trying to get my admin in order — what have I got scheduled with you at the moment?",
     ],
 )
 async def test_asking_what_is_coming_lists_the_jobs(
@@ -443,6 +455,9 @@ async def test_asking_what_is_coming_lists_the_jobs(
         # the twenty-third and twenty-fourth: the list's name alone, what it is for
         "todos?",
         "what's still on my to-do list before the trip?",
+        # the twenty-fifth and twenty-sixth: any question of what is on the list
+        "which household bits are still open on my to-do list?",
+        "what is in my list of things to do?",
     ],
 )
 async def test_asking_what_is_left_lists_the_todos(
@@ -499,6 +514,10 @@ async def test_asking_what_is_left_lists_the_todos(
         ("pizza: back on pls", "active"),
         ("pizza: pause until further notice, we're away", "paused"),
         ("pizza reminder: cancel", "cancelled"),
+        # the twenty-fifth and twenty-sixth: English as a second language
+        ("please to cancel the pizza remind, my friends bring food already", "cancelled"),
+        ("I want to stop for some time the reminder of the pizza, I am in holidays", "paused"),
+        ("please make active again the pizza reminder", "active"),
     ],
 )
 async def test_phrasal_changes_to_a_job_by_its_words(
@@ -567,6 +586,10 @@ async def test_turning_something_off_later_is_a_command_not_a_pause(
         ("pizza -> 20:30", local(23, 20, 30)),
         ("pizza 19:00 → 21:00", local(23, 21)),
         ("plants -> thu, same time", local(26, 18)),
+        # the twenty-fifth and twenty-sixth: "can go … later", "one hour", "more late"
+        ("the pizza one can go an hour later, I'm out till 8", local(23, 20)),
+        ("put the pizza reminder one hour later", local(23, 20)),
+        ("the pizza remind, put it one hour more late please", local(23, 20)),
     ],
 )
 async def test_a_job_moved_by_a_span_or_to_a_time_said_after_its_name(
@@ -739,7 +762,14 @@ async def test_a_half_day_question_can_be_declined(runtime: AgentKit, deps: Homa
 
 
 @pytest.mark.parametrize(
-    "text", ["I'm in Chicago now", "I'm in Chicago", "I'm in a meeting this week"]
+    "text",
+    [
+        "I'm in Chicago now",
+        "I'm in Chicago",
+        "I'm in a meeting this week",
+        "I'm in Lisbon this weekend",
+        "I'm in Porto for a long weekend",
+    ],
 )
 async def test_a_visit_alone_changes_no_zone(
     runtime: AgentKit, deps: HomarDeps, db: Database, text: str
@@ -1722,14 +1752,18 @@ async def test_a_repeat_moved_from_tomorrow_on_is_moved_at_its_time_of_day(
         schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
         kind="recurring",
     )
-    for text in ("standup 9 → 9:15 from tmrw", "move the standup to 9:30 from tomorrow"):
+    for text, want in (
+        ("standup 9 → 9:15 from tmrw", "15 9"),
+        ("move the standup to 9:30 from tomorrow", "30 9"),
+        # the twenty-sixth: half said in words, and "starting from"
+        ("change the standup to 10 and half, starting from tomorrow", "30 10"),
+    ):
         r = await say(runtime, deps, text)
         if r.approval is not None:
             await resume_approval(runtime, r.approval, True, replace(deps, now=NOW))
         job = await deps.engine.get(standup.id)
         assert not r.job_ids, r.text
-        want = (9, 15) if "9:15" in text else (9, 30)
-        assert schedule_of(job).spec == Cron(f"{want[1]} {want[0]} * * 1-5"), r.text
+        assert schedule_of(job).spec == Cron(f"{want} * * 1-5"), r.text
 
 
 @pytest.mark.parametrize(

@@ -1131,3 +1131,19 @@ async def test_a_text_word_that_is_also_a_time_stays(
     job = await _only_job(deps, r)
     assert job.command == made, job.command
     assert job.next_run_at == datetime(2026, 11, 23, 11, tzinfo=ZoneInfo("UTC"))
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # a span in the job's name is its rhythm, not a job's number ("the 45")
+        ("cancel the 45-minute build check", ["build"]),
+        ("pause the 30 min stretch reminder", ["stretch"]),
+        # "the reminder for X": X names it
+        ("cancel the reminder for water the plants", ["water", "plants"]),
+    ],
+)
+def test_a_job_named_by_words_around_a_span_or_after_for(text: str, words: list[str]) -> None:
+    from tools.agent.words import named_job
+
+    assert named_job(text) == (None, words)

@@ -156,7 +156,7 @@ _ASKS_ZONE = (
     # "put my reminders on Madrid time", "switch me to that time zone"
     r"|(?:put|switch|move|set|change)\s+(?:me|my\s+(?:reminders|jobs|schedule|stuff|things|times?"
     r"|timings?|clock))"
-    r"\s+(?:on|to|over\s+to)\s+(?:[\w' ]{1,30}?\s*time(?:\s*zone)?(?:\s+(?:here|there))?"
+    r"\s+(?:on|to|in|into|over\s+to)\s+(?:[\w' ]{1,30}?\s*time(?:\s*zone)?(?:\s+(?:here|there))?"
     r"|(?:the\s+)?local\s+(?:time\s*)?zone|there|here))"
     r"(?:\s+(?:please|now|from\s+now\s+on))?"
 )
@@ -173,13 +173,22 @@ _FOR_A_REASON = (
 _LIVES_IN = re.compile(
     r"^(?:i\s+(?:now\s+)?live|i'?m\s+(?:now\s+)?(?:living|based|staying)"
     r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)"
-    r"|(?:i|we)(?:'ve|\s+have)?(?:\s+just)?\s+(?:moved|relocated|shifted))"
-    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:\s+for\s+good)?(?:{_STAY})?(?:{_FOR_A_REASON})?"
+    r"|(?:i|we)(?:'ve|\s+have)?(?:\s+just)?\s+(?:moved|relocated|shifted)"
+    r"|(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:moving|relocating))"
+    rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:\s+for\s+good)?"
+    # when the move is: "… for good this weekend"
+    r"(?:\s+(?:this|next)\s+(?:weekend|week|month)|\s+(?:today|tomorrow|on\s+\w+day))?"
+    rf"(?:{_STAY})?(?:{_FOR_A_REASON})?"
     rf"(?:\s*,\s*(?:[a-z']+\s+){{0,4}}[a-z']+(?=\s*,))?(?:{_ASKS_ZONE})?"
     # A stay ("I'm in Toronto this month", "I'm in Tokyo for two weeks"), or "I'm in
     # Chicago now, switch my timezone": a visit, so only with the zone asked for
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<stay>.+?){_STAY}(?:{_ASKS_ZONE})?"
     rf"|^(?:i'?m|i\s+am)\s+(?:now\s+)?in\s+(?P<visit>.+?)(?:\s+now)?{_ASKS_ZONE}"
+    # "I arrived in Toronto yesterday and I stay here for the semester, please put my
+    # reminders in Toronto time"
+    r"|^(?:i|we)\s+(?:arrived|landed|got\s+here)\s+in\s+(?P<arrived>[a-z][\w' ]{0,30}?)"
+    r"(?:\s+(?:yesterday|today|last\s+night|this\s+morning|on\s+\w+))?(?:\s+and\s+[^,.;]{0,80})?"
+    rf"{_ASKS_ZONE}"
     r"|^(?:please\s+)?use\s+(?P<used>.+?)(?:\s+time)?(?:\s+for\s+me)?"
     r"(?:\s+(?:please|from\s+now\s+on))?"
     # "switch me to UTC", "put me on Tokyo time"
@@ -207,7 +216,8 @@ def _zone_said(text: str) -> tuple[str, str | None] | None:
     t = " ".join(_ASIDE.sub(" ", _OPENER.sub("", t)).split())  # "ok i live in X now (uni started)"
     said = _ZONE_SET.fullmatch(t)
     lives = said is None
-    said = said or _LIVES_IN.fullmatch(t)
+    told = re.split(r"\s+[—–]\s+", t, maxsplit=1)  # "we've signed the lease — I'm moving …"
+    said = said or _LIVES_IN.fullmatch(t) or (_LIVES_IN.fullmatch(told[1]) if told[1:] else None)
     if said is None:
         return None
     named = next(g for g in said.groups() if g).strip(" '\"")
@@ -299,7 +309,11 @@ _TODO_LIST = re.compile(
     r" (?:my|the) (?:to-?do|to do|todo|task) list"
     r"|^(?:what|which) (?:tasks|to-?dos) (?:do i have|are (?:left|open|there))(?: left| open)?"
     # "todos?", "my to-do list"
-    r"|^(?:my\s+|the\s+)?(?:to-?dos|to-?do list|to do list)",
+    r"|^(?:my\s+|the\s+)?(?:to-?dos|to-?do list|to do list)"
+    # "which household bits are still open on my to-do list", "what is in my list of things
+    # to do"
+    r"|^(?:what|which)\b[\w' ]{0,40}\b(?:on|in) (?:my|the|our) (?:to-?do list|to do list|todo list"
+    r"|task list|list of (?:things to do|tasks|to-?dos))",
     re.I,
 )
 
@@ -369,7 +383,7 @@ _LIST = re.compile(
     re.I,
 )
 # One sentence or more, each asking for the list: "anything pending? give me the rundown".
-_SENTENCES = re.compile(r"\s*[?!.;]+\s*")
+_SENTENCES = re.compile(r"\s*[?!.;]+\s*|\s+[—–]\s+|\s+-\s+")
 
 
 # Said before a question, no part of it: "wait", "sorry, I've completely lost track —".
@@ -394,9 +408,10 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
     low = _LEAD_IN.sub("", low)
     parts = [p for p in _SENTENCES.split(low) if p and not POLITE_END.fullmatch(" " + p)]
     asked = [bool(pattern.fullmatch(p)) for p in parts]
-    if not parts or (not asked[0] and not (len(parts) == 2 and asked[1] and "?" in low)):
-        # (or a question of the person's own words first, then the plain one: "what's on
-        # my fixture list? show me everything you've got scheduled")
+    if not parts or (not asked[0] and not (len(parts) == 2 and asked[1])):
+        # (or words of the person's own first, then the plain question: "what's on my
+        # fixture list? show me everything you've got scheduled", "trying to get my admin
+        # in order — what have I got scheduled with you?")
         return False
     return all(
         a or (not _ASKS_MORE.search(p) and timeparse.split_when(p, now=EPOCH, tz="UTC") is None)
@@ -490,7 +505,8 @@ def _shifted(low: str, after: str, at: str) -> str | None:
 
 
 _FROM_ON = re.compile(
-    r"\s+(?:from|starting)\s+(?:tomorrow|tmrw|tmr|2moro|today|now|next\s+week|monday|tuesday|wednesday"
+    r"\s+(?:from|starting(?:\s+from)?)\s+(?:tomorrow|tmrw|tmr|2moro|today|now|next\s+week|monday"
+    r"|tuesday|wednesday"
     r"|thursday|friday|saturday|sunday)(?:\s+on(?:wards?)?)?$"
 )
 

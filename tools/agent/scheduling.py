@@ -1349,7 +1349,8 @@ def _at_new_clock(
 # When a change starts, if that is its next run: "from tomorrow", "from now on" (not "from
 # monday", which would leave the runs before it as they are).
 _FROM_A_DAY = re.compile(
-    r"\s+(?:from|starting|beginning|as\s+of)\s+(?:now(?:\s+on)?|today|tomorrow|tmrw|tmr|2moro)"
+    r"[\s,]+(?:from|starting(?:\s+from)?|beginning|as\s+of)\s+(?:now(?:\s+on)?|today|tomorrow|tmrw"
+    r"|tmr|2moro)"
     r"\s*$",
     re.I,
 )

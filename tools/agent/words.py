@@ -109,15 +109,17 @@ _ABOUT_EVENT = re.compile(
     rf"[\w\s-]{{0,30}}?\b(?:{_EVENT_NOUN})\b",
     re.I,
 )
+# How much of a span: "an hour", "10 minutes", "half an hour", "one hour", "two days".
+_AMOUNT = r"an?|\d+|half an?|one|two|three|four|five|six|ten|fifteen|twenty|thirty|forty(?:-five)?"
 # "snooze 42 by 10 minutes", "push it back an hour": a shift of an existing job, not a time.
 _SHIFT = re.compile(
     r"\b(?:snooze|push|postpone|delay|bump|move|shift|put|set)\b.*?\b(?:by|back)\s+"
-    r"(?:an?|\d+|half an?)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?)\b",
+    rf"(?:{_AMOUNT})\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?)\b",
     re.I,
 )
 _SPAN_EARLIER_LATER = re.compile(
-    r"\b(?:an?|\d+|half an?)\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?|weeks?)"
-    r"\s+(?:earlier|later|sooner)\b",
+    rf"\b(?:{_AMOUNT})\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?|weeks?)"
+    r"\s+(?:earlier|later|sooner|more\s+(?:late|early|soon))\b",
     re.I,
 )
 
@@ -1177,6 +1179,9 @@ def _names_a_time(words: str) -> bool:
     )
 
 
+_SPAN_NAMED = re.compile(r"\b\d+\s*-?\s*(?:min(?:ute)?s?|hours?|hrs?|h|m)\b", re.I)
+
+
 def split_topic(rest: str) -> tuple[list[str], str]:
     """The words that name a job and the change said after them: "the pizza reminder back
     an hour" → (["pizza"], "back an hour"); "the plants one thursday 6pm" → (["plants"],
@@ -1192,6 +1197,7 @@ def split_topic(rest: str) -> tuple[list[str], str]:
         if _names_a_time(" ".join(tokens[i:])):
             name, after = " ".join(tokens[:i]), f"{' '.join(tokens[i:])} {after}".strip()
             break
+    name = _SPAN_NAMED.sub(" ", name)  # "the 45-minute build check": its rhythm, not its name
     words = [w for w in re.findall(r"[a-z0-9']+", name.lower()) if w not in _JOB_NOISE]
     return words[:4], after
 
@@ -1281,6 +1287,9 @@ _PHRASAL = (
         "resume_scheduled_action",
     ),
     (r"(?:re-?enable|bring\s+back)\s+(?P<rest>.+)", "resume_scheduled_action"),
+    # "please make active again the stretch reminder", "set the stretch reminder active again"
+    (r"(?:make|set)\s+(?:active|live)\s+again\s+(?P<rest>.+)", "resume_scheduled_action"),
+    (r"(?:make|set)\s+(?P<rest>.+?)\s+(?:active|live)\s+again", "resume_scheduled_action"),
     (r"(?:start|enable)\s+(?P<rest>.+?)\s+again", "resume_scheduled_action"),
     (
         r"(?:start|enable|turn\s+on|switch\s+on)\s+again\s+(?P<rest>[^,;:.!?]+)",
@@ -1330,6 +1339,19 @@ _PHRASAL = (
         rf"(?P<rest>(?:the|my|our|that)\s+(?:\S+\s+){{0,3}}?(?:{_JOB_NOUNS}))"
         r"\s+(?:be\s+|happen\s+|go\s+off\s+|run\s+)?"
         r"(?:on\s+|at\s+|for\s+)?(?P<when>[^\s].*?)\s+instead",
+        "update_scheduled_action",
+    ),
+    # "the plant watering one can go an hour later, …"
+    (
+        rf"(?P<rest>(?:the|my|our|that)\s+(?:\S+\s+){{0,3}}?(?:{_JOB_NOUNS}))\s+(?:can|could|should)"
+        r"\s+(?:go|be|run|happen)\s+(?P<span>(?:an?|one|\d+|half\s+an?)\s+(?:hours?|min(?:ute)?s?)"
+        r"\s+(?:later|earlier))(?:\s*[,;—–-].*)?",
+        "update_scheduled_action",
+    ),
+    # "put the pizza reminder one hour later"
+    (
+        r"(?:put|set|make)\s+(?P<rest>[^,;:.!?]+?\s+(?:an?|one|\d+|half\s+an?)\s+(?:hours?"
+        r"|min(?:ute)?s?)\s+(?:later|earlier))",
         "update_scheduled_action",
     ),
     # "{standup} should go out at 9:30 instead of 9 from now on"
@@ -1412,15 +1434,23 @@ def either_question(m: re.Match[str]) -> str:
 NOT_NOW = r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
 # How long a change holds, said after it ("pause the standup for now"): no time to act at.
 _FOR_A_WHILE = re.compile(
-    r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|the\s+time\s+being)|(?:until|till|til)\s+"
+    r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|some\s+time|the\s+time\s+being)|(?:until|till|til)\s+"
     r"(?:further\s+notice|i'?m\s+back|i\s+(?:get\s+back|return)|(?:i|we)\s+say\s+(?:otherwise|so)))$"
+)
+_TO_HALF = re.compile(r"\bto\s+([01]?\d|2[0-3])\s+and\s+(?:a\s+)?half\b(?!\s*(?:hours?|hrs?|min))")
+# "one hour more late", "30 minutes more early": later, earlier
+_MORE_LATE = re.compile(r"\bmore\s+(late|early|soon)\b")
+_FOR_A_WHILE_FIRST = re.compile(
+    r"^for\s+(?:now|a\s+(?:while|bit)|some\s+time|the\s+time\s+being)\s+"
 )
 # A job's name in quotes: "pause the 'check the build' reminders".
 _NAME_QUOTED = re.compile(r"(?<![\w'])['\"“‘]([^'\"“”‘’]{1,40})['\"”’](?![\w'])")
 # A courtesy at the end of a request: "cancel 12 please", "list my reminders, thanks".
 POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|ty)[\s!.]*$")
 _HEDGES = re.compile(
-    r"^(?:(?:hey|hi|ok|okay|so|please|pls|kindly|can you|could you|would you)\b[\s,]*)+"
+    r"^(?:(?:hey|hi|ok|okay|so|please|pls|kindly|can you|could you|would you)\b[\s,]*"
+    # "please to cancel …", "I want to stop …": what is asked comes after
+    r"|(?:i\s+(?:want|would\s+like|'d\s+like)|i\s+need\s+you)\s+to\s+(?=[a-z])|to\s+(?=[a-z]))+"
 )
 
 
@@ -1458,6 +1488,8 @@ def _asked_change(low: str) -> tuple[str, str] | None:
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
     low = _FOR_A_WHILE.sub("", POLITE_END.sub("", unhedged(_NAME_QUOTED.sub(r"\1", low))))
+    low = _MORE_LATE.sub(lambda m: "later" if m[1] == "late" else "earlier", low)
+    low = _TO_HALF.sub(r"to \1:30", low)  # "change the standup to 9 and half"
     terse = _terse_change(low) if _depth.get() < 2 else None
     if terse is not None:
         return terse
@@ -1478,19 +1510,27 @@ def _asked_change(low: str) -> tuple[str, str] | None:
         ):
             topic = fronted["topic"][phrase.start() :]  # "the reminder for water the plants"
         change = _CLAUSE_BREAK.split(fronted["change"], maxsplit=1)[0]  # "… [and I'll …]"
-        said = re.sub(r"\b(?:it|that|this)(?:\s+one)?\b", lambda _: topic, change, count=1)
+        said = re.sub(
+            r"\b(?:it|that|this)(?:\s+one\b(?!\s+(?:hours?|min|minutes?|days?|weeks?)\b))?\b",
+            lambda _: topic,
+            change,
+            count=1,
+        )
         said = _MAKE_IT_A_TIME.sub("move ", said)  # "make it 7:30 pm"
         if said != low:
             return manage_request(said)
     for pattern, tool in _PHRASAL:
         m = re.fullmatch(pattern, low)
         if m is not None:
-            when = m.groupdict().get("when")
+            when, span = m.groupdict().get("when"), m.groupdict().get("span")
+            if span:
+                return tool, f"{m['rest']} {span}"
             return tool, f"{m['rest']} to {when}" if when else m["rest"]
     for tool, verbs in MANAGE_VERBS.items():
         m = re.match(rf"^(?:{verbs})\b\s*(?P<rest>.*)$", low)
         if m is not None:
-            return tool, _INSTEAD_END.sub("", _without_told_tail(m.group("rest")))
+            rest = _FOR_A_WHILE_FIRST.sub("", m.group("rest"))  # "stop for some time the …"
+            return tool, _INSTEAD_END.sub("", _without_told_tail(rest))
     return _change_in_a_clause(low) if _depth.get() == 0 else None
 
 
@@ -1630,6 +1670,8 @@ def _change_in_a_clause(low: str) -> tuple[str, str] | None:
 JOB_NUMBER = re.compile(
     r"^(?:(?:job|reminder|task|action|the|number|no\.?)\s+)*#?(\d+)\b"
     r"(?![:.]\d)(?!\s*(?:[ap]\.?m\b|o'?clock\b|h\b))"
+    # "the 45-minute build check": a span that names the job
+    r"(?![-–]?\s*(?:min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?)\b)"
 )
 
 

@@ -556,7 +556,7 @@ _DAY_PLUS = re.compile(rf"\b({lexicon.WEEKDAY_RE})\s*\+\s*(?={lexicon.WEEKDAY_RE
 # A clock said the way other languages say it: "at 7 and half", "at 23 and 30", "at 10 of
 # the night" (not "in 2 and a half hours", a span).
 _CLOCK_AND = re.compile(
-    r"\b(?P<at>at|@)\s+(?P<h>[01]?\d|2[0-3])\s+and\s+(?:(?P<half>a\s+half|half)|(?P<q>a\s+quarter)"
+    r"(?:\bat|(?<!\w)@)\s*(?P<h>[01]?\d|2[0-3])\s+and\s+(?:(?P<half>a\s+half|half)|(?P<q>a\s+quarter)"
     r"|(?P<m>15|30|45))\b(?!\s*(?:hours?|hrs?|h\b|minutes?|mins?|days?|weeks?))",
     re.I,
 )
@@ -567,7 +567,7 @@ _OF_THE = re.compile(
 
 def _clock_minutes(m: re.Match[str]) -> str:
     minutes = "30" if m["half"] else "15" if m["q"] else m["m"]
-    return f"{m['at']} {m['h']}:{minutes}"
+    return f"at {m['h']}:{minutes}"
 
 
 def _spelled_out(message: str) -> str:
