@@ -1901,6 +1901,13 @@ async def test_a_repeat_and_its_task_said_apart(
         ("can you remind me to hit the gym 3x a week?", "?"),
         # something to watch for, not a time
         ("tell me when the wind drops below 20 km/h so I can take the dinghy out", "watch"),
+        # several dates for one job: which, or what rhythm, only the person can say
+        ("remind me on dec 3 and dec 10 at 9 to pay the builder", "several dates"),
+        (
+            "need to send in the meter reading on 1 March, 1 June, 1 September and 1 December "
+            "— 10am each time, please remind me",
+            "several dates",
+        ),
     ],
 )
 async def test_what_no_clock_can_tell_makes_no_job(

@@ -295,13 +295,18 @@ def _text_of_words(
     return args
 
 
+_QUOTE_MARKS = re.compile(r"[\"“”‘’`]|(?<!\w)'|'(?!\w)")
+
+
 def _a_part_of_the_task(text: str, words: Words) -> bool:
     """A job text that is only a later part of the task the person's message says, when
     that message names the job's time (its beginning, the verb, left out)."""
     if words.instant is None and words.recurrence is None:
         return False
     what = what_of(words.rest)
-    low, whole = " ".join(text.lower().split()).strip(" .!?\"'"), what.lower()
+    # (quote marks aside: the model's text may be the quoted words with what follows them)
+    low = " ".join(_QUOTE_MARKS.sub("", text.lower()).split()).strip(" .!?")
+    whole = " ".join(_QUOTE_MARKS.sub("", what.lower()).split())
     return (
         len(low) >= 3
         and low in whole

@@ -299,7 +299,15 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         )
     if not words.timeless or words.statement:
         return  # a statement or question gets its own answer (`_not_a_request`)
-    if not QUOTED.sub(" ", words.text).strip(" .!?,;:"):
+    outside = QUOTED.sub(" ", words.text).strip(" .!?,;")
+    if not outside.strip(":") or (
+        # what someone else wrote, only introduced ("landlord just texted: "…""): the 1.5B
+        # made a reminder of it (the twenty-fifth set)
+        outside.endswith(":")
+        and not _REMIND_ASKED.search(outside)
+        and not _ASKED_TO.match(outside)
+        and not starts_with_verb(outside)
+    ):
         # only quoted or pasted text (a traceback in a code block): nothing is asked of us;
         # the 1.5B made a reminder of a pasted traceback (the fifteenth prompt set)
         raise AskWhen(NOT_A_REQUEST)

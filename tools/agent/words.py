@@ -742,6 +742,12 @@ def no_job_because(text: str) -> str | None:
         return "Say e.g. `next tuesday at 10`: which day, and what time?"
     if _TWO_PARTS.search(said):
         return TWO_TIMES
+    if _DATE_LIST.search(said):
+        return (
+            "That names several dates, and one job runs at one time or on one rhythm, so "
+            "nothing is scheduled yet: send one message per date, or say the rhythm (e.g. "
+            "`every 3 months on the 1st at 10am`) — which would you like?"
+        )
     sun = _BY_THE_SUN.search(said)
     if sun is not None:
         return (
@@ -762,6 +768,14 @@ def no_job_because(text: str) -> str | None:
     return None
 
 
+# Dates said as a list: "on 1 March, 1 June, 1 September and 1 December", "dec 3 and dec 10".
+_ONE_DATE = (
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_RE}"
+    rf"|{MONTH_RE}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?)"
+)
+_DATE_LIST = re.compile(
+    rf"\b{_ONE_DATE}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*){_ONE_DATE}){{1,11}}\b", re.I
+)
 # A time set by the sun: "at dawn", "before sunset", "by first light".
 _BY_THE_SUN = re.compile(
     r"\b(?:at|by|before|after|around|till|until|from)\s+(?:the\s+)?"
