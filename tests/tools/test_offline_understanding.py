@@ -2042,3 +2042,46 @@ async def test_a_job_named_as_the_reminder_for_its_task(runtime: AgentKit, deps:
     text = "the reminder for water the plants, can you move it to wednesday in the same hour?"
     r = await say(runtime, deps, text)
     assert (await deps.engine.get(plants)).next_run_at == local(25, 18) and not r.job_ids, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "runs", "words"),
+    [
+        # the request framed by how many days it goes on: a clock each day, that many times
+        (
+            "starting from today, for five days remind me at 10 of the night to take the "
+            "antibiotic",
+            local(23, 22),
+            5,
+            "take the antibiotic",
+        ),
+        (
+            "remind me for 3 days at 8am to water the seedlings",
+            local(24, 8),
+            3,
+            "water the seedlings",
+        ),
+    ],
+)
+async def test_a_clock_for_so_many_days_is_a_daily_repeat(
+    runtime: AgentKit, deps: HomarDeps, text: str, first: datetime, runs: int, words: str
+) -> None:
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    sched = schedule_of(job)
+    assert job.next_run_at == first and job.command == words, job.command
+    assert len(sched.next_runs(NOW, 100)) == runs
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a span told before the request, or said of the task, is no repeat
+        "for 3 days I've been meaning to call mom, remind me at 5",
+        "remind me at 5 to book the hotel for 3 days",
+    ],
+)
+async def test_a_span_told_or_of_the_task_stays_one_reminder(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == local(23, 17) and job.kind == "reminder"

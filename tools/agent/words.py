@@ -645,6 +645,48 @@ def dialogue(messages: Sequence[ModelMessage], turns: int = 3) -> list[str]:
     return said
 
 
+# A request framed by how many days it goes on: "(starting from today,) for five days remind
+# me at 10pm to …", "remind me for 5 days at 10pm to …" (not "for 3 days I've been …").
+_FOR_DAYS_FRAME = re.compile(
+    r"^(?:starting\s+(?:from\s+)?(?:today|tonight|tomorrow)\s*,?\s*)?for\s+(?P<a>\d{1,2}|two|three|four"
+    r"|five|six|seven|eight|nine|ten)\s+(?P<u>days|weeks)\s*,?\s+(?:please\s+)?(?=(?:remind|ping|nudge)\s)"
+    r"|\b(?:remind|ping|nudge)\s+me\s+for\s+(?P<b>\d{1,2}|two|three|four|five|six|seven|eight|nine"
+    r"|ten)\s+(?P<v>days|weeks)\b",
+    re.I,
+)
+_FOR_DAYS_WORDS = re.compile(
+    r"(?:\bstarting\s+(?:from\s+)?(?:today|tonight|tomorrow)\s*,?\s*)?\bfor\s+\w+\s+(?:days|weeks)\b"
+    r"\s*,?",
+    re.I,
+)
+_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_SMALL |= {"nine": 9, "ten": 10}
+
+
+def _daily_for(
+    raw: str, found: timeparse.When, runs: int | None, now: datetime, tz: str
+) -> Schedule | None:
+    """A clock each day for the days a request is framed by (see `_FOR_DAYS_FRAME`), or
+    None. Only a clock said alone (no day or date of its own) repeats."""
+    m = _FOR_DAYS_FRAME.search(raw.strip())
+    if m is None or runs is not None or not isinstance(found.schedule, datetime):
+        return None
+    if not found.said or timeparse.clock_of(found.said) is None:
+        return None
+    amount = (m["a"] or m["b"]).lower()
+    days = int(amount) if amount.isdigit() else _SMALL[amount]
+    if (m["u"] or m["v"]).lower() == "weeks":
+        days *= 7
+    at = found.schedule.astimezone(zone(tz))
+    rule = timeparse.parse_recurrence(f"every day at {at:%H:%M}", now=now, tz=tz)
+    if rule is None or not 1 <= days <= 366:
+        return None
+    try:
+        return Schedule(rule.spec, tz, None, days)
+    except ScheduleError:
+        return None
+
+
 def _earlier_by(sched: Schedule, lead: timedelta, now: datetime) -> Schedule | None:
     """A repeat at one time of day moved `lead` earlier on the same days, or None (a lead
     that would cross midnight, an interval, several times a day)."""
@@ -2114,6 +2156,12 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         return Words(
             raw, recurrence=sched, rest=rest, zone=named, lead=lead, nag=nag, ambiguous=ambiguous
         )
+    daily = _daily_for(raw, found, runs, now, tz)
+    if daily is not None:
+        # "starting from today, for five days remind me at 10 of the night to …": a clock
+        # each day for that many days, the request framed by the span
+        rest = " ".join(_FOR_DAYS_WORDS.sub(" ", rest, count=1).split())
+        return Words(raw, recurrence=daily, rest=rest, zone=named, lead=lead, nag=nag)
     at = found.schedule.astimezone(zone(tz))
     relative = re.search(r"\bin\s+(?:\d|an?\b|half)", body, re.I)
     if named and not relative and _DAY.search(body):
