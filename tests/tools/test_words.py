@@ -459,6 +459,15 @@ async def test_a_one_off_at_a_time_already_past_asks(runtime: AgentKit, deps: Ho
             ),
             [local(23, 20), local(24, 20)],
         ),
+        # the 1.5B (the twenty-sixth set): one reminder "tomorrow 10:00" of a request framed
+        # by how many days it goes on
+        (
+            "starting from today, for five days remind me at 10 of the night to take the pills",
+            ToolCallPart(
+                "schedule_reminder", {"reminder_time": "tomorrow 10:00", "message": "pills"}
+            ),
+            [local(23, 22), local(24, 22), local(25, 22), local(26, 22), local(27, 22)],
+        ),
     ],
 )
 async def test_a_repeating_request_never_becomes_a_one_off(

@@ -302,8 +302,13 @@ class Words:
     @property
     def repeats(self) -> bool:
         """The words clearly name a repetition ("every monday at 9", "daily at 8"); a yearly
-        occasion the time language infers ("Ana's birthday is on March 3rd") is not named."""
-        return self.recurrence is not None and not self.ambiguous and names_repeat(self.text)
+        occasion the time language infers ("Ana's birthday is on March 3rd") is not named;
+        "for five days remind me at 10pm" is (a clock each day)."""
+        return (
+            self.recurrence is not None
+            and not self.ambiguous
+            and (names_repeat(self.text) or _FOR_DAYS_FRAME.search(self.text.strip()) is not None)
+        )
 
     @property
     def once(self) -> bool:
