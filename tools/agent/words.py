@@ -147,10 +147,12 @@ _FOR_NEXT = re.compile(
     re.I,
 )
 # A repeat's length said on its own: "for 14 days", "for two weeks", "10 days then stop".
+# How many days or weeks a repeat goes on: "14", "five".
+_COUNT = r"\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten"
 _FOR_SPAN = re.compile(
-    r"(?:,\s*|\s+)(?:for\s+(?P<n>(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s*"
+    rf"(?:,\s*|\s+)(?:for\s+(?P<n>(?:{_COUNT}|an?)\s*"
     r"(?:days?|weeks?|months?|fortnights?))\b(?:[\s,]+(?:and\s+)?then\s+stop\b)?"
-    r"|(?P<m>(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:days?|weeks?|months?))"
+    rf"|(?P<m>(?:{_COUNT})\s*(?:days?|weeks?|months?))"
     r"[\s,]+(?:and\s+)?(?:then\s+)?stop\b)",
     re.I,
 )
@@ -653,10 +655,9 @@ def dialogue(messages: Sequence[ModelMessage], turns: int = 3) -> list[str]:
 # A request framed by how many days it goes on: "(starting from today,) for five days remind
 # me at 10pm to …", "remind me for 5 days at 10pm to …" (not "for 3 days I've been …").
 _FOR_DAYS_FRAME = re.compile(
-    r"^(?:starting\s+(?:from\s+)?(?:today|tonight|tomorrow)\s*,?\s*)?for\s+(?P<a>\d{1,2}|two|three|four"
-    r"|five|six|seven|eight|nine|ten)\s+(?P<u>days|weeks)\s*,?\s+(?:please\s+)?(?=(?:remind|ping|nudge)\s)"
-    r"|\b(?:remind|ping|nudge)\s+me\s+for\s+(?P<b>\d{1,2}|two|three|four|five|six|seven|eight|nine"
-    r"|ten)\s+(?P<v>days|weeks)\b",
+    rf"^(?:starting\s+(?:from\s+)?(?:today|tonight|tomorrow)\s*,?\s*)?for\s+(?P<a>(?:{_COUNT})"
+    r"\s+(?:days|weeks))\s*,?\s+(?:please\s+)?(?=(?:remind|ping|nudge)\s)"
+    rf"|\b(?:remind|ping|nudge)\s+me\s+for\s+(?P<b>(?:{_COUNT})\s+(?:days|weeks))\b",
     re.I,
 )
 _FOR_DAYS_WORDS = re.compile(
@@ -664,8 +665,6 @@ _FOR_DAYS_WORDS = re.compile(
     r"\s*,?",
     re.I,
 )
-_SMALL = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
-_SMALL |= {"nine": 9, "ten": 10}
 
 
 def _daily_for(
@@ -678,16 +677,13 @@ def _daily_for(
         return None
     if not found.said or timeparse.clock_of(found.said) is None:
         return None
-    amount = (m["a"] or m["b"]).lower()
-    days = int(amount) if amount.isdigit() else _SMALL[amount]
-    if (m["u"] or m["v"]).lower() == "weeks":
-        days *= 7
+    span = timeparse.parse_duration(m["a"] or m["b"])  # "five days", "2 weeks"
     at = found.schedule.astimezone(zone(tz))
     rule = timeparse.parse_recurrence(f"every day at {at:%H:%M}", now=now, tz=tz)
-    if rule is None or not 1 <= days <= 366:
+    if span is None or rule is None or not 1 <= span.days <= 366:
         return None
     try:
-        return Schedule(rule.spec, tz, None, days)
+        return Schedule(rule.spec, tz, None, span.days)
     except ScheduleError:
         return None
 
