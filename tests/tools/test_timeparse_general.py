@@ -583,3 +583,49 @@ def test_times_at_different_minutes_are_not_crossed(
 )
 def test_a_clock_to_the_second_is_read_as_written(text: str, want: datetime) -> None:
     assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a small-hours clock said with tonight or a night is after that evening
+        ("at 02:30 tonight", datetime(2026, 11, 24, 2, 30)),
+        ("tonight at 1am", datetime(2026, 11, 24, 1)),
+        ("3am tonight", datetime(2026, 11, 24, 3)),
+        ("friday night at 2am", datetime(2026, 11, 28, 2)),
+        ("late tonight at 12:30am", datetime(2026, 11, 24, 0, 30)),
+        ("last night at 3am", datetime(2026, 11, 23, 3)),
+        # ... and no other clock moves
+        ("tonight at 11", datetime(2026, 11, 23, 23)),
+        ("friday night at 11pm", datetime(2026, 11, 27, 23)),
+        ("midnight tonight", datetime(2026, 11, 24)),
+        ("friday night at midnight", datetime(2026, 11, 28)),
+    ],
+)
+def test_small_hours_after_an_evening_are_the_next_day(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want", "rest"),
+    [
+        ("end of day remind me to send the contract", datetime(2026, 11, 23, 17), "send the"),
+        ("send the invoice end of the day", datetime(2026, 11, 23, 17), "send the invoice"),
+        ("end of day", datetime(2026, 11, 23, 17), ""),
+    ],
+)
+def test_end_of_day_is_a_time_without_a_preposition(text: str, want: datetime, rest: str) -> None:
+    from tools.timeparse import split_when
+
+    got = split_when(text, now=NOW, tz="Europe/Berlin")
+    assert got is not None and got.schedule == want.replace(tzinfo=Z)
+    assert got.rest.startswith(rest)
+
+
+@pytest.mark.parametrize(
+    "text", ["buy flowers mother's day", "boxing day sale", "take the day off"]
+)
+def test_a_day_named_as_a_thing_is_still_no_time(text: str) -> None:
+    from tools.timeparse import split_when
+
+    assert split_when(text, now=NOW, tz="Europe/Berlin") is None

@@ -76,6 +76,12 @@ PODS: dict[str, tuple[int, bool]] = {
 }
 
 
+# Parts of a day that run on past midnight: a clock in the small hours said with one is
+# after that evening (the next calendar day).
+_NIGHTS = frozenset({"night", "late night", "tonight", "late tonight"})
+SMALL_HOURS_END = 6
+
+
 HolidayRule = Callable[[int], date | None]
 
 
@@ -1814,6 +1820,16 @@ def resolve(f: Frame, c: Ctx) -> datetime | None:
     elif f.pod is not None:
         hours = [PODS[f.pod][0]]
         f.minute = f.second = 0
+    if (
+        day is not None
+        and hours
+        and f.pod in _NIGHTS
+        and not f.extra.get("midnight")
+        and all(h < SMALL_HOURS_END for h in hours)
+    ):
+        # "tonight at 1am", "02:30 tonight", "friday night at 2am": the small hours after
+        # that evening, on the next calendar day ("last night at 3am" was this morning)
+        day = day + timedelta(days=1)
     if hours is None:
         if day is None:
             return None

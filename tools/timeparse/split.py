@@ -783,6 +783,11 @@ def _split_once(
         core_before.append(core_before[-1] + (bare[k] not in _EDGE_FILLER))
     weak_alone = [b in _WEAK and n > 1 for b in bare]
     occasion_last = [b in _OCCASION_WORDS and n > 1 for b in bare]
+    # "end of (the) day", "the end of the day": the end of a working day, no holiday
+    end_of_day = [
+        b == "day" and "end" in bare[max(0, k - 3) : k] and "of" in bare[max(0, k - 2) : k]
+        for k, b in enumerate(bare)
+    ]
     meal_first = [b in _MEALS for b in bare]
     labelled = [_labelled(words, bare, k) for k in range(n)]
     # A time between a determiner and a word the grammar never names describes a thing
@@ -824,7 +829,11 @@ def _split_once(
             cores = core_before[j] - core_before[i]
             if cores == 1 and weak_alone[j - 1]:
                 continue
-            if occasion_last[j - 1] and not (bare[i] in _TIME_PREPOSITIONS or cores > 2):
+            if (
+                occasion_last[j - 1]
+                and not (bare[i] in _TIME_PREPOSITIONS or cores > 2)
+                and not end_of_day[j - 1]
+            ):
                 continue  # "buy the christmas tree": a holiday named as a thing, not a time
             span = " ".join(words[i:j]).strip(",;:!?")
             if span in seen:
