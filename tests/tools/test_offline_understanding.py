@@ -2085,3 +2085,84 @@ async def test_a_span_told_or_of_the_task_stays_one_reminder(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.next_run_at == local(23, 17) and job.kind == "reminder"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # someone else will do the reminding (the twenty-seventh, twenty-ninth and thirtieth
+        # sets): told, not asked
+        "our supervisor said she'll remind everyone at 23:00 to lock the back gate",
+        "Jonas's mum says she'll remind everyone about the cake sale on friday, so that's sorted",
+        "my tax advisor said she'll remind me herself before the VAT deadline on the 10th",
+        "he's going to ping the group at 6 about the raid",
+        # what happened at a time, told in the past
+        "12 hour night done, clocked out at 07:00 and the sun's already up. brutal",
+        "we finished around 6 and went straight to bed",
+    ],
+)
+async def test_someone_elses_reminder_or_a_past_event_makes_no_job(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and await open_jobs(deps) == [] and r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "words"),
+    [
+        # the person's own request beside someone else's reminding is still theirs
+        ("she'll remind the others, but remind me at 5 to bring the cake", local(23, 17), "cake"),
+        # a thing described by a past participle is no past event
+        ("tomorrow at 7 table booked at Luigi's", local(24, 19), "table booked"),
+        # a time said before "remind me about the call" is when to remind, not the call's
+        (
+            "next Wednesday at 2pm remind me about the call with my accountant",
+            local(2, 14, month=12),
+            "the call with my accountant",
+        ),
+        # ... said after it, the call's (its reminder a few minutes early)
+        (
+            "remind me about the call with my accountant next wednesday at 2pm",
+            local(2, 13, 55, month=12),
+            "the call with my accountant",
+        ),
+        # typed fast: "evry", "b4"
+        (
+            "friday afternoon remind me to test the overlay b4 the stream",
+            local(27, 14),
+            "test the overlay before the stream",
+        ),
+    ],
+)
+async def test_who_asks_and_when_the_time_is_said(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, words: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and words in job.command, job.command
+
+
+async def test_every_misspelt_is_still_a_repeat(runtime: AgentKit, deps: HomarDeps) -> None:
+    text = "evry wensday at 6pm remind me the patch notes drop"
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    runs = schedule_of(job).next_runs(NOW, 2)
+    assert runs == [local(25, 18), local(2, 18, month=12)]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # a reminder a lead before an event told first says which event
+        (
+            "Ella's dentist is 9 Dec at 14:20 - remind me an hour before so I can get her "
+            "out of school",
+            "get her out of school (Ella's dentist)",
+        ),
+        ("my flight is on friday at 10am, remind me 3 hours before to pack", "pack (my flight)"),
+    ],
+)
+async def test_a_lead_before_an_event_told_first_names_it(
+    runtime: AgentKit, deps: HomarDeps, text: str, words: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.command == words

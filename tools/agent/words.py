@@ -172,6 +172,8 @@ _TYPOS = {
     r"thurs|thursay": "thursday",
     r"tuesay|tues": "tuesday",
     r"firday|fryday": "friday",
+    r"evry|evrey|eveyr|everyy|evey": "every",
+    r"b4": "before",  # chat shorthand ("b4 the stream")
 }
 _TYPO_RE = [(re.compile(rf"(?<![\w'])(?:{k})(?![\w'])", re.I), v) for k, v in _TYPOS.items()]
 # A zone named in the words: the calendar day there may differ from the person's.
@@ -223,6 +225,25 @@ STATEMENT = re.compile(
     r"aw+)\b[\s,.!]*)*"
     r"(?:i|i'?ll|i'?m|i'?ve|i'?d|we|we'?ll|we'?re|it|it'?s|he|she|they|there|this|that|the|"
     r"my|our|his|her|their|you|your)\b",
+    re.I,
+)
+# Someone else will do the reminding: "our supervisor said she'll remind everyone at 23:00",
+# "Jonas's mum says she'll remind everyone about the cake sale on friday". Told, not asked.
+_SOMEONE_ELSE_REMINDS = re.compile(
+    r"\b(?:she|he|they|who)(?:'ll|\s+will|\s+would|'d|\s+(?:is|are|was|were)\s+going\s+to"
+    r"|'s\s+going\s+to|\s+gonna|\s+promised\s+to|\s+offered\s+to|\s+always)\s+"
+    r"(?:remind|ping|nudge|text|message)\b",
+    re.I,
+)
+# What happened at a time, told in the past ("clocked out at 07:00", "got home at 2am",
+# "we finished around 6"): no time to act at. After the start of a clause or its subject,
+# so a thing described ("the table booked at 7") is not one.
+_HAPPENED_AT = re.compile(
+    r"(?:^|[,.;!?]\s*|\b(?:i|we|he|she|they|it|just|finally|only|and|then)\s+)"
+    r"(?:[a-z]{2,}[^\We]ed|got|woke|left|went|came|ate|slept|began|ran|was|were|had|rang"
+    r"|flew|drove|fell|finished)"
+    r"(?:\s+(?:out|in|up|off|home|back|down|over|away|there|here))?"
+    r"\s+(?:at|around|about|by|just\s+(?:after|before))\s+(?:\d|noon|midnight)",
     re.I,
 )
 MEETING_LEAD = 5  # minutes: what the prompt teaches a model for meetings and calls
@@ -327,8 +348,13 @@ class Words:
             return False
         if _QUESTION.match(self.text.strip()):
             return True  # "what time is it?", "when is the standup?": asked, not a request
-        if self.event or OCCASION.search(QUOTED.sub(" ", self.text)):
+        plain = QUOTED.sub(" ", self.text)
+        if _SOMEONE_ELSE_REMINDS.search(plain):
+            return True  # "my tax advisor said she'll remind me herself before the 10th"
+        if self.event or OCCASION.search(plain):
             return False
+        if _HAPPENED_AT.search(plain) and not starts_with_verb(self.text):
+            return True  # "12 hour night done, clocked out at 07:00 and the sun's up"
         return bool(STATEMENT.match(what_of(self.rest) or self.text))
 
     @property
@@ -1813,28 +1839,34 @@ _OCCASIONS_ONLY = re.compile(
 # A task that refers back to what was told before it: "renew it", "put them in".
 _REFERS_BACK = re.compile(r"\b(?:it|them|those|these)\b", re.I)
 _CONTEXT_LINKS = re.compile(
-    r"(?:[\s,;:.!?—–-]+|\b(?:so|and|but|anyway|also|please|pls|plz)\b"
+    # (and a copula the time was read out of: "Ella's dentist is [9 Dec at 14:20]")
+    r"(?:[\s,;:.!?—–-]+|\b(?:so|and|but|anyway|also|please|pls|plz|is|are|was|were|starts?"
+    r"|begins?|at|on)\b"
     r"|\b(?:can|could|would|will)\s+(?:you|u)\b)+$",
     re.I,
 )
 _CONTEXT_CHARS = 120
 
 
-def _with_referent(task: str, context: str) -> str:
+def _with_referent(task: str, context: str, before_it: bool = False) -> str:
     """`task`, with the context told before it in brackets when the task refers back to it
-    ("renew it (the parking permit runs out)"): the reminder must say what "it" is."""
+    ("renew it (the parking permit runs out)"): the reminder must say what "it" is; or when
+    the reminder comes a lead `before_it` ("Ella's dentist is 9 Dec at 14:20 - remind me an
+    hour before so I can get her out of school"): before what, the context says."""
     context = _CONTEXT_LINKS.sub("", " ".join(context.split())).strip(" ,;:.!?—–-")
     if len(context) > _CONTEXT_CHARS:  # a long story: its last clause
         context = _CLAUSE_END.split(context)[-1].strip(" ,;:.!?—–-")
-    if not context or len(context) > _CONTEXT_CHARS or not _REFERS_BACK.search(task):
+    if not context or len(context) > _CONTEXT_CHARS:
+        return task
+    if not (before_it or _REFERS_BACK.search(task)) or context.lower() in task.lower():
         return task
     return f"{task} ({context})"
 
 
-def _without_context(raw: str, rest: str) -> str:
+def _without_context(raw: str, rest: str, before_it: bool = False) -> str:
     """The words left after the time, less the context said before the request (kept when
     the time was read inside that context, and in brackets when the request refers back to
-    it)."""
+    it or is a lead `before_it`)."""
     flat = " ".join(rest.split())
     here = _REQUEST_LATER.match(flat)  # the request still in what is left
     if here is not None:
@@ -1845,7 +1877,7 @@ def _without_context(raw: str, rest: str) -> str:
             and not _BACK_THEN.match(thing)
             and not _only_time_words(thing)
         ):
-            return _with_referent(flat[here.end() :], flat[: here.end()])
+            return _with_referent(flat[here.end() :], flat[: here.end()], before_it)
     m = _CONTEXT_FIRST.match(raw)
     if m is None:
         return rest
@@ -1864,7 +1896,7 @@ def _without_context(raw: str, rest: str) -> str:
         return rest
     if _BACK_THEN.match(thing):
         return rest  # "…, ping me then so I can shout at her": the thing was told before
-    return _with_referent(after, " ".join(left[:k]))
+    return _with_referent(after, " ".join(left[:k]), before_it)
 
 
 # A terse message that starts with a span: "15min oven off", "rmd 40m pull the laundry".
@@ -2044,6 +2076,14 @@ def _until_then(plain: str, found: Words, now: datetime, tz: str) -> Words:
     return replace(found, recurrence=ended, rest=rest)
 
 
+def _said_first(body: str, said: str, request: re.Pattern[str]) -> bool:
+    """Whether the time's words come before the request ("next Wednesday at 2pm remind me
+    about the call"): then they say when to remind, not when the event is."""
+    asked = request.search(body)
+    at = body.lower().find(said.lower()) if said else -1
+    return asked is not None and 0 <= at < asked.start()
+
+
 def starts_with_a_span(text: str) -> bool:
     """ "15min oven off": a message whose time is a span said first (so, from now)."""
     return _LEADING_SPAN.match(text) is not None
@@ -2066,13 +2106,15 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
     if lead is not None and found.timeless and not found.ambiguous:
         # "rmd 40m pull the laundry", "15min oven off": a span first is "in" that span
         found = _read_time(f"{plain[: lead.start('d')]}in {plain[lead.start('d') :]}", now, tz)
-    remind, meeting = bool(REMIND.search(plain)), bool(_MEETING.search(plain))
+    # (someone else's reminding, "she'll remind everyone", is no request of the person's)
+    remind = bool(REMIND.search(_SOMEONE_ELSE_REMINDS.sub(" ", plain)))
+    meeting = bool(_MEETING.search(plain))
     if quotes:  # the quoted words back, as they were written
         back = _STASHED.sub(
             lambda m: quotes[int("".join(str("abcdefghij".index(c)) for c in m[1]))], found.rest
         )
         found = replace(found, text=raw, rest=back)
-    rest = _without_context(raw, found.rest)
+    rest = _without_context(raw, found.rest, before_it=found.lead is not None)
     # the person's own words, also where a second reading had a phrase set aside or a word
     # added ("every year on his birthday", "in 15min"): an approval reads them again
     return replace(found, text=raw, remind=remind, meeting=meeting, now=now, rest=rest)
@@ -2134,7 +2176,7 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         and (
             _COPULA.search(raw)
             or _HAVE_EVENT.search(raw)
-            or _ABOUT_EVENT.search(raw)
+            or (_ABOUT_EVENT.search(raw) and not _said_first(body, found.said, _ABOUT_EVENT))
             or (_NOUN_AT.search(raw) and not _REMIND_AT.match(raw))
         )
     )
