@@ -433,6 +433,9 @@ async def test_a_repeat_ends_as_the_time_language_reads_it(
         "what's on for tomorrow",
         "what's on my fixture list? show me everything you've got scheduled for me",
         "trying to get my admin in order — what have I got scheduled with you at the moment?",
+        # the twenty-eighth and thirtieth: typed fast, two kinds of job named
+        "wat reminders do i have rn",
+        "what reminders and scheduled jobs do I have running at the moment?",
     ],
 )
 async def test_asking_what_is_coming_lists_the_jobs(
@@ -458,6 +461,9 @@ async def test_asking_what_is_coming_lists_the_jobs(
         # the twenty-fifth and twenty-sixth: any question of what is on the list
         "which household bits are still open on my to-do list?",
         "what is in my list of things to do?",
+        # the twenty-eighth and thirtieth: a word after it, a remark after a comma
+        "whats on my todo list again",
+        "show me my to-do list, planning the week",
     ],
 )
 async def test_asking_what_is_left_lists_the_todos(
@@ -657,6 +663,17 @@ async def test_forward_alone_says_no_direction_so_it_asks(
             "i have shifted to Dublin for good, new job started, please change my timing to there",
             "Europe/Dublin",
         ),
+        # the twenty-eighth to thirtieth: the zone asked for last, by its people's name
+        (
+            "I've moved the studio to Dublin, please switch me to Irish time",
+            "Europe/Dublin",
+        ),
+        (
+            "we've moved to Dublin, kids start at the new school on monday - can you switch me "
+            "to Irish time",
+            "Europe/Dublin",
+        ),
+        ("moved to seoul for the LCK season 🇰🇷 set my tz to korea time pls", "Asia/Seoul"),
     ],
 )
 async def test_where_the_person_lives_sets_their_zone(
@@ -2166,3 +2183,150 @@ async def test_a_lead_before_an_event_told_first_names_it(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.command == words
+
+
+async def test_a_list_asked_with_a_change_after_it_is_not_only_listed(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "show my reminders, and cancel the pizza one")
+    assert "Your jobs" not in r.text  # two requests: not answered as the list alone
+
+
+async def test_a_zone_asked_for_that_no_one_knows_is_answered(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    r = await say(runtime, deps, "switch me to Narnian time")
+    assert "don't know the time zone" in r.text and "error" not in r.text.lower()
+    assert await UserSettingsStore(db).tz(1) is None and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        # the twenty-seventh, twenty-eighth and thirtieth sets: a job named with its own
+        # rhythm, "nvm" with a job named
+        ("stop pinging me about the build every 45 min, I'm going to sleep", "paused"),
+        ("release shipped, I don't need the build check every 45 minutes anymore", "cancelled"),
+        ("nvm on the build reminder, ci is fixed 🍗", "cancelled"),
+    ],
+)
+async def test_a_job_named_with_its_rhythm_is_changed(
+    runtime: AgentKit, deps: HomarDeps, text: str, status: str
+) -> None:
+    from tools.schedule import Every
+
+    job = await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command="check the build",
+        schedule=Schedule(Every(2700, NOW + timedelta(seconds=2700)), "Europe/Berlin"),
+        kind="interval",
+    )
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(job.id)).status == status, r.text
+    assert len(await open_jobs(deps)) == (1 if status == "paused" else 0)
+
+
+async def test_a_new_clock_for_a_job_in_a_clause_after_a_reason(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    text = "working a late tomorrow so push the plant watering to 07:30 wednesday morning"
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(plants)).next_run_at == local(25, 7, 30), r.text
+
+
+async def test_a_job_moved_to_midnight_is_the_night_after_its_day(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "move the pizza reminder to half past midnight")
+    assert (await deps.engine.get(pizza)).next_run_at == local(24, 0, 30), r.text
+
+
+async def test_a_message_to_post_without_its_time_asks_when(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    r = await say(runtime, deps, "can u post 'raid signups close in 1 hr' here later")
+    assert r.text == "When should I post it?" and not r.job_ids
+    job = await one_job(deps, await say(runtime, deps, "9pm pls"))
+    assert job.next_run_at == local(23, 21) and "raid signups close in 1 hr" in job.command
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "at", "words"),
+    [
+        # the event's own clock, told after when to remind
+        (
+            "set a reminder for parents' evening please",
+            "wednesday at 5:40pm, it starts at 6",
+            local(25, 17, 40),
+            "parents' evening",
+        ),
+    ],
+)
+async def test_an_events_own_clock_told_after_the_reminders(
+    runtime: AgentKit, deps: HomarDeps, first: str, second: str, at: datetime, words: str
+) -> None:
+    await say(runtime, deps, first)
+    job = await one_job(deps, await say(runtime, deps, second))
+    assert job.next_run_at == at and words in job.command, job.command
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "words"),
+    [
+        # a remark in brackets beside the time said outside them
+        (
+            "remind me wed evening to sign the zoo trip permission slip (due thurs) and put £8 "
+            "in the envelope",
+            local(25, 18),
+            "(due thurs)",
+        ),
+        (
+            "last patrol is 04:15 on Thursday morning (the Wed night into Thu one) - remind me "
+            "then to do the car park loop",
+            local(26, 4, 15),
+            "do the car park loop",
+        ),
+    ],
+)
+async def test_a_remark_in_brackets_is_no_second_time(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, words: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and words in job.command, job.command
+
+
+async def test_an_end_no_date_is_read_from_is_asked_about(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = "every evening at 7 until the end of term remind me to check the homework planners"
+    r = await say(runtime, deps, text)
+    assert r.text.startswith("When should it stop?") and not r.job_ids
+    assert "until the end of term" in r.text
+    job = await approved(runtime, deps, await say(runtime, deps, "18 december"))
+    sched = schedule_of(job)
+    assert sched.until is not None and sched.until.astimezone(BERLIN).date().day == 18
+    assert job.command == "check the homework planners"
+
+
+async def test_no_end_to_an_unread_end_makes_the_repeat_open(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    await say(runtime, deps, "every day at 9 until the pack runs out remind me to take the pills")
+    job = await approved(runtime, deps, await say(runtime, deps, "no end"))
+    assert schedule_of(job).until is None and job.command == "take the pills"
+
+
+async def test_an_end_given_in_brackets_is_the_repeats_end(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = (
+        "every evening at 7 until the end of term (friday 18 dec) remind me to check the "
+        "homework planners and sign them"
+    )
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    sched = schedule_of(job)
+    assert sched.until is not None and sched.until.astimezone(BERLIN).date().day == 18
+    assert job.command == "check the homework planners and sign them"

@@ -1268,3 +1268,29 @@ async def test_a_later_part_of_the_task_is_not_the_job_text(
     r = await ask(runtime, deps, text, made, TextPart("Done."))
     job = await deps.engine.get(r.job_ids[0])
     assert kept in job.command and message in job.command, job.command
+
+
+async def test_an_end_no_date_is_read_from_is_asked_whatever_the_model_made(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """A model can't know when "the end of term" is: a repeat with that end is asked about,
+    whether the model left the end out or made one up (the twenty-ninth set)."""
+    text = "every evening at 7 until the end of term remind me to check the homework planners"
+    for part in (
+        call(
+            "schedule_action",
+            description="check the planners",
+            type="recurring",
+            schedule="0 19 * * *",
+        ),
+        call(
+            "schedule_action",
+            description="check the planners",
+            type="recurring",
+            schedule="0 19 * * *",
+            until="2026-12-31",
+        ),
+    ):
+        r = await ask(runtime, deps, text, part, TextPart("Done."))
+        assert not r.job_ids and r.approval is None, r.text
+        assert r.text.startswith("When should it stop?"), r.text

@@ -73,3 +73,24 @@ def test_suggestions_put_the_resolved_zone_first() -> None:
     assert suggest_zones("PST")[0] == "America/Los_Angeles"
     assert len(suggest_zones("a")) == 25
     assert "UTC" in suggest_zones("")
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        # a country's people, said for its time
+        ("Irish time", "Europe/Dublin"),
+        ("irish", "Europe/Dublin"),
+        ("Korean time", "Asia/Seoul"),
+        ("Japanese time", "Asia/Tokyo"),
+        ("German time", "Europe/Berlin"),
+        ("British time", "Europe/London"),
+    ],
+)
+def test_a_countrys_people_name_its_zone(text: str, zone: str) -> None:
+    assert resolve_zone(text) == zone
+
+
+@pytest.mark.parametrize("text", ["American time", "Australian time", "Narnian time"])
+def test_a_people_of_several_zones_or_none_names_no_zone(text: str) -> None:
+    assert resolve_zone(text) is None

@@ -31,7 +31,7 @@ from storage.todos import TodoStore
 from tools.agent import profile, todo
 from tools.agent import scheduling as sch
 from tools.agent.deps import HomarDeps
-from tools.agent.offline import is_offline, stated_zone
+from tools.agent.offline import asks_zone, is_offline
 from tools.agent.prompt import INSTRUCTIONS, fired_instructions, reference_instructions
 from tools.agent.reading import PER_TURN, VARIES
 from tools.agent.replies import on_text
@@ -102,8 +102,10 @@ def _when_about(topic: str) -> Any:
         shown = dataclasses.replace(tool, metadata={**(tool.metadata or {}), PER_TURN: True})
         if d.fired or words is None or _TOPICS[topic].search(words.text):
             return shown
-        if topic == "zone" and stated_zone(words.text):
-            return shown  # "use Sydney time please", "I'm based in London now"
+        if topic == "zone" and asks_zone(words.text):
+            # "use Sydney time please", "I'm based in London now", "switch me to X time":
+            # asked for (the tool says so when it knows no such zone)
+            return shown
         if topic in ("todo", "heartbeat") and (_talked_about(ctx.messages) or await _has_todos(d)):
             return shown  # a thread with a to-do list talks about it ("drop it", "again")
         return None

@@ -34,6 +34,7 @@ from tools.agent.prompt import read_reference
 from tools.agent.scheduling import is_chat
 from tools.agent.words import (
     BY_CLOCK,
+    END_ASKED,
     EPOCH,
     HALF_DAY_ASKED,
     JOB_NUMBER,
@@ -45,6 +46,7 @@ from tools.agent.words import (
     QUOTED,
     REMIND,
     TWO_TIMES,
+    end_question,
     far_weekday_date,
     half_day_question,
     is_note,
@@ -106,6 +108,9 @@ def asks_for_help(text: str) -> bool:
 
 OFFLINE_NAME = "homar-offline"
 ASK_WHEN = "When should I remind you?"
+ASK_WHEN_POSTED = "When should I post it?"
+# A message to post, asked for without its time: "can u post 'raid signups close' here later".
+_POST_VERB = re.compile(r"\b(?:post|send|say|announce|share|drop|write)\b", re.I)
 Call = tuple[str, dict[str, Any]]
 
 
@@ -214,23 +219,54 @@ def _zone_said(text: str) -> tuple[str, str | None] | None:
     lives ("I live in New York now") only when the place names a zone."""
     t = _clean(_own_words(text)).rstrip(" .!")
     t = " ".join(_ASIDE.sub(" ", _OPENER.sub("", t)).split())  # "ok i live in X now (uni started)"
-    said = _ZONE_SET.fullmatch(t)
-    lives = said is None
     told = re.split(r"\s+[—–]\s+", t, maxsplit=1)  # "we've signed the lease — I'm moving …"
-    said = said or _LIVES_IN.fullmatch(t) or (_LIVES_IN.fullmatch(told[1]) if told[1:] else None)
-    if said is None:
+    for said in (
+        _ZONE_SET.fullmatch(t),
+        _LIVES_IN.fullmatch(t),
+        _LIVES_IN.fullmatch(told[1]) if told[1:] else None,
+        _zone_asked_last(t),
+    ):
+        if said is None:
+            continue
+        named = next(g for g in said.groups() if g).strip(" '\"")
+        zone = resolve_zone(named) if _names_a_zone(named) else None
+        # where the person lives names a zone or is no zone asked for; a zone asked for
+        # plainly ("set my tz to …", "switch me to … time") is asked, known or not
+        if zone is not None or said.re is _ZONE_SET or _asked_plainly(said):
+            return named, zone
+    return None
+
+
+def _asked_plainly(said: re.Match[str]) -> bool:
+    return said.re is _LIVES_IN and bool(said["moved"] or said["used"])
+
+
+# Where a message's last request starts: after a stop, a dash or an emoji ("moved to seoul
+# for the season 🇰🇷 set my tz to korea time pls").
+_LAST_PART = re.compile(r"[,.;!?]\s+|\s+[—–-]+\s+|\s*[^\x00-\u024f\s]+\s*")
+
+
+def _zone_asked_last(t: str) -> re.Match[str] | None:
+    """ "we've moved to Dublin, kids start school on monday - can you switch me to Irish
+    time": the zone asked for plainly in the last part, what comes before only telling
+    (nothing else asked there, no reminder)."""
+    parts = [p for p in _LAST_PART.split(t) if p.strip()]
+    if len(parts) < 2 or REMIND.search(t):
         return None
-    named = next(g for g in said.groups() if g).strip(" '\"")
-    zone = resolve_zone(named) if _names_a_zone(named) else None
-    return None if lives and zone is None else (named, zone)
+    last = _ASKING.sub("", POLITE_END.sub("", parts[-1].strip()).rstrip(" .!"))
+    if any(_ASKS_MORE.search(p.lower()) for p in parts[:-1]):
+        return None
+    said = _ZONE_SET.fullmatch(last) or _LIVES_IN.fullmatch(last)
+    if said is None or (said.re is _LIVES_IN and not _asked_plainly(said)):
+        return None  # (where someone lives, said last, is read whole as before)
+    return said
 
 
-def stated_zone(text: str) -> str | None:
-    """The zone a person's message sets for them, named plainly ("my timezone is Tokyo",
-    "set my tz to PST", "I live in New York now, please use that time zone"): the zone's
-    IANA name, or None (also when the place names no zone)."""
-    said = _zone_said(text)
-    return said[1] if said else None
+def asks_zone(text: str) -> bool:
+    """Whether a person's message asks to set their zone: named plainly ("my timezone is
+    Tokyo", "set my tz to PST", "switch me to Irish time"), or where they live now when
+    the place names a zone ("I live in New York now, please use that time zone")."""
+    return _zone_said(text) is not None
 
 
 _TODO_NOUN = (
@@ -347,7 +383,8 @@ _LIST = re.compile(
     + _WHEN_ASKED
     # "what reminders do i even have rn", "can i see everything you've got scheduled for me",
     # "what have I actually got set up with you"
-    + r"|^(?:what|which)(?: all)? (?:reminders|jobs)(?: (?:do|did|have))? i(?: even| actually"
+    + r"|^(?:what|which)(?: all)? (?:reminders|jobs)(?: (?:and|or|&) (?:scheduled )?(?:jobs"
+    r"|reminders|messages|posts))?(?: (?:do|did|have))? i(?: even| actually"
     r"| really| still)? (?:have|got)(?: (?:set|scheduled|going|running|set up))?"
     + _WHEN_ASKED
     + r"|^(?:can|could|may) i see (?:everything|all|what)"
@@ -383,7 +420,14 @@ _LIST = re.compile(
     re.I,
 )
 # One sentence or more, each asking for the list: "anything pending? give me the rundown".
-_SENTENCES = re.compile(r"\s*[?!.;]+\s*|\s+[—–]\s+|\s+-\s+")
+_SENTENCES = re.compile(r"\s*[?!.;]+\s*|\s+[—–]\s+|\s+-\s+|,\s+")
+# Typed fast: "wat reminders do i have", "wut's on my list".
+_WHAT_SLIPS = re.compile(r"^(?:wat|wut|wht|whta|wot)(?='?s?\b)")
+# Said after a question, asking nothing more: "… again", "… rn", "… real quick".
+_TAIL_WORDS = re.compile(
+    r"(?:\s+(?:again|rn|right\s+now|now|atm|real\s+quick|quickly|pls|plz|please|lol|tho"
+    r"|though|then|btw))+$"
+)
 
 
 # Said before a question, no part of it: "wait", "sorry, I've completely lost track —".
@@ -396,7 +440,8 @@ _LEAD_IN = re.compile(
 )
 # A sentence after a question that asks nothing more: "I feel like I'm forgetting something".
 _ASKS_MORE = re.compile(
-    r"^(?:add|put|remind|cancel|delete|remove|pause|stop|resume|move|set|schedule|create|make"
+    r"^(?:(?:and|then|also|but|plus|&|so)\s+)*(?:please\s+|pls\s+|can\s+you\s+)?"
+    r"(?:add|put|remind|cancel|delete|remove|pause|stop|resume|move|set|schedule|create|make"
     r"|show|list|change|push|kill)\b|\b(?:remind|ping|nudge)\s+(?:me|us)\b"
 )
 
@@ -406,7 +451,11 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
     and then only remarks that ask nothing ("… on my to-do list? I feel like I'm forgetting
     something")."""
     low = _LEAD_IN.sub("", low)
-    parts = [p for p in _SENTENCES.split(low) if p and not POLITE_END.fullmatch(" " + p)]
+    parts = [
+        _TAIL_WORDS.sub("", _WHAT_SLIPS.sub("what", p))
+        for p in _SENTENCES.split(low)
+        if p and not POLITE_END.fullmatch(" " + p)
+    ]
     asked = [bool(pattern.fullmatch(p)) for p in parts]
     if not parts or (not asked[0] and not (len(parts) == 2 and asked[1])):
         # (or words of the person's own first, then the plain question: "what's on my
@@ -436,6 +485,17 @@ _NO_TIME = (
 )
 
 
+# Words that speak of a job's own reminders ("stop pinging me about …", "… anymore").
+_ITS_OWN_PINGS = re.compile(
+    r"\b(?:ping|remind|nag|bug|bother|spam|nudge|message|text)(?:ing|s)?\s+(?:me|us)\b"
+    r"|\b(?:any\s*more|no\s+longer)\b"
+)
+_RHYTHM = re.compile(
+    r"\bevery\s+(?:\d+|other|few|couple\s+of)?\s*(?:min(?:ute)?s?|h(?:ou)?rs?|days?|weeks?|months?"
+    r"|morning|evening|night|weekday|day)\b"
+)
+
+
 def _manage(low: str) -> Call | str | None:
     """cancel/pause/resume/move a job named by id; by a word of its text → list first."""
     asked = manage_request(low)
@@ -448,6 +508,10 @@ def _manage(low: str) -> Call | str | None:
         # and without a day part or rhythm that names the job: "the morning stretch reminder")
         head = re.split(r"[,;]\s|\s[—–-]\s", rest, maxsplit=1)[0]
         head = re.sub(r"\b(?:morning|afternoon|evening|night|daily|weekly|nightly)\b", " ", head)
+        if _ITS_OWN_PINGS.search(low):
+            # "stop pinging me about the build every 45 min", "I don't need the build check
+            # every 45 minutes anymore": the rhythm is the job's own, said to name it
+            head = _RHYTHM.sub(" ", head)
         words = read_words(head, EPOCH, "UTC")
         if words.instant is not None or words.recurrence is not None:
             return None  # "restart the build server in 2 hours" is a command for later
@@ -573,14 +637,22 @@ def _pick(prompt: str, listing: str, now: datetime, tz: str) -> Call | str:
 
 
 def _recurring(what: str, sched: Schedule) -> Call:
+    # its end too (the words of an answer, "18 december" to "when should it stop?", don't
+    # say the repeat it ends)
+    ends: dict[str, Any] = {}
+    if sched.until is not None:
+        ends["until"] = sched.until.isoformat()
+    if sched.max_runs is not None:
+        ends["max_runs"] = sched.max_runs
     if isinstance(sched.spec, Every):
         return "schedule_action", {
             "description": what,
             "type": "interval",
             "schedule": f"{sched.spec.seconds} seconds",
+            **ends,
         }
     text = sched.spec.expr if isinstance(sched.spec, Cron) else sched.describe()
-    return "schedule_action", {"description": what, "type": "recurring", "schedule": text}
+    return "schedule_action", {"description": what, "type": "recurring", "schedule": text, **ends}
 
 
 def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
@@ -637,6 +709,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
             return TWO_TIMES
         if remind or event:
             return timeparse.explain_invalid_date(t) or ASK_WHEN
+        if QUOTED.search(t) and _POST_VERB.search(QUOTED.sub(" ", t)):
+            return timeparse.explain_invalid_date(t) or ASK_WHEN_POSTED
         return _NO_TIME
     if words.rolled and not yes and words.instant is not None:
         return f"{words.instant:%H:%M} {_ROLLED} {words.instant:%H:%M}?"
@@ -651,6 +725,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     if words.statement:
         return NOT_A_REQUEST
     if words.recurrence is not None:
+        if words.unread_end:
+            return end_question(words.unread_end)  # "until the end of term": when is that?
         return _recurring(what, words.recurrence)
     at = words.instant
     assert at is not None
@@ -689,7 +765,7 @@ def _fired(prompt: str) -> str:
 
 
 _NOTHING = "Okay — nothing scheduled."
-_QUESTIONS = (ASK_WHEN, ASK_WHAT, "What should I do then?")
+_QUESTIONS = (ASK_WHEN, ASK_WHEN_POSTED, ASK_WHAT, "What should I do then?")
 # The scheduling tools' own questions when a model's call lacked the time or the text
 # (`tools.agent.scheduling._ask_when`/`_ask_what`): answered like this model's own.
 _OUR_QUESTION = re.compile(
@@ -702,6 +778,12 @@ _YES = re.compile(
     r"right|sounds good|do it|go ahead)\b[\s,.!]*)*"
     r"(?:tomorrow(?:\s+(?:then|works|is\s+(?:fine|good|ok|okay)|it\s+is|please))?"
     r"|(?:that\s+)?works(?:\s+for\s+me)?|that'?s\s+fine)?[\s.!]*$",
+    re.I,
+)
+# "no end", "never", "keep going": a repeat with no last day
+_NO_END = re.compile(
+    r"^(?:no\s+end(?:\s+date)?|none|never|forever|indefinitely|keep\s+(?:going|it\s+going)"
+    r"|until\s+(?:i\s+(?:cancel|stop)\s+it|further\s+notice)|don'?t\s+end\s+it|open[- ]ended)$",
     re.I,
 )
 _NO = re.compile(r"^(?:n|no|nope|nah|no thanks|never ?mind|cancel|don'?t|forget it)[\s.!]*$", re.I)
@@ -757,6 +839,16 @@ def _answering(
         if _NO.match(prompt.strip()):
             return _NOTHING
         return None
+    if asked.startswith(END_ASKED):
+        # "… until the end of term" asked about: its last day, or no end at all
+        end = read_words(before, now, tz).unread_end
+        if end is None or _NO.match(prompt.strip()):
+            return _NOTHING if _NO.match(prompt.strip()) else None
+        said = prompt.strip().rstrip(" .!")
+        if _NO_END.match(said):
+            return plan(before.replace(end, " ", 1), now, tz)
+        said = re.sub(r"^(?:until|till|til|through|thru|on|it'?s)\s+", "", said, flags=re.I)
+        return plan(before.replace(end, f"until {said}", 1), now, tz)
     if HALF_DAY_ASKED in asked:
         whole = with_half_day(before, prompt)
         if whole is not None:
@@ -765,7 +857,7 @@ def _answering(
     if asked in _QUESTIONS or _OUR_QUESTION.match(asked):
         if _NO.match(prompt.strip()):
             return _NOTHING
-        if asked == ASK_WHEN:
+        if asked in (ASK_WHEN, ASK_WHEN_POSTED):
             # the answer says when: a vague time before it is void ("need a reminder in a
             # bit" → "45 min, baste the turkey"), and a span said first is from now
             before = _VAGUE_TIME.sub(" ", before)

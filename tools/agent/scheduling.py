@@ -29,6 +29,7 @@ from tools.agent.deps import HomarDeps
 from tools.agent.words import (
     EITHER_TIME,
     JOB_NUMBER,
+    MIDNIGHT,
     NOT_A_REQUEST,
     NOT_NOW,
     QUOTED,
@@ -37,6 +38,7 @@ from tools.agent.words import (
     TWO_TIMES,
     Words,
     either_question,
+    end_question,
     far_weekday_date,
     half_day_question,
     has_word,
@@ -109,6 +111,7 @@ def resolve_time(text: str, now: datetime, tz: str) -> Resolved:
             today is not None
             and at - today == timedelta(days=1)
             and not _DATED.search(text)
+            and not MIDNIGHT.search(text)  # "half past midnight": the coming one
             and today <= now - NOW_SLACK
         ):
             return Resolved(at, rolled=today)
@@ -269,6 +272,10 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     words = deps.state.words
     if deps.fired or words is None:
         return
+    if words.unread_end and words.recurrence is not None:
+        # "every evening at 7 until the end of term": no date to end on, and any a model
+        # wrote would be made up (the answer is read in code: `offline._answering`)
+        raise AskWhen(end_question(words.unread_end))
     instead = no_job_because(words.text)
     if instead is not None:
         # "if I asked you to remind me at 5, would …?", "can you ring my dentist …
@@ -1282,6 +1289,9 @@ async def update_scheduled_action(
             here = zone(tz)
             old_at = job.next_run_at.astimezone(here)
             at = localize(datetime.combine(old_at.date(), said.nearest(old_at.time())), here)
+            if at.hour == 0 and at < old_at and MIDNIGHT.search(words_of(deps).text):
+                # "move the pizza reminder to half past midnight": the night after its day
+                at = localize(datetime.combine(old_at.date() + timedelta(days=1), at.time()), here)
             if at < now - NOW_SLACK:
                 return _past_question(ctx, at + timedelta(days=1), at)
             sched = Schedule(Once(max(at, now + timedelta(seconds=1))), tz)

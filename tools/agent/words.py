@@ -321,6 +321,9 @@ class Words:
     meeting: bool = False  # the event is a meeting or call (a lead time is customary)
     now: datetime | None = None  # the reference the words were read against
     addressed: frozenset[str] = frozenset()  # the mentions/@names/#channels the person wrote
+    # "until the end of term" said right after a repeat's time, which no date could be read
+    # from: the repeat's end, not known (the person is asked; never silently dropped)
+    unread_end: str | None = None
 
     @property
     def repeats(self) -> bool:
@@ -942,6 +945,13 @@ def _ends(
                 inner = timeparse.split_when(phrase, now=now, tz=tz)
                 if inner is not None and isinstance(inner.schedule, datetime):
                     until = inner.schedule
+                    said = phrase.lower().find(inner.said.lower()) if inner.said else -1
+                    if said >= 0:
+                        # to the date's end, and a bracket closed after it: what follows
+                        # ("… (friday 18 dec) remind me to …") is the request
+                        end = m.start(1) + said + len(inner.said)
+                        close = re.match(r"\s*\)", body[end:])
+                        end += close.end() if close else 0
             if until is not None and (until.hour, until.minute) == (9, 0):
                 until = until.replace(hour=23, minute=59)  # "until friday": through that day
         if until is not None:
@@ -1030,6 +1040,8 @@ _FRAMING = [
     # "ping me an hour before so I can grab snacks": what the person will do is the thing
     r"^(?:so\s+(?:that\s+)?)?(?:i|we)\s+can\s+(?=[a-z])",
     r"^(?:to|about|of|that|for|:|-)\s+",
+    # "remind me then to do the car park loop": "then" points at the time told before
+    r"^then\s+(?=(?:to|about|of|that)\s)",
     r"[\s,;:-]*\b(?:can|could|would)\s+(?:you|u)\s+remind\s+me\b.*$",
     r"[\s,;:-]*\b(?:please\s+)?(?:remind|ping|nudge)\s+(?:me|us)(?:\s+(?:about\s+it|then|please|pls))*$",
     r"[\s,;:-]*\buntil\s+i\s+(?:do|did|finish|answer|confirm)\b.*$",
@@ -1188,6 +1200,8 @@ MANAGE_VERBS = {
         r"cancel|delete|remove|drop|forget|kill|scrap|ditch|nix|axe|scratch|nuke|trash"
         # "bin the build pings" (not "bin day tomorrow"): a verb only before a job named
         rf"|bin(?={_NAMED_AFTER})"
+        # "nvm on the pizza reminder", "never mind about that reminder": with a job named
+        rf"|(?:nvm|never\s*mind)(?:\s+(?:on|about|with))?(?={_NAMED_AFTER})"
     ),
     "stop_interval_action": (
         rf"pause|stop|suspend|hold|mute|freeze|shelve|(?:bench|park)(?={_NAMED_AFTER})"
@@ -1730,7 +1744,16 @@ def _change_in_a_clause(low: str) -> tuple[str, str] | None:
                 part = f"{referred.group(1)}{named[0]}{part[referred.end() :]}"
                 part = _MAKE_IT_A_TIME.sub("move ", part)  # "make it 5:30"
             got = manage_request(part)
-            if got is not None and (_JOB_WORDS.search(part) or JOB_NUMBER.match(got[1])):
+            if got is not None and (
+                _JOB_WORDS.search(part)
+                or JOB_NUMBER.match(got[1])
+                # "working a late tomorrow so push the plant watering to 07:30 wednesday":
+                # a job named by its task, moved to a time said
+                or (
+                    got[0] == "update_scheduled_action"
+                    and _names_a_time(re.sub(r"^(?:to|for)\s+", "", split_topic(got[1])[1]))
+                )
+            ):
                 found.append(got)
     finally:
         _depth.reset(token)
@@ -1792,6 +1815,9 @@ QUOTED = re.compile(
     r"|‘[^’\n]{1,500}’"
 )
 _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
+_END_NAMED = re.compile(r"\b(?:until|till|til|thru|through)\s+(?:[\w'-]+\s+){0,5}$", re.I)
+# A remark in brackets ("(due thurs)", "(no rush)").
+_ASIDE = re.compile(r"\([^()]{1,80}\)")
 
 
 # The words that ask for a reminder: "remind me", "remnd me", "ping us", "nudge me".
@@ -2076,6 +2102,36 @@ def _until_then(plain: str, found: Words, now: datetime, tz: str) -> Words:
     return replace(found, recurrence=ended, rest=rest)
 
 
+# An end said right after a repeat's time: "every evening at 7 until the end of term";
+# not "until I reply" (a nag), "until further notice" or "until then" (no end).
+_END_AFTER = re.compile(
+    r"[\s,]*(?P<end>(?:until|till|til|thru|through)\s+"
+    r"(?!(?:i|we|you|it|further|then|now|cancel\w*|told|stopped)\b)[^,.;!?()]{1,40}?)"
+    r"(?=\s*(?:$|[,.;!?(]|(?:remind|ping|nudge|rmd)\s+(?:me|us)\b|to\s+\w))",
+    re.I,
+)
+
+
+def _unread_end(body: str, said: str) -> str | None:
+    """The end said right after a repeat's time that no date was read from."""
+    at = body.lower().find(said.lower()) if said else -1
+    if at < 0:
+        return None
+    m = _END_AFTER.match(QUOTED.sub(" ", body), at + len(said))
+    return " ".join(m["end"].split()) if m is not None else None
+
+
+def end_question(end: str) -> str:
+    """What to ask when a repeat's end was said but no date can be read from it."""
+    return (
+        f"{END_ASKED} I can't tell a date from “{end}”, so nothing is scheduled yet: say its "
+        "last day (e.g. `until 18 December`), or `no end`."
+    )
+
+
+END_ASKED = "When should it stop?"
+
+
 def _said_first(body: str, said: str, request: re.Pattern[str]) -> bool:
     """Whether the time's words come before the request ("next Wednesday at 2pm remind me
     about the call"): then they say when to remind, not when the event is."""
@@ -2097,6 +2153,17 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
         return "quoted" + "".join("abcdefghij"[int(d)] for d in str(len(quotes) - 1)) + "x"
 
     plain = QUOTED.sub(keep, raw)
+    if "(" in plain:
+        # "remind me wed evening to sign the slip (due thurs)", "… 04:15 on Thursday
+        # morning (the Wed night into Thu one) - remind me then": a remark in brackets
+        # beside a time said outside them is kept as said, not read as a second time
+        outside = _ASIDE.sub(" ", plain)
+        if outside != plain and timeparse.split_when(outside, now=now, tz=tz) is not None:
+            # (not the date of an end said before it: "until the end of term (friday 18
+            # dec)" ends then)
+            plain = _ASIDE.sub(
+                lambda m: m.group(0) if _END_NAMED.search(plain, 0, m.start()) else keep(m), plain
+            )
     found = _read_time(plain, now, tz)
     found = _yearly_on_its_day(plain, found, now, tz)
     found = _on_that_day(plain, found, now, tz)
@@ -2165,7 +2232,11 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     again = timeparse.split_when(rest, now=now, tz=named or tz) if rest else None
     # Not a thing's own time ("take the 8:15 train", "about the 10am dentist appointment").
     ambiguous = again is not None and not again.thing and _strong(rest)
-    told = ambiguous and again is not None and _told(body, again.said)
+    told = (
+        ambiguous
+        and again is not None
+        and (_told(body, again.said) or _the_events_own(body, again.said))
+    )
     if told:
         # "at 5pm post that the office closes early today", "remind me at 5 that the
         # meeting is tomorrow": the second time is in what is said, not when to say it
@@ -2196,8 +2267,18 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
             # "class every tuesday and thursday at 14:15, remind me 15 minutes before it
             # starts": the same days, the lead earlier; the lead is spent
             sched, lead = early, None
+        unread = None
+        if sched.until is None and sched.max_runs is None:
+            unread = _unread_end(body, found.said)
         return Words(
-            raw, recurrence=sched, rest=rest, zone=named, lead=lead, nag=nag, ambiguous=ambiguous
+            raw,
+            recurrence=sched,
+            rest=rest,
+            zone=named,
+            lead=lead,
+            nag=nag,
+            ambiguous=ambiguous,
+            unread_end=unread,
         )
     daily = _daily_for(raw, found, runs, now, tz)
     if daily is not None:
@@ -2229,6 +2310,7 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         and not named
         and not _ZONEISH.search(body)
         and not _NEXT_MORNING.search(QUOTED.sub(" ", body))
+        and not (at.hour == 0 and MIDNIGHT.search(body))
     ):
         # A bare time already past today: whether tomorrow is meant is the person's call
         # (the tool asks), so the words don't pick the day. (A time the person put in the
@@ -2295,6 +2377,8 @@ def _afternoon(body: str, at: datetime) -> datetime:
 
 # "in the morning" said once the morning has begun is tomorrow's, as people mean it (a
 # clock said with it, "at 8 in the morning", is a time that may have passed: asked).
+# "half past midnight", "at midnight": the coming one, not one already past today.
+MIDNIGHT = re.compile(r"\bmidnight\b", re.I)
 _NEXT_MORNING = re.compile(r"^(?!.*\d).*\b(?:in|first thing in) the morning\b", re.I)
 _WEEKEND = re.compile(r"\bw(?:ee)?-?k(?:e)?-?e?nd\b", re.I)
 
@@ -2324,6 +2408,24 @@ def _told(rest: str, said: str) -> bool:
     asked = _ASKS.search(rest)
     start = asked.start() if asked is not None else 0
     return at > start and _TOLD.search(rest, start, at) is not None
+
+
+# "…, it starts at 6", "(the show begins at 8)": the event's own time, told beside when to
+# remind ("wednesday at 5:40pm, it starts at 6").
+_EVENT_TIME_BEFORE = re.compile(
+    r"(?:^|[,;.(—–-]\s*)(?:and\s+|but\s+)?(?:it|that|this|which|she|he|they"
+    r"|the\s+[\w'-]+(?:\s+[\w'-]+)?)\s+(?:starts?|begins?|opens?|kicks\s+off|is|'s)\s*$",
+    re.I,
+)
+
+
+def _the_events_own(body: str, said: str) -> bool:
+    """Whether the second time `said` is an event's own clock, told in a clause of its own
+    after the first ("…, it starts at 6")."""
+    if not re.match(r"(?:at\s+|@\s*)?\d", said or ""):
+        return False  # a day ("…, the hike starts tomorrow") is `_request_alone`'s to read
+    at = body.lower().rfind(said.lower())
+    return at > 0 and _EVENT_TIME_BEFORE.search(body[:at]) is not None
 
 
 def _cued_half(body: str, at: datetime, now: datetime) -> datetime:

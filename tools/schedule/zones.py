@@ -203,6 +203,8 @@ def resolve_zone(text: str) -> str | None:
     by_offset = offset_zone(key)
     if by_offset is not None:
         return by_offset
+    if key in _DEMONYMS:  # "Irish time", "switch me to Korean time": the country's
+        return resolve_zone(_DEMONYMS[key])
     # A country before the zone names: "Japan" is Asia/Tokyo, not the legacy link "Japan".
     country = country_zone(key)
     if country is not None:
@@ -228,6 +230,60 @@ def resolve_zone(text: str) -> str | None:
 _NORTH_AMERICAN = re.compile(
     r"(?:the\s+)?(?:us|u\.s\.a?\.?|usa|america|american|canada|canadian)\s+(.+)"
 )
+# A country's people, said for its time ("Irish time"): the country (one with several zones
+# is then not one zone, as the country's name isn't).
+_DEMONYMS = {
+    "irish": "ireland",
+    "british": "uk",
+    "english": "england",
+    "scottish": "scotland",
+    "welsh": "wales",
+    "german": "germany",
+    "french": "france",
+    "spanish": "spain",
+    "italian": "italy",
+    "dutch": "netherlands",
+    "belgian": "belgium",
+    "swiss": "switzerland",
+    "austrian": "austria",
+    "polish": "poland",
+    "czech": "czechia",
+    "slovak": "slovakia",
+    "portuguese": "portugal",
+    "greek": "greece",
+    "turkish": "turkey",
+    "swedish": "sweden",
+    "norwegian": "norway",
+    "danish": "denmark",
+    "finnish": "finland",
+    "icelandic": "iceland",
+    "hungarian": "hungary",
+    "romanian": "romania",
+    "bulgarian": "bulgaria",
+    "croatian": "croatia",
+    "serbian": "serbia",
+    "ukrainian": "ukraine",
+    "japanese": "japan",
+    "korean": "south korea",
+    "south korean": "south korea",
+    "chinese": "china",
+    "taiwanese": "taiwan",
+    "indian": "india",
+    "pakistani": "pakistan",
+    "thai": "thailand",
+    "vietnamese": "vietnam",
+    "filipino": "philippines",
+    "singaporean": "singapore",
+    "israeli": "israel",
+    "egyptian": "egypt",
+    "south african": "south africa",
+    "nigerian": "nigeria",
+    "kenyan": "kenya",
+    "argentinian": "argentina",
+    "argentine": "argentina",
+    "colombian": "colombia",
+    "peruvian": "peru",
+}
 # Names people use for a country that the tz database spells otherwise.
 _COUNTRY_NAMES = {
     "us": "US",
