@@ -2150,6 +2150,19 @@ async def test_someone_elses_reminder_or_a_past_event_makes_no_job(
             local(27, 14),
             "test the overlay before the stream",
         ),
+        # a remark in brackets beside the time said outside them
+        (
+            "remind me wed evening to sign the zoo trip permission slip (due thurs) and put £8 "
+            "in the envelope",
+            local(25, 18),
+            "(due thurs)",
+        ),
+        (
+            "last patrol is 04:15 on Thursday morning (the Wed night into Thu one) - remind me "
+            "then to do the car park loop",
+            local(26, 4, 15),
+            "do the car park loop",
+        ),
     ],
 )
 async def test_who_asks_and_when_the_time_is_said(
@@ -2270,31 +2283,6 @@ async def test_an_events_own_clock_told_after_the_reminders(
 ) -> None:
     await say(runtime, deps, first)
     job = await one_job(deps, await say(runtime, deps, second))
-    assert job.next_run_at == at and words in job.command, job.command
-
-
-@pytest.mark.parametrize(
-    ("text", "at", "words"),
-    [
-        # a remark in brackets beside the time said outside them
-        (
-            "remind me wed evening to sign the zoo trip permission slip (due thurs) and put £8 "
-            "in the envelope",
-            local(25, 18),
-            "(due thurs)",
-        ),
-        (
-            "last patrol is 04:15 on Thursday morning (the Wed night into Thu one) - remind me "
-            "then to do the car park loop",
-            local(26, 4, 15),
-            "do the car park loop",
-        ),
-    ],
-)
-async def test_a_remark_in_brackets_is_no_second_time(
-    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, words: str
-) -> None:
-    job = await one_job(deps, await say(runtime, deps, text))
     assert job.next_run_at == at and words in job.command, job.command
 
 

@@ -629,3 +629,31 @@ def test_a_day_named_as_a_thing_is_still_no_time(text: str) -> None:
     from tools.timeparse import split_when
 
     assert split_when(text, now=NOW, tz="Europe/Berlin") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "rest"),
+    [
+        # a rhythm of months or weeks said before the task, its day after it
+        ("remind me every month to pay rent on the 1st at 9am", datetime(2026, 12, 1, 9), "pay"),
+        ("remind me monthly to pay rent, on the 1st at 9am", datetime(2026, 12, 1, 9), "pay"),
+        ("remind me weekly to call mum on sunday at 6pm", datetime(2026, 11, 29, 18), "call"),
+    ],
+)
+def test_a_rhythm_and_its_day_said_apart_are_one_repeat(
+    text: str, first: datetime, rest: str
+) -> None:
+    from tools.schedule import Schedule
+    from tools.timeparse import split_when
+
+    got = split_when(text, now=NOW, tz="Europe/Berlin")
+    assert got is not None and isinstance(got.schedule, Schedule), got
+    assert got.schedule.next_runs(NOW, 2)[0] == first.replace(tzinfo=Z)
+    assert got.rest.startswith(rest)
+
+
+def test_a_daily_rhythm_keeps_a_day_told_in_the_task() -> None:
+    from tools.timeparse import split_when
+
+    got = split_when("remind me every day to study for the exam on friday", now=NOW, tz=TZ)
+    assert got is not None and "on friday" in got.rest

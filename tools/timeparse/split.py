@@ -680,6 +680,12 @@ def _joined(
         _, other, said_rule, said_other = (
             (a, b, said_a, said_b) if isinstance(a, Schedule) else (b, a, said_b, said_a)
         )
+        if not isinstance(other, Schedule) and _BARE_PERIOD.fullmatch(said_rule.strip(" ,")):
+            # "remind me every month to pay rent on the 1st at 9am", "quarterly … on the
+            # 10th at 9am": a rhythm with no day of its own, and its day said apart
+            joined = read_recurrence(f"{said_rule.strip(' ,')} {said_other}", ctx(), tz)
+            if joined is not None:
+                return joined
         if isinstance(other, Schedule) or parts(said_other) not in ((False, True), None):
             return _APART  # a day or a date of its own: a separate fact
         if _HAS_CLOCK.search(said_rule):
@@ -713,6 +719,12 @@ def _joined(
     return None if side_by_side else _APART
 
 
+# A rhythm of weeks, months or years that names no day in it ("every month", "quarterly").
+_BARE_PERIOD = re.compile(
+    r"(?:every|each)\s+(?:other\s+|second\s+|\d+\s+)?(?:weeks?|months?|quarters?|years?)"
+    r"|weekly|fortnightly|biweekly|monthly|bimonthly|quarterly|yearly|annually",
+    re.IGNORECASE,
+)
 # A part of a day said as the day: "tonight", "tomorrow morning", "this evening", "friday night".
 _PART_OF_A_DAY = re.compile(
     r"(?:tonight|(?:(?:this|tomorrow|tmrw|today|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+)"
