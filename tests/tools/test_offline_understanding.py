@@ -2318,3 +2318,23 @@ async def test_an_end_given_in_brackets_is_the_repeats_end(
     sched = schedule_of(job)
     assert sched.until is not None and sched.until.astimezone(BERLIN).date().day == 18
     assert job.command == "check the homework planners and sign them"
+
+
+async def test_that_reminder_is_the_one_of_the_thing_told_before(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "I already ordered the pizza, you can drop that reminder")
+    assert (await deps.engine.get(pizza)).status == "cancelled", r.text
+
+
+async def test_a_deadline_told_before_a_repeat_with_its_own_time(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = (
+        "our landlord wants the rent in by the 1st, so on the 28th of every month at 9am remind "
+        "me to send the rent"
+    )
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    runs = schedule_of(job).next_runs(NOW, 2)
+    assert runs == [local(28, 9), local(28, 9, month=12)] and "send the rent" in job.command

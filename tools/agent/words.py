@@ -1714,6 +1714,7 @@ _JOB_PHRASE = re.compile(
     rf"\b(?:the|my|our|that|this)\s+(?:[a-z0-9'&-]+\s+){{0,3}}?(?:{_JOB_NOUNS})\b"
 )
 _JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
+_THING_NAMED = re.compile(r"\b(?:the|my|our)\s+([a-z][a-z'-]+)\b")
 _REFERRED = re.compile(r"^((?:[a-z]+\s+){1,2}?)(?:it|that|this|them|those|these)(?:\s+ones?)?\b")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
 _NAMED_AFTER_NOUN = re.compile(r"\s+(?:for|about|of|to)\s+\S")
@@ -1739,7 +1740,19 @@ def _change_in_a_clause(low: str) -> tuple[str, str] | None:
                 named = [m.group(0) for p in parts[:i] for m in _JOB_PHRASE.finditer(p)]
                 # or by its number ("stretching (#46) is back in the lineup, switch it on")
                 named += [f"#{m[1] or m[2]}" for p in parts[:i] for m in _NUMBER_SAID.finditer(p)]
+                if not named and _JOB_WORDS.match(part, referred.end() + 1):
+                    # "I already ordered the pizza, you can drop that reminder": the
+                    # reminder of the thing the clause before named
+                    things = [m[1] for p in parts[:i] for m in _THING_NAMED.finditer(p)]
+                    named = [f"the {things[-1]} reminder"] if things else []
+                    part = f"{referred.group(1)}{named[0]}" if named else part
+                    referred = None
                 if not named:
+                    continue
+                if referred is None:
+                    got = manage_request(part)
+                    if got is not None:
+                        found.append(got)
                     continue
                 part = f"{referred.group(1)}{named[0]}{part[referred.end() :]}"
                 part = _MAKE_IT_A_TIME.sub("move ", part)  # "make it 5:30"
@@ -2030,12 +2043,22 @@ def _request_alone(plain: str, found: Words, now: datetime, tz: str) -> Words:
     begin = ends[-1] if ends else 0
     after = _CLAUSE_END.search(plain, asks[0].end())
     end = after.start() if after else len(plain)
-    if not found.ambiguous or _another_request(plain[end:], now, tz):
+    # (two times the time language could not put together read as none at all: "our
+    # landlord wants the rent in by the 1st, so on the 28th of every month at 9am remind me …")
+    if not (found.ambiguous or found.timeless) or _another_request(plain[end:], now, tz):
         return found
+    if found.timeless and any(
+        timeparse.split_when(piece, now=now, tz=tz) is not None
+        for piece in re.split(r"[,;.!?]", plain[end:])
+        if piece.strip()
+    ):
+        return found  # times after the request's clause too: which go together is asked
     for lo in dict.fromkeys((begin, at)):
         part, told = plain[lo:end], f"{plain[:lo]} {plain[end:]}"
         if _TAKEN_BACK.search(told):
             return found
+        if found.timeless and names_repeat(plain[:lo]):
+            continue  # "green bin goes out every other tuesday …, remind me at 7pm each time"
         inner = _read_time(part, now, tz)
         if (inner.instant or inner.recurrence) and not inner.ambiguous and not inner.half_day:
             task = " ".join(inner.rest.split())
