@@ -1294,3 +1294,16 @@ async def test_an_end_no_date_is_read_from_is_asked_whatever_the_model_made(
         r = await ask(runtime, deps, text, part, TextPart("Done."))
         assert not r.job_ids and r.approval is None, r.text
         assert r.text.startswith("When should it stop?"), r.text
+
+
+async def test_a_time_inside_the_message_to_post_is_not_its_time(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B (the twenty-eighth set) posted "… in 1 hr" at a time it made up for "here
+    later": the quoted words are the message, so no time was said."""
+    text = "can u post 'raid signups close in 1 hr' here later"
+    part = call(
+        "send_scheduled_message", scheduled_datetime="18:00", message="raid signups close in 1 hr"
+    )
+    r = await ask(runtime, deps, text, part, TextPart("Done."))
+    assert not r.job_ids and "didn't see a time" in r.text, r.text

@@ -326,7 +326,8 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         # "remind me twice a week to clean the fish tank": how often, not when; the 1.5B
         # made it every weekday at the reference time (the nineteenth set)
         raise AskWhen(VAGUE_RHYTHM)
-    if not chat and (_TIMEISH.search(said) or _NOW.search(said)):
+    unquoted = QUOTED.sub(" ", said)  # the words of a message to post are no time of it
+    if not chat and (_TIMEISH.search(unquoted) or _NOW.search(unquoted)):
         return  # a time the time language can't read may still be one the model did
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
         thanked = _THANKS_FIRST.match(words.text) is not None  # "thank you dear, …"
