@@ -47,7 +47,7 @@ from tools.agent.offline import (
     settles_answer,
 )
 from tools.agent.reading import ReadingModel
-from tools.agent.words import read_words, what_of
+from tools.agent.words import asks_to_be_reminded, read_words, what_of
 from tools.approval import Approvals, PendingApproval, ProposedCall
 from tools.errors import UserError
 from tools.jobs.marker import fired_prompt
@@ -382,6 +382,14 @@ async def run_agent(
             if done is not None:
                 (output, messages), offline = done, True
                 reply.offline = True
+        elif not offline and not deps.fired and _left_unasked(deps, output):
+            # "remind me thursday or friday to …, whichever is quieter": the 1.5B explained
+            # its tools' time formats instead of asking which; the question code asks is
+            # the answer
+            asked = await _offline_question(runtime, prompt, deps, usage)
+            if asked is not None:
+                (output, messages), offline = asked, True
+                reply.offline = True
         if messages and (deps.fired or offline):
             messages = [*history, *messages]
         await _finish(runtime, deps, reply, output, messages, save=save)
@@ -412,6 +420,32 @@ def _left_undone(deps: HomarDeps, output: Output) -> bool:
         return False
     what = what_of(words.rest).lower().strip(" ?!.,")
     return bool(what) and what not in NO_TASK
+
+
+def _left_unasked(deps: HomarDeps, output: Output) -> bool:
+    """Whether the model answered a request to be reminded whose time is unclear (none
+    read, or two) with text alone: nothing done, nothing asked."""
+    st, words = deps.state, deps.state.words
+    if (st.lines and not st.misdirected) or st.job_ids or st.tool_calls or st.proposed:
+        return False
+    if st.clarifier or st.remind_now or words is None or not asks_to_be_reminded(words.text):
+        return False
+    if not isinstance(output, str) or output.rstrip(" *_").endswith("?"):
+        return False
+    return (words.ambiguous or words.timeless) and not words.statement
+
+
+async def _offline_question(
+    rt: AgentKit, prompt: str | None, deps: HomarDeps, usage: RunUsage
+) -> tuple[Output, list[ModelMessage]] | None:
+    """The offline model's answer when it is a question and nothing else; None, and
+    nothing changed, when it is not."""
+    output, messages = await _run_offline(rt, prompt, deps, usage, [])
+    st = deps.state
+    if isinstance(output, str) and output.rstrip(" *_").endswith("?") and not st.job_ids:
+        return output, messages
+    st.restart()
+    return None
 
 
 async def _offline_instead(

@@ -2017,6 +2017,14 @@ def _on_that_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
 
 
 _ASKS = re.compile(_ASK_VERB, re.I)
+
+
+def asks_to_be_reminded(text: str) -> bool:
+    """Whether the message asks, in its own words, to be reminded ("remind me", "ping us";
+    not "the reminder worked")."""
+    return _ASKS.search(QUOTED.sub(" ", text)) is not None
+
+
 # Where a clause ends: a stop, a comma, a dash between words.
 _CLAUSE_END = re.compile(r"[,;.!?](?=\s|$)|\s[—–-]\s")
 # Words that take a time back ("no wait, tuesday", "or rather at 6"): not context.
