@@ -2338,3 +2338,17 @@ async def test_a_deadline_told_before_a_repeat_with_its_own_time(
     job = await approved(runtime, deps, await say(runtime, deps, text))
     runs = schedule_of(job).next_runs(NOW, 2)
     assert runs == [local(28, 9), local(28, 9, month=12)] and "send the rent" in job.command
+
+
+async def test_a_pause_until_a_day_says_it_does_not_restart_by_itself(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job = await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command="post standup",
+        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
+        kind="recurring",
+    )
+    r = await say(runtime, deps, "pause the standup until monday the 7th please")
+    assert (await deps.engine.get(job.id)).status == "paused", r.text
+    assert "doesn't restart by itself" in r.text and f"resume {job.id}" in r.text

@@ -657,3 +657,18 @@ def test_a_daily_rhythm_keeps_a_day_told_in_the_task() -> None:
 
     got = split_when("remind me every day to study for the exam on friday", now=NOW, tz=TZ)
     assert got is not None and "on friday" in got.rest
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a courtesy after a date is no thing the date describes ("the 3pm call")
+        ("monday the 7th please", datetime(2026, 12, 7, 9)),
+        ("the 7th pls", datetime(2026, 12, 7, 9)),
+    ],
+)
+def test_a_courtesy_after_a_date_leaves_it_a_time(text: str, want: datetime) -> None:
+    from tools.timeparse import split_when
+
+    got = split_when(text, now=NOW, tz=TZ)
+    assert got is not None and not got.thing and got.schedule == want.replace(tzinfo=Z)

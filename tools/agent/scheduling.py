@@ -1225,7 +1225,22 @@ async def stop_interval_action(ctx: RunContext[HomarDeps], task_id: int) -> str:
     meant = await _job_to_change(ctx, task_id, Change.PAUSE)
     job = await ctx.deps.engine.pause(meant.id, ctx.deps.actor)
     shown = job_scope.shown(ctx.deps, job)
-    return _record(ctx, f"Paused #{job.id} ({shown}); say resume {job.id} to restart it.")
+    text = f"Paused #{job.id} ({shown}); say resume {job.id} to restart it."
+    until = _PAUSED_UNTIL.search(QUOTED.sub(" ", words_of(ctx.deps).text))
+    found = (
+        timeparse.split_when(until["when"], now=ctx.deps.reference_now(), tz=ctx.deps.zone)
+        if until is not None
+        else None
+    )
+    back = found.schedule if found is not None else None
+    if isinstance(back, datetime):
+        # "pause the standup until monday the 7th": not silently forever
+        text += f" It doesn't restart by itself on {stamp(back)}: say `resume {job.id}` then."
+    return _record(ctx, text)
+
+
+# "… until monday the 7th": when a paused job is wanted back.
+_PAUSED_UNTIL = re.compile(r"\b(?:until|till|til)\s+(?P<when>[^,.;!?]{1,40})", re.I)
 
 
 @_guarded

@@ -467,8 +467,12 @@ _THING_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "h
 
 
 def _plain_word(word: str) -> bool:
-    """A word that is no word of the grammar ("train", "party"; not "tomorrow", "at")."""
-    return word.isalpha() and len(word) > 2 and word not in _FRAGMENTS
+    """A word that is no word of the grammar ("train", "party"; not "tomorrow", "at"), nor
+    a courtesy said after a time ("monday the 7th please")."""
+    return word.isalpha() and len(word) > 2 and word not in _FRAGMENTS and word not in _COURTESY
+
+
+_COURTESY = frozenset({"please", "pls", "plz", "thanks", "thx", "thankyou", "cheers", "ta"})
 
 
 _FRACTIONS = frozenset({"half", "quarter", "third"})
