@@ -2352,3 +2352,13 @@ async def test_a_pause_until_a_day_says_it_does_not_restart_by_itself(
     r = await say(runtime, deps, "pause the standup until monday the 7th please")
     assert (await deps.engine.get(job.id)).status == "paused", r.text
     assert "doesn't restart by itself" in r.text and f"resume {job.id}" in r.text
+
+
+@pytest.mark.parametrize(
+    "text", ["remind me at 9am and 5pm to take my meds", "remind me at 5 and 6 to stretch"]
+)
+async def test_two_clocks_for_one_reminder_are_named_as_two(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and "more than one time" in r.text, r.text

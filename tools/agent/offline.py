@@ -45,6 +45,7 @@ from tools.agent.words import (
     POLITE_END,
     QUOTED,
     REMIND,
+    TWO_CLOCKS,
     TWO_TIMES,
     end_question,
     far_weekday_date,
@@ -705,7 +706,9 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
         named = _WHOSE_OCCASION.search(QUOTED.sub(" ", t))
         what = named.group(0) if named else ""
     if when is None:
-        if words.ambiguous:
+        if words.ambiguous or TWO_CLOCKS.search(QUOTED.sub(" ", t)):
+            # (or two clocks for one reminder, read as none: "remind me at 9am and 5pm to
+            # take meds" is told so, not asked "when?" as if no time had been said)
             return TWO_TIMES
         if remind or event:
             return timeparse.explain_invalid_date(t) or ASK_WHEN
