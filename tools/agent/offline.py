@@ -33,6 +33,7 @@ from tools import overlap, timeparse
 from tools.agent.prompt import read_reference
 from tools.agent.scheduling import is_chat
 from tools.agent.words import (
+    ASIDE,
     BY_CLOCK,
     END_ASKED,
     EPOCH,
@@ -206,7 +207,6 @@ _LIVES_IN = re.compile(
 
 # An opening word and a remark in brackets: no part of what is asked.
 _OPENER = re.compile(r"^(?:(?:ok|okay|so|well|hey|hi|btw|fyi|update|news)\b[,:!.]?\s+)+", re.I)
-_ASIDE = re.compile(r"\s*\([^()]{0,80}\)")
 
 
 def _names_a_zone(named: str) -> bool:
@@ -219,7 +219,7 @@ def _zone_said(text: str) -> tuple[str, str | None] | None:
     they name no zone). "my timezone is …" counts whatever it names; where the person
     lives ("I live in New York now") only when the place names a zone."""
     t = _clean(_own_words(text)).rstrip(" .!")
-    t = " ".join(_ASIDE.sub(" ", _OPENER.sub("", t)).split())  # "ok i live in X now (uni started)"
+    t = " ".join(ASIDE.sub(" ", _OPENER.sub("", t)).split())  # "ok i live in X now (uni started)"
     told = re.split(r"\s+[—–]\s+", t, maxsplit=1)  # "we've signed the lease — I'm moving …"
     for said in (
         _ZONE_SET.fullmatch(t),

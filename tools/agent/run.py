@@ -407,12 +407,8 @@ async def run_agent(
 def _left_undone(deps: HomarDeps, output: Output) -> bool:
     """Whether the model answered a clear request for later (one time, a task) with text
     alone: nothing scheduled, nothing done, no question asked."""
-    st, words = deps.state, deps.state.words
-    if (st.lines and not st.misdirected) or st.job_ids or st.tool_calls or st.proposed:
-        return False
-    if st.clarifier or st.remind_now:
-        return False
-    if not isinstance(output, str) or output.rstrip(" *_").endswith("?") or words is None:
+    words = deps.state.words
+    if not _only_said(deps, output) or words is None:
         return False
     if words.instant is None and words.recurrence is None:
         return False
@@ -425,14 +421,20 @@ def _left_undone(deps: HomarDeps, output: Output) -> bool:
 def _left_unasked(deps: HomarDeps, output: Output) -> bool:
     """Whether the model answered a request to be reminded whose time is unclear (none
     read, or two) with text alone: nothing done, nothing asked."""
-    st, words = deps.state, deps.state.words
-    if (st.lines and not st.misdirected) or st.job_ids or st.tool_calls or st.proposed:
-        return False
-    if st.clarifier or st.remind_now or words is None or not asks_to_be_reminded(words.text):
-        return False
-    if not isinstance(output, str) or output.rstrip(" *_").endswith("?"):
+    words = deps.state.words
+    if not _only_said(deps, output) or words is None or not asks_to_be_reminded(words.text):
         return False
     return (words.ambiguous or words.timeless) and not words.statement
+
+
+def _only_said(deps: HomarDeps, output: Output) -> bool:
+    """Whether the run's answer is text alone: nothing done, scheduled or asked."""
+    st = deps.state
+    if (st.lines and not st.misdirected) or st.job_ids or st.tool_calls or st.proposed:
+        return False
+    if st.clarifier or st.remind_now:
+        return False
+    return isinstance(output, str) and not output.rstrip(" *_").endswith("?")
 
 
 async def _offline_question(

@@ -140,7 +140,9 @@ _TIMES = re.compile(
     r"|classes|lessons|rounds|runs|reminders?)\b(?:\s+(?:and|then)\s+[^,.;!?]{0,40})?",
     re.I,
 )
-_UNTIL = re.compile(r"(?:,\s*|\s+|^)(?:until|till|til|through|thru)\s+([^,.;!?—–]+)", re.I)
+# The words that say a repeat's end: "until", "till", "through" …
+_UNTIL_WORD = r"(?:until|till|til|through|thru)"
+_UNTIL = re.compile(rf"(?:,\s*|\s+|^){_UNTIL_WORD}\s+([^,.;!?—–]+)", re.I)
 _FOR_NEXT = re.compile(
     r"(?:,\s*|\s+)for\s+the\s+next\s+((?:\d+|an?|one|two|three|four|five|six|half an?)?\s*"
     r"(?:min(?:ute)?s?|hours?|days?|weeks?|months?|years?))\b",
@@ -1828,9 +1830,9 @@ QUOTED = re.compile(
     r"|‘[^’\n]{1,500}’"
 )
 _STASHED = re.compile(r"\bquoted([a-j]+)x\b")
-_END_NAMED = re.compile(r"\b(?:until|till|til|thru|through)\s+(?:[\w'-]+\s+){0,5}$", re.I)
+_END_NAMED = re.compile(rf"\b{_UNTIL_WORD}\s+(?:[\w'-]+\s+){{0,5}}$", re.I)
 # A remark in brackets ("(due thurs)", "(no rush)").
-_ASIDE = re.compile(r"\([^()]{1,80}\)")
+ASIDE = re.compile(r"\([^()]{0,80}\)")
 
 
 # The words that ask for a reminder: "remind me", "remnd me", "ping us", "nudge me".
@@ -2136,7 +2138,7 @@ def _until_then(plain: str, found: Words, now: datetime, tz: str) -> Words:
 # An end said right after a repeat's time: "every evening at 7 until the end of term";
 # not "until I reply" (a nag), "until further notice" or "until then" (no end).
 _END_AFTER = re.compile(
-    r"[\s,]*(?P<end>(?:until|till|til|thru|through)\s+"
+    rf"[\s,]*(?P<end>{_UNTIL_WORD}\s+"
     r"(?!(?:i|we|you|it|further|then|now|cancel\w*|told|stopped)\b)[^,.;!?()]{1,40}?)"
     r"(?=\s*(?:$|[,.;!?(]|(?:remind|ping|nudge|rmd)\s+(?:me|us)\b|to\s+\w))",
     re.I,
@@ -2188,11 +2190,11 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
         # "remind me wed evening to sign the slip (due thurs)", "… 04:15 on Thursday
         # morning (the Wed night into Thu one) - remind me then": a remark in brackets
         # beside a time said outside them is kept as said, not read as a second time
-        outside = _ASIDE.sub(" ", plain)
+        outside = ASIDE.sub(" ", plain)
         if outside != plain and timeparse.split_when(outside, now=now, tz=tz) is not None:
             # (not the date of an end said before it: "until the end of term (friday 18
             # dec)" ends then)
-            plain = _ASIDE.sub(
+            plain = ASIDE.sub(
                 lambda m: m.group(0) if _END_NAMED.search(plain, 0, m.start()) else keep(m), plain
             )
     found = _read_time(plain, now, tz)
