@@ -210,6 +210,8 @@ async def test_readme_todo(runtime: AgentKit, deps: HomarDeps, db: Database) -> 
         ("could you put buy stamps on my todo list? I'll get to it later", "buy stamps"),
         # the twenty-fourth: an aside in brackets after the list's name
         ("add to my todos (no date): fix the bike light", "fix the bike light"),
+        # the thirty-first: "this" first, the item after a colon
+        ("Add this to my to-do list, no hurry: mend the garden gate.", "mend the garden gate"),
     ],
 )
 async def test_todo_said_many_ways(
@@ -235,6 +237,17 @@ async def test_todo_said_many_ways(
             "I arrived in Toronto yesterday and I stay here for all the exchange semester, "
             "please put my reminders in Toronto time",
             "America/Toronto",
+        ),
+        # the thirty-first and thirty-fourth: the move "over" told first, a courtesy after the
+        # request; the zone "for my reminders"
+        (
+            "We've moved over to Leeds to be near the grandchildren. Could you put me on "
+            "British time, please?",
+            "Europe/London",
+        ),
+        (
+            "new flat, new job — I'm living in Cork now, please use Irish time for my jobs",
+            "Europe/Dublin",
         ),
     ],
 )
@@ -436,6 +449,9 @@ async def test_a_repeat_ends_as_the_time_language_reads_it(
         # the twenty-eighth and thirtieth: typed fast, two kinds of job named
         "wat reminders do i have rn",
         "what reminders and scheduled jobs do I have running at the moment?",
+        # the thirty-first and thirty-third: which of them, asked as a favour or for a reason
+        "I'm all at sea. Would you tell me which reminders I've got set up just now?",
+        "what jobs have I got lined up before the move?",
     ],
 )
 async def test_asking_what_is_coming_lists_the_jobs(
@@ -2362,3 +2378,80 @@ async def test_two_clocks_for_one_reminder_are_named_as_two(
 ) -> None:
     r = await say(runtime, deps, text)
     assert not r.job_ids and "more than one time" in r.text, r.text
+
+
+async def test_a_zone_kept_through_a_trip_changes_nothing(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    r = await say(
+        runtime,
+        deps,
+        "heading to Seoul for a workshop next week, but keep my reminders on Berlin time",
+    )
+    assert await UserSettingsStore(db).tz(1) is None and not r.job_ids and "stays" in r.text
+
+
+@pytest.mark.parametrize(
+    ("turns", "at"),
+    [
+        # the place the message names is whose time "their time" is
+        (
+            ["call with the Toronto team tomorrow at 9am their time, remind me"],
+            datetime(2026, 11, 24, 15),
+        ),
+        # ... or the request the answer completes
+        (
+            ["set a reminder for my call with the Denver client", "tomorrow 8am their time"],
+            datetime(2026, 11, 24, 16),
+        ),
+    ],
+)
+async def test_their_time_is_the_named_places(
+    runtime: AgentKit, deps: HomarDeps, turns: list[str], at: datetime
+) -> None:
+    for text in turns[:-1]:
+        await say(runtime, deps, text)
+    r = await say(runtime, deps, turns[-1])
+    job = await (approved(runtime, deps, r) if r.approval else one_job(deps, r))
+    assert job.next_run_at == at.replace(tzinfo=BERLIN) and "their time" not in job.command
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "remind me about the dentist on the 4th or the 5th?? whichever it is",
+        "remind me about the call at 3 — not sure yet whether that's our time or Lisbon time",
+        "remind me to chase the plumber, he said he'd be back in a few days",
+    ],
+)
+async def test_a_time_not_settled_yet_is_asked(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.text.rstrip().endswith("?"), r.text
+
+
+async def test_a_change_in_a_clause_with_its_job_named_there(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    pizza = await seeded(deps, "order the pizza", local(23, 19))
+    stretch = await seeded(deps, "stretch", local(24, 8))
+    await deps.engine.pause(stretch)
+    standup = await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command="post standup",
+        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
+        kind="recurring",
+    )
+    said = [
+        "my sister is bringing soup tonight, so we won't order the pizza after "
+        "all. Please get rid of that reminder, dear.",
+        "the physio says I'm fine again, so please switch that stretch reminder back on",
+        "away for a week, put the daily standup post on hold",
+    ]
+    for text in said:
+        r = await say(runtime, deps, text)
+        assert not r.job_ids, r.text
+    assert (await deps.engine.get(pizza)).status == "cancelled"
+    assert (await deps.engine.get(stretch)).status == "active"
+    assert (await deps.engine.get(standup.id)).status == "paused"

@@ -285,7 +285,8 @@ async def test_tools_that_vary_by_turn_come_last(runtime: AgentKit, deps: HomarD
     turns = [
         "remind me tomorrow at 9 to call mom",
         "nag me about the taxes at 6pm every 10 minutes and dm me if I ignore it",
-        "could you switch my time zone to Lisbon",
+        # (a zone asked plainly, "could you switch my time zone to Lisbon", is read in code)
+        "could you work out my time zone? I'm near Lisbon",
         "every monday at 9 post the report until march",
         "in 45 seconds ping the server",
         "add a task: draft the newsletter",
@@ -441,6 +442,13 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
         "Thank you dear, you've been ever so helpful with Mum's tablets": call(
             "schedule_reminder", reminder_time="in 4 hours", message="thank you"
         ),
+        # the 1.5B (the thirtieth set): an amount is no time, "now" or otherwise
+        "Lehmann finally paid the overdue invoice, all 4,200 euros of it 🎉": call(
+            "schedule_reminder", reminder_time="now", message="Lehmann paid the invoice"
+        ),
+        "just deadlifted 140 kg, new PB 💪": call(
+            "schedule_reminder", reminder_time="in 1 hour", message="new record"
+        ),
     }
     await _no_job(runtime, deps, made_up, "not sure what you'd like")
     asked = {  # a thing to do, with no time: the 0.5B made "can you …?" a reminder tonight
@@ -463,6 +471,13 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
         message="renew the car insurance",
         follow_up=True,
         minutes_before=5,
+    )
+    # an amount to pay is no time to pay it at
+    asked["remind me to transfer $1,250 to the landlord"] = call(
+        "schedule_reminder", reminder_time="in 2 hours", message="transfer $1,250"
+    )
+    asked["rmd me to pay the 40 euros for the school trip"] = call(
+        "schedule_reminder", reminder_time="tomorrow at 9", message="pay 40 euros"
     )
     await _no_job(runtime, deps, asked, "didn't see a time")
     # how often, not when: the 1.5B made "twice a week" every weekday at the reference time

@@ -672,3 +672,39 @@ def test_a_courtesy_after_a_date_leaves_it_a_time(text: str, want: datetime) -> 
 
     got = split_when(text, now=NOW, tz=TZ)
     assert got is not None and not got.thing and got.schedule == want.replace(tzinfo=Z)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # teatime: afternoon tea, as people in Britain say it
+        ("at teatime on thursday", datetime(2026, 11, 26, 16)),
+        ("tomorrow at tea time", datetime(2026, 11, 24, 16)),
+        # a clock in words after a day counted in weeks ("a fortnight today")
+        ("a fortnight today at half past ten", datetime(2026, 12, 7, 10, 30)),
+        ("a week tomorrow, quarter to 3", datetime(2026, 12, 1, 14, 45)),
+    ],
+)
+def test_teatime_and_a_worded_clock_after_a_counted_day(text: str, want: datetime) -> None:
+    from tools.timeparse import parse_instant
+
+    assert parse_instant(text, now=NOW, tz=TZ) == want.replace(tzinfo=Z)
+
+
+@pytest.mark.parametrize(
+    ("text", "expr"),
+    [
+        # "10 in the morning" is a clock, not a second day of the month ("1,10")
+        ("first of each month, 10 in the morning", "0 10 1 * *"),
+        ("on the 15th of every month 7 in the evening", "0 19 15 * *"),
+        ("every sunday at teatime", "0 16 * * 0"),
+        # a day list stays one
+        ("on the 1st and 10th of each month", "0 9 1,10 * *"),
+    ],
+)
+def test_an_hour_with_its_part_of_the_day_in_a_repeat(text: str, expr: str) -> None:
+    from tools.schedule import Cron
+    from tools.timeparse import parse_recurrence
+
+    got = parse_recurrence(text, now=NOW, tz=TZ)
+    assert got is not None and got.spec == Cron(expr), got

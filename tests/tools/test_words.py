@@ -1156,3 +1156,132 @@ def test_a_job_named_by_words_around_a_span_or_after_for(text: str, words: list[
     from tools.agent.words import named_job
 
     assert named_job(text) == (None, words)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # "that <name> reminder" names the job where it stands, not one told before
+        ("I'm feeling better, so please switch that stretching reminder back on", ["stretching"]),
+        # an emoji ends a clause as a stop does
+        ("finals done 🥳 turn my evening walk reminder back on", ["evening", "walk"]),
+        # "that reminder" after three words of a verb: the thing told before
+        (
+            "the soup came early, so we won't order the pizza. please get rid of that reminder",
+            ["pizza"],
+        ),
+        # "shift" is a verb before a job, a noun before where or when
+        ("shift the watering to friday", ["watering"]),
+        ("shift at the bakery sun 6-2, ping me at 5 that morning", []),
+        # its old time said after "instead of"
+        ("from now on post the standup at 9:15 instead of 9", ["post", "standup"]),
+        ("the meeting is at 3 instead of 2", []),
+    ],
+)
+def test_a_job_named_in_a_clause_of_a_longer_message(text: str, words: list[str]) -> None:
+    from tools.agent.words import named_job
+
+    assert named_job(text) == (None, words)
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        # the day before the date told, at the clock said after it
+        (
+            "my niece's recital is on the 9th of december. remind me the day "
+            "before at noon to buy flowers",
+            datetime(2026, 12, 8, 12),
+        ),
+        (
+            "dissertation due dec 17, remind me the sunday before at 4pm to print it",
+            datetime(2026, 12, 13, 16),
+        ),
+        (
+            "exam on monday at 10 in the morning, remind me the day before at 8 in "
+            "the evening to pack",
+            datetime(2026, 11, 29, 20),
+        ),
+        # that morning, with its clock before or after, in words or digits
+        (
+            "the vet is on friday the 4th of december at 3:15, remind me that "
+            "morning at 8 to fast the dog",
+            datetime(2026, 12, 4, 8),
+        ),
+        (
+            "flight leaves saturday at 2, remind me at 10 that morning to pack",
+            datetime(2026, 11, 28, 10),
+        ),
+        (
+            "jab on tuesday at half past nine, remind me about it at quarter to nine that morning",
+            datetime(2026, 11, 24, 8, 45),
+        ),
+        # the clock told for the part of the day the request names
+        (
+            "the bins go out at nine at night. remind me about the bins tonight",
+            datetime(2026, 11, 23, 21),
+        ),
+        # a clock told in another sentence of its own day is not tonight's
+        (
+            "dinner with Sam at 7pm friday, remind me tonight to book a table",
+            datetime(2026, 11, 23, 18),
+        ),
+        # "friday afternoon" is its usual hour though lunch is told in another sentence
+        (
+            "some time on thursday afternoon remind me to pick up the "
+            "prescription. the pharmacist said it'd be ready after lunch",
+            datetime(2026, 11, 26, 14),
+        ),
+    ],
+)
+def test_a_time_read_from_the_day_or_clock_told_around_the_request(text: str, at: datetime) -> None:
+    w = read_words(text, FIXED_NOW, "Europe/Berlin")
+    assert w.instant == at.replace(tzinfo=BERLIN) and w.recurrence is None, w
+
+
+@pytest.mark.parametrize(
+    ("text", "expr"),
+    [
+        # a repeat's clock told before the request that names only its part of the day
+        (
+            "I have to take the antibiotics at half past seven every morning. "
+            "please remind me to take them each morning",
+            "30 7 * * *",
+        ),
+        # "beforehand" is a lead, taken off the repeat's own time
+        (
+            "book club meets every wednesday at 7pm, remind me about it every week "
+            "two hours beforehand",
+            "0 17 * * 3",
+        ),
+    ],
+)
+def test_a_repeat_read_from_the_clock_told_around_the_request(text: str, expr: str) -> None:
+    from tools.schedule import Cron
+
+    w = read_words(text, FIXED_NOW, "Europe/Berlin")
+    assert w.recurrence is not None and w.recurrence.spec == Cron(expr), w
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "lol the landlord cancelled the 9am viewing tmrw, best news all week",
+        "submitted the grant application at 4:55, five minutes before the deadline 😅",
+        "coach moved practice to thursday 6pm",
+    ],
+)
+def test_a_report_of_something_done_is_a_statement(text: str) -> None:
+    assert read_words(text, FIXED_NOW, "Europe/Berlin").statement
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "post updated notes at 5",
+        "finished the draft, remind me at 5 to send it",
+        "moved the standup to 10, update my reminder please",
+    ],
+)
+def test_a_command_or_a_request_after_a_report_is_no_statement(text: str) -> None:
+    assert not read_words(text, FIXED_NOW, "Europe/Berlin").statement

@@ -39,6 +39,7 @@ from tools.agent.words import (
     EPOCH,
     HALF_DAY_ASKED,
     JOB_NUMBER,
+    KEEP_ZONE,
     MEETING_LEAD,
     NOT_A_REQUEST,
     NOT_NOW,
@@ -70,7 +71,7 @@ from tools.audience import USER_MENTION
 from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
 from tools.schedule import Cron, Every, Schedule
-from tools.schedule.zones import resolve_zone
+from tools.schedule.zones import resolve_zone, their_time_in
 from tools.timeparse.recurrence import OCCASION_NOUN, WHOSE
 
 HELP = (
@@ -180,7 +181,7 @@ _FOR_A_REASON = (
 _LIVES_IN = re.compile(
     r"^(?:i\s+(?:now\s+)?live|i'?m\s+(?:now\s+)?(?:living|based|staying)"
     r"|i\s+am\s+(?:now\s+)?(?:living|based|staying)"
-    r"|(?:i|we)(?:'ve|\s+have)?(?:\s+just)?\s+(?:moved|relocated|shifted)"
+    r"|(?:i|we)(?:'ve|\s+have)?(?:\s+just)?\s+(?:moved|relocated|shifted)(?:\s+over|\s+back)?"
     r"|(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:moving|relocating))"
     rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:\s+for\s+good)?"
     # when the move is: "… for good this weekend"
@@ -196,7 +197,8 @@ _LIVES_IN = re.compile(
     r"|^(?:i|we)\s+(?:arrived|landed|got\s+here)\s+in\s+(?P<arrived>[a-z][\w' ]{0,30}?)"
     r"(?:\s+(?:yesterday|today|last\s+night|this\s+morning|on\s+\w+))?(?:\s+and\s+[^,.;]{0,80})?"
     rf"{_ASKS_ZONE}"
-    r"|^(?:please\s+)?use\s+(?P<used>.+?)(?:\s+time)?(?:\s+for\s+me)?"
+    r"|^(?:please\s+)?use\s+(?P<used>.+?)(?:\s+time(?:\s*zone)?)?"
+    r"(?:\s+for\s+(?:me|my\s+(?:reminders|jobs|schedule|stuff|things)))?"
     r"(?:\s+(?:please|from\s+now\s+on))?"
     # "switch me to UTC", "put me on Tokyo time"
     r"|^(?:please\s+)?(?:switch|change|move|set|put)\s+me\s+(?:over\s+)?(?:to|on)\s+"
@@ -221,9 +223,12 @@ def _zone_said(text: str) -> tuple[str, str | None] | None:
     t = _clean(_own_words(text)).rstrip(" .!")
     t = " ".join(ASIDE.sub(" ", _OPENER.sub("", t)).split())  # "ok i live in X now (uni started)"
     told = re.split(r"\s+[—–]\s+", t, maxsplit=1)  # "we've signed the lease — I'm moving …"
+    # "could you put me on English time, please?"
+    asked = _ASKING.sub("", POLITE_END.sub("", t.rstrip(" ?.!"))).rstrip(" .!,?")
     for said in (
         _ZONE_SET.fullmatch(t),
         _LIVES_IN.fullmatch(t),
+        _ZONE_SET.fullmatch(asked) or _LIVES_IN.fullmatch(asked) if asked != t else None,
         _LIVES_IN.fullmatch(told[1]) if told[1:] else None,
         _zone_asked_last(t),
     ):
@@ -247,11 +252,20 @@ def _asked_plainly(said: re.Match[str]) -> bool:
 _LAST_PART = re.compile(r"[,.;!?]\s+|\s+[—–-]+\s+|\s*[^\x00-\u024f\s]+\s*")
 
 
+_COURTESY_ONLY = re.compile(
+    r"(?:please|pls|plz|thanks?|thank\s+you|ty|thx|cheers|dear|love|mate)(?:\s+(?:dear|love|mate"
+    r"|so\s+much|a\s+lot))?",
+    re.I,
+)
+
+
 def _zone_asked_last(t: str) -> re.Match[str] | None:
     """ "we've moved to Dublin, kids start school on monday - can you switch me to Irish
     time": the zone asked for plainly in the last part, what comes before only telling
     (nothing else asked there, no reminder)."""
     parts = [p for p in _LAST_PART.split(t) if p.strip()]
+    while len(parts) > 1 and _COURTESY_ONLY.fullmatch(parts[-1].strip(" .!?")):
+        parts.pop()  # "…, please", "…, thanks dear"
     if len(parts) < 2 or REMIND.search(t):
         return None
     last = _ASKING.sub("", POLITE_END.sub("", parts[-1].strip()).rstrip(" .!"))
@@ -284,6 +298,13 @@ _TODO_ADD = re.compile(
     r"(?:[:,-]\s*|\s+to\s+(?=[a-z]))(?P<c>.+)$"
     # "todo: write the runbook"
     r"|^(?:to[- ]?do|task)\s*:\s*(?P<d>.+)$",
+    re.I,
+)
+# The item after a colon, the list named first with "this": "add this to my to-do list
+# please, no particular day: sort out the old photographs".
+_TODO_THIS = re.compile(
+    r"(?:add|put|pop|stick|write|jot|note)(?:\s+down)?\s+(?:this|that|the\s+following|these)"
+    rf"\s+(?:to|on(?:to)?|in(?:to)?)\s+(?:my|the|our)\s+{_TODO_NOUN}[^:]{{0,60}}:\s*(?P<item>\S.*)",
     re.I,
 )
 # The to-do list named, and where that sentence or clause ends: what is said after it
@@ -319,6 +340,9 @@ def _todo_added(text: str) -> str | None:
     lead = re.match(r"^[^,;:]{1,40}[,;:]\s+(?:just\s+)?", t)
     if lead is not None and _TODO_ADD.fullmatch(_up_to_the_list(t[lead.end() :])):
         t = t[lead.end() :]  # "don't schedule anything, just put 'X' on my todos"
+    this = _TODO_THIS.fullmatch(t.rstrip(" ."))
+    if this is not None:  # "add this to my to-do list please, no particular day: sort out …"
+        return _REMARK_END.sub("", this["item"]).strip(" '\"“”")
     m = _TODO_ADD.fullmatch(_up_to_the_list(t)) or _TODO_ADD.fullmatch(
         POLITE_END.sub("", t).rstrip(" .!?")
     )
@@ -398,6 +422,12 @@ _LIST = re.compile(
     + r"|^what (?:have|do) i(?: even| actually| really)? (?:got )?(?:set up|scheduled|planned"
     r"|lined up)(?: with you)?"
     + _WHEN_ASKED
+    # "could you tell me which reminders and such I've got set up at the moment", "what
+    # reminders have I got lined up before I fly out": which of the person's jobs there are
+    + r"|^(?:(?:can|could|would) you )?(?:(?:please )?(?:tell|show|let) me (?:know )?)?"
+    r"(?:what|which)(?: of)?(?: my| the)? (?:reminders|jobs|alarms)\b"
+    r"(?=.*\b(?:have|got|set up|lined up|scheduled|coming up|pending|running|left)\b)"
+    r"(?!.*\b(?:cancel|delete|remove|pause|stop|resume|change|should|could|would)\b).*"
     + r"|^what(?:'s| is) (?:next|up next|coming next)"
     + _WHEN_ASKED
     # "whats on this wk?", "what's on for tomorrow"
@@ -676,6 +706,11 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     zone = _zone_said(t)
     if zone is not None:
         return "set_timezone", {"zone": zone[1] or zone[0]}
+    kept = KEEP_ZONE.search(t)
+    if kept is not None and kept["zone"] and not REMIND.search(t):
+        other = resolve_zone(kept["zone"])
+        if other is not None and other != tz:  # "keep me on Berlin time" from Tokyo's
+            return "set_timezone", {"zone": other}
     managed = _manage(low)
     if managed is not None:
         return managed
@@ -822,7 +857,18 @@ def answered_as(history: list[ModelMessage], prompt: str) -> str | None:
     "pm"): the earlier message with its clock made plain, read as the person's words."""
     messages = [*history, ModelRequest(parts=[UserPromptPart(prompt.strip())])]
     earlier = _prompts(messages)[:-1]
-    if not earlier or HALF_DAY_ASKED not in last_answer(messages):
+    if not earlier:
+        return None
+    asked = last_answer(messages)
+    if (
+        "?" in asked
+        and their_time_in(prompt)[0] is None
+        and their_time_in(prompt, earlier[-1])[0] is not None
+    ):
+        # "tomorrow 10am their time" to "When should I remind you?" about "my call with the
+        # Chicago client": their time is the place the request named
+        return f"{earlier[-1]} {prompt}"
+    if HALF_DAY_ASKED not in asked:
         return None
     return with_half_day(earlier[-1], prompt)
 

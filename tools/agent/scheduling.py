@@ -326,7 +326,9 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         # "remind me twice a week to clean the fish tank": how often, not when; the 1.5B
         # made it every weekday at the reference time (the nineteenth set)
         raise AskWhen(VAGUE_RHYTHM)
-    unquoted = QUOTED.sub(" ", said)  # the words of a message to post are no time of it
+    # the words of a message to post are no time of it, nor is an amount ("all 4,200
+    # euros of it 🎉": the 1.5B made a reminder "now" of it, the thirtieth set)
+    unquoted = _AMOUNT.sub(" ", QUOTED.sub(" ", said))
     if not chat and (_TIMEISH.search(unquoted) or _NOW.search(unquoted)):
         return  # a time the time language can't read may still be one the model did
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
@@ -334,8 +336,8 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         if not _CHAT_MARK.search(words.text) or (starts_with_verb(words.text) and not thanked):
             return
         # a remark with no time and nothing asked ("gg everyone that raid was insane 🔥",
-        # "thanks homar ur the goat"): the 1.5B made them reminders (the sixteenth and
-        # eighteenth prompt sets)
+        # "thanks homar ur the goat", "… all 4,200 euros of it 🎉"): the 1.5B made them
+        # reminders (the sixteenth, eighteenth and thirtieth prompt sets)
         chat = True
     if any(not w.timeless for w in _earlier_words(ctx)):
         return
@@ -346,6 +348,16 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         "e.g. “tomorrow at 9”, “in 2 hours” or “every weekday at 8”?"
     )
 
+
+# A number that counts money, weight, distance or things, or is written in thousands
+# ("4,200"): never a time, so it does not make a message that names no time time-ish.
+_AMOUNT = re.compile(
+    r"[$€£¥]\s*\d[\d,.]*|\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b"
+    r"|\b\d+(?:[.,]\d+)?\s*(?:%|(?:percent|euros?|eur|dollars?|usd|pounds?|gbp|quid|bucks"
+    r"|kgs?|kilos?|grams?|g|lbs?|km|kms|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|reps?"
+    r"|sets?|pages?|items?|pcs|pieces?|people|guests?|steps?|k?cal(?:ories)?|ml|lit(?:er|re)s?)\b)",
+    re.I,
+)
 
 # How often without when: "twice a week", "3 times a day", "every few days", "regularly".
 _VAGUE_RHYTHM = re.compile(
@@ -484,7 +496,9 @@ _CHAT_WORDS = frozenset(
 _CHAT_MARK = re.compile(
     r"\b(?:thanks|thank\s+you|thx|ty|tysm|cheers|gg|ggs|wp|gj|lol|lmao|rofl|haha\w*|omg|wow"
     r"|congrats|congratulations|ur\s+the\s+(?:best|goat|man)|you(?:'re|\s+are)\s+the\s+best"
-    r"|legend|awesome|amazing|insane)\b",
+    r"|legend|awesome|amazing|insane)\b"
+    # a cheer or a laugh in pictures: "…, all 4,200 euros of it 🎉", "new PB 💪"
+    r"|[🎉🥳🙌👏💪🔥😂🤣😍🍾🏆]",
     re.I,
 )
 

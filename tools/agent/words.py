@@ -41,7 +41,7 @@ from tools import timeparse
 from tools.audience import USER_MENTION
 from tools.schedule import Cron, Every, Schedule, ScheduleError, zone
 from tools.schedule.describe import ordinal
-from tools.schedule.zones import zone_time_in
+from tools.schedule.zones import their_time_in, zone_time_in
 from tools.timeparse.holidays import HOLIDAY_RE
 from tools.timeparse.instant import DEFAULT_HOUR
 from tools.timeparse.lexicon import MONTH_RE, WEEKDAY_RE
@@ -78,7 +78,7 @@ _THIS_PLACE = re.compile(
 # "10 minutes before", "an hour early", "half an hour ahead": a lead time in the words.
 _LEAD = re.compile(
     r"\b(\d+|an?|one|two|five|ten|fifteen|twenty|thirty|half an?)\s*"
-    r"(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)\s+(?:before|early|earlier|ahead|prior)\b",
+    r"(m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)\s+(?:before(?:hand)?|early|earlier|ahead|prior|in\s+advance)\b",
     re.I,
 )
 # A lead time on a holiday: "2 days before thanksgiving" is a day the time language reads.
@@ -248,6 +248,38 @@ _HAPPENED_AT = re.compile(
     r"\s+(?:at|around|about|by|just\s+(?:after|before))\s+(?:\d|noon|midnight)",
     re.I,
 )
+# A report of what was done: a past tense first ("handed in the lab report at 11:58"), or
+# after one word that names who did it ("prof cancelled the 8am lecture tmrw").
+_REPORTED_START = re.compile(
+    r"^(?:(?:ha(?:ha)+|lol|lmao|omg|oh|ah|ugh|wow|welp|yay|phew|whew|finally|so)\b[\s,.!]*)*"
+    r"(?:(?P<who>[a-z][a-z']*)\s+)?(?:just\s+|finally\s+|already\s+)?"
+    r"(?P<verb>[a-z]{2,}[^\We]ed)\b",
+    re.I,
+)
+# Words that ask for something anywhere in a message.
+_ASKING = re.compile(
+    r"\b(?:please|pls|plz|can\s+you|could\s+you|would\s+you|will\s+you|let\s+me\s+know"
+    r"|don'?t\s+let\s+me|make\s+sure)\b|\?",
+    re.I,
+)
+
+
+def _reported(plain: str) -> bool:
+    """Whether the message only reports something done: it starts with a past tense (or
+    one word and a past tense: not a command's verb, "post updated notes at 5"), asks
+    nothing, and no clause of it is a command ("…, so cancel the pizza reminder")."""
+    m = _REPORTED_START.match(plain.strip())
+    if m is None or _ASKING.search(plain):
+        return False
+    if m["who"] and (m["who"].lower() in _COMMAND_VERBS or m["who"].lower() in _BEFORE_A_VERB):
+        return False
+    clauses = _CLAUSE_END.split(plain)
+    return not any(
+        starts_with_verb(re.sub(r"^\W*(?:(?:so|and|but|then|now)\b\W*)*", "", c))
+        for c in clauses[1:]
+    )
+
+
 MEETING_LEAD = 5  # minutes: what the prompt teaches a model for meetings and calls
 # A question to the bot or about the world ("what time is it?"), not "can you …?" requests.
 _QUESTION = re.compile(
@@ -356,6 +388,10 @@ class Words:
         plain = QUOTED.sub(" ", self.text)
         if _SOMEONE_ELSE_REMINDS.search(plain):
             return True  # "my tax advisor said she'll remind me herself before the 10th"
+        if _reported(plain):
+            return (
+                True  # "lol prof cancelled the 8am lecture tmrw", "handed in the report at 11:58"
+            )
         if self.event or OCCASION.search(plain):
             return False
         if _HAPPENED_AT.search(plain) and not starts_with_verb(self.text):
@@ -792,6 +828,37 @@ _TWO_PARTS = re.compile(
 )
 
 
+# A span of days nobody counted: "in a few days", "within the next few weeks".
+_FEW_DAYS = re.compile(
+    r"\b(?:in|within|after)\s+(?:the\s+next\s+)?(?:a\s+few|few|several|some)\s+(?:days|weeks|months)\b",
+    re.I,
+)
+# Not known yet: "no idea yet if that's our time or Montreal time", "not sure whether it's
+# 3 or 4", "on the 2nd or the 3rd??".
+_ORDINAL_DAY = r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)"
+_UNSURE = re.compile(
+    r"\b(?:no\s+idea|not\s+(?:yet\s+)?sure|unsure|(?:i\s+)?(?:don'?t|do\s+not)\s+know)(?:\s+yet)?"
+    r"\s+(?:if|whether|which|when|what\s+time)\b"
+    # (about when: not "no idea which of the boxes has the papers")
+    r"(?=[^.!?;]{0,40}?(?:\d|\b(?:time|day|date|week|morning|afternoon|evening|tonight|tomorrow"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b))"
+    rf"|\b(?:on\s+)?{_ORDINAL_DAY}\s+or\s+(?:on\s+)?{_ORDINAL_DAY}\b(?=[^.!]*\?)",
+    re.I,
+)
+# The zone left as it is: "keep my reminders on Berlin time", "don't change my time zone".
+KEEP_ZONE = re.compile(
+    r"\b(?:keep|leave)\s+(?:me|my\s+(?:reminders|jobs|time\s*zone|tz|zone|schedule|times?|stuff)"
+    r"|everything)\s+(?:on|in|at)\s+(?P<zone>[\w/' ]{1,30}?)\s+time\b"
+    r"|\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:change|switch|touch|update)\s+my\s+"
+    r"(?:time\s*zone|tz|zone)\b",
+    re.I,
+)
+ZONE_KEPT = (
+    "Okay — your time zone stays as it is, and nothing is scheduled. (To change it, say "
+    "e.g. `my timezone is Tokyo`.)"
+)
+
+
 def no_job_because(text: str) -> str | None:
     """What to answer instead of making a job, for a message that names a time but asks
     for none or for one nobody could set from it: a question what would happen ("if I asked
@@ -812,6 +879,22 @@ def no_job_because(text: str) -> str | None:
             f"I can't {verb} anyone myself; I can only post in this thread. Say e.g. `remind "
             f"me friday at 9 to {verb} the dentist` — shall I remind you to do it?"
         )
+    if _FEW_DAYS.search(said):
+        # "the nurse said to call back in a few days": two days or five is the person's call
+        return "How many days exactly (e.g. `in 3 days at 10am`), or which day?"
+    unsure = _UNSURE.search(said)
+    if unsure is not None:
+        # "remind me about Thursday's call at 4 — no idea yet if that's our time or Montreal
+        # time", "is the exam on the 2nd or the 3rd?? either way remind me": the person
+        # doesn't know yet, and a job at a guess would be wrong half the time
+        return (
+            "It sounds like that isn't settled yet, so nothing is scheduled. Once you know, "
+            "which day and time should it be (e.g. `remind me thursday at 4pm about the call`)?"
+        )
+    if KEEP_ZONE.search(said) and not REMIND.search(said):
+        # "off to Tokyo next week, but keep my reminders on Berlin time": nothing to do (the
+        # offline reading answers a zone named that isn't the person's with a change)
+        return ZONE_KEPT
     if _VAGUE_DAY.search(said):
         return "Say e.g. `next tuesday at 10`: which day, and what time?"
     if _TWO_PARTS.search(said):
@@ -1210,7 +1293,10 @@ MANAGE_VERBS = {
     ),
     "resume_scheduled_action": r"resume|unpause|restart|continue|reactivate|unmute",
     "update_scheduled_action": (
-        r"move|change|reschedule|push|snooze|postpone|prepone|delay|shift|bump"
+        r"move|change|reschedule|push|snooze|postpone|prepone|delay|bump"
+        # "shift the standup to 10" (not the noun: "shift at the café sat 10-4")
+        r"|shift(?!\s+(?:(?:at|in|on|from|for|starts?|ends?|is|was|tonight|today|tomorrow|tmrw"
+        r"|sat|sun|mon|tue|wed|thu|fri)\b|\d{1,2}\s*(?:[-–:]|[ap]\.?m\b)))"
     ),
 }
 _JOB_NOISE = frozenset(
@@ -1324,6 +1410,9 @@ def _clock_named(words: Sequence[str]) -> tuple[timeparse.ClockSaid | None, list
 
 
 # "my morning stretch reminder": a part of the day names the job by when it runs.
+_RHYTHM_WORDS = frozenset(
+    {"daily", "weekly", "monthly", "hourly", "yearly", "weekday", "recurring", "repeating"}
+)
 _DAY_PART_HOURS: dict[str, range | tuple[int, ...]] = {
     "morning": range(4, 12),
     "afternoon": range(12, 18),
@@ -1349,6 +1438,8 @@ def topic_fits(command: str, at: datetime | None, named: Sequence[str]) -> bool:
     unchecked = [
         w for w in rest if at is None and w in _DAY_PART_HOURS and not has_word(command, w)
     ]
+    # "put the daily standup post on hold": how often it runs describes it, not its text
+    rest = [w for w in rest if w not in _RHYTHM_WORDS or has_word(command, w)] or rest
     rest = [w for w in rest if w not in unchecked]
     if unchecked and not rest:
         return False
@@ -1405,6 +1496,16 @@ _PHRASAL = (
     (r"(?:take)\s+(?P<rest>.+?)\s+off\s+hold", "resume_scheduled_action"),
     (r"hold\s+off\s+(?:on\s+)?(?P<rest>.+)", "stop_interval_action"),
     (r"(?:get\s+rid\s+of)\s+(?P<rest>.+)", "delete_scheduled_action"),
+    # "from now on post the standup at 9:30 instead of 9": a job's new time, its old one
+    # said after "instead of"
+    (
+        r"(?:(?:from\s+now\s+on|going\s+forward|from\s+(?:tomorrow|tmrw|next\s+week))[\s,]+)?"
+        # (not a fact told: "the meeting is at 3 instead of 2")
+        r"(?![^,;:.!?]*\b(?:is|are|was|were|got|been|moved)\b)"
+        r"(?P<rest>[a-z][^,;:.!?]*?)\s+(?:at\s+)?(?P<when>\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?)"
+        r"\s+instead\s+of\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?",
+        "update_scheduled_action",
+    ),
     # "I don't need the pizza reminder anymore", "no longer need the build checks"
     (
         r"(?:i\s+|we\s+)?(?:don'?t|do\s+not|no\s+longer)\s+need\s+(?P<rest>.+?)"
@@ -1468,7 +1569,7 @@ _PHRASAL = (
         "delete_scheduled_action",
     ),
     (
-        rf"{_JOB_NOUN}(?P<rest>[^,;:.!?]+?)\s+back\s+on(?:\s+(?:please|pls|again))?",
+        rf"{_JOB_NOUN}(?P<rest>[^,;:.!?\U0001F300-\U0001FAFF\u2600-\u27BF]+?)\s+back\s+on(?:\s+(?:please|pls|again))?",
         "resume_scheduled_action",
     ),
     (r"give\s+(?P<rest>.+?)\s+a\s+(?:break|rest|breather)\b.*", "stop_interval_action"),
@@ -1709,6 +1810,7 @@ _BETTER = re.compile(
 # Where a clause of a message ends: a stop, a comma, a dash, or a "so" between clauses.
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[,;:.!?]+|\s[—–-]+)\s+|\s+(?:so|and\s+so|but)\s+"
+    r"|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*"  # "exams over 🎉 turn my … back on"
     r"|\s+and\s+(?=(?:i'?ll|we'?ll|i\s+will|then)\b)"
 )
 # A job named by a noun phrase ("the build check", "the pizza reminder", "my stretch one").
@@ -1717,7 +1819,7 @@ _JOB_PHRASE = re.compile(
 )
 _JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
 _THING_NAMED = re.compile(r"\b(?:the|my|our)\s+([a-z][a-z'-]+)\b")
-_REFERRED = re.compile(r"^((?:[a-z]+\s+){1,2}?)(?:it|that|this|them|those|these)(?:\s+ones?)?\b")
+_REFERRED = re.compile(r"^((?:[a-z]+\s+){1,3}?)(?:it|that|this|them|those|these)(?:\s+ones?)?\b")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
 _NAMED_AFTER_NOUN = re.compile(r"\s+(?:for|about|of|to)\s+\S")
 _NUMBER_SAID = re.compile(r"(?:^|\s)\(?#(\d+)\)?(?=\s|$)|\(\s*#?(\d+)\s*\)")
@@ -1738,6 +1840,9 @@ def _change_in_a_clause(low: str) -> tuple[str, str] | None:
         for i, part in enumerate(parts):
             part = unhedged(re.sub(r"^(?:you\s+can|you\s+could|just)\s+", "", part))
             referred = _REFERRED.match(part)
+            said = referred and _JOB_PHRASE.match(part, len(referred.group(1)))
+            if said and len(said.group(0).split()) > 2:
+                referred = None  # "switch that stretching reminder back on": named here
             if referred is not None:
                 named = [m.group(0) for p in parts[:i] for m in _JOB_PHRASE.finditer(p)]
                 # or by its number ("stretching (#46) is back in the lineup, switch it on")
@@ -1979,36 +2084,67 @@ def _yearly_on_its_day(plain: str, found: Words, now: datetime, tz: str) -> Word
     return replace(inner, instant=None, recurrence=yearly) if yearly is not None else found
 
 
-# "remind me at 2 that day", "at 9 the same day": a clock on the day named elsewhere.
-_THAT_CLOCK = r"\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?"
+# "remind me at 2 that day", "that morning at 9", "the day before at noon", "the sunday
+# before at 3pm": a clock (or a part of the day) on the day named elsewhere, or before it.
+_THAT_CLOCK = (
+    r"(?:(?:\d{1,2}(?:[:.]\d{2})?|(?:half|quarter|\d{1,2}|ten|twenty|five)\s+(?:past|to)\s+"
+    r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))"
+    r"(?:\s*[ap]\.?m\.?)?)"
+    r"(?:\s+(?:in\s+the\s+(?:morning|afternoon|evening|night)|at\s+night))?|noon|midday|midnight"
+)
+_WEEKDAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _THAT_DAY = re.compile(
-    rf"\b(?:at|by|around)\s+(?P<clock>{_THAT_CLOCK})\s+(?:on\s+)?(?:that|the\s+same)\s+day\b"
-    rf"|\b(?:on\s+)?(?:that|the\s+same)\s+day\s+(?:at|by|around)\s+(?P<clock2>{_THAT_CLOCK})"
-    r"|\b(?:on\s+)?(?:that|the\s+same)\s+(?P<part>morning|afternoon|evening|night)\b"
-    # "the evening before", "the day before": the day said elsewhere, less one
-    r"|\bthe\s+(?P<before>day|morning|afternoon|evening|night)\s+before\b(?!\s+(?:the|my|your|his"
-    r"|her|our|their|a|an)\b)",
+    rf"(?:\b(?:at|by|around)\s+(?P<clock>{_THAT_CLOCK})\s+)?"
+    r"\b(?:(?:on\s+)?(?:that|the\s+same)\s+(?P<part>day|morning|afternoon|evening|night)"
+    r"|the\s+(?P<before>day|morning|afternoon|evening|night|mon|tues?|wed(?:nes)?|thu(?:rs?)?"
+    r"|fri|sat(?:ur)?|sun)(?:day)?\s+before(?!\s+(?:the|my|your|his|her|our|their|a|an)\b))\b"
+    rf"(?:,?\s+(?:at|by|around)\s+(?P<clock2>{_THAT_CLOCK})\b)?",
     re.I,
 )
 # The clock a part of "that day" stands for (the same as "tomorrow morning" and the like).
 _PART_CLOCK = {"morning": "9am", "afternoon": "2pm", "evening": "7pm", "night": "8pm", "day": "9am"}
 
 
+def _clock_in_part(clock: str, part: str) -> str:
+    """ "at 10 that morning" is 10am, "at 7 that evening" 7pm: a bare hour takes the half
+    of the day its part names (a night's small hours stay small: "at 2 that night")."""
+    bare = re.fullmatch(r"(\d{1,2})(?:[:.](\d{2}))?", clock.strip())
+    if bare is None or part == "day" or int(bare[1]) > 12:
+        return clock
+    hour = int(bare[1])
+    late = part in ("afternoon", "evening") or (part == "night" and hour >= 6)
+    return f"{clock.replace('.', ':')}{'pm' if late else 'am'}"
+
+
 def _on_that_day(plain: str, found: Words, now: datetime, tz: str) -> Words:
     """ "Mara lands on saturday at 3pm …, remind me at 2 that day": the clock said with
-    "that day" on the one day the rest of the message names (Saturday 14:00)."""
+    "that day" on the one day the rest of the message names (Saturday 14:00); "the day
+    (evening, sunday) before" is on the day (evening, sunday) before it."""
     m = _THAT_DAY.search(plain)
     if m is None or found.recurrence is not None:
         return found
+    said = m["clock"] or m["clock2"]
+    part = (m["part"] or m["before"]).lower()
+    if said is None and part == "day" and not m["before"]:
+        return found  # "that day" alone says no time of it
     besides = _day_said_besides(plain, m, now, tz)
     if besides is None:
         return found
     inner, day = besides
-    if found.instant is not None and not found.ambiguous and found.instant.date() != day.date():
+    if (
+        not m["before"]
+        and found.instant is not None
+        and not found.ambiguous
+        and found.instant.date() != day.date()
+    ):
         return found  # the time read is on another day than the one said: not "that day"
-    clock = m["clock"] or m["clock2"] or _PART_CLOCK[(m["part"] or m["before"]).lower()]
     if m["before"]:
-        day = day - timedelta(days=1)
+        weekday = next((i for i, n in enumerate(_WEEKDAY_NAMES) if n.startswith(part[:3])), None)
+        back = 1 if weekday is None else (day.weekday() - weekday - 1) % 7 + 1
+        day = day - timedelta(days=back)
+        if weekday is not None:
+            part = "day"
+    clock = _clock_in_part(said, part) if said else _PART_CLOCK[part]
     at = timeparse.parse_instant(
         f"{day:%B} {day.day} {day.year} at {clock}", now=now, tz=tz, foreign=False
     )
@@ -2071,6 +2207,7 @@ def _request_alone(plain: str, found: Words, now: datetime, tz: str) -> Words:
             continue  # "green bin goes out every other tuesday …, remind me at 7pm each time"
         inner = _read_time(part, now, tz)
         if (inner.instant or inner.recurrence) and not inner.ambiguous and not inner.half_day:
+            inner = _clock_told(inner, part, plain[:lo], now, tz)
             task = " ".join(inner.rest.split())
             return replace(
                 inner,
@@ -2078,6 +2215,62 @@ def _request_alone(plain: str, found: Words, now: datetime, tz: str) -> Words:
                 rest=_with_referent(task, plain[:lo]),
             )
     return found
+
+
+# A clock said in words or digits; the parts of the day a request may name instead.
+_A_CLOCK = re.compile(
+    r"\d|\b(?:noon|midday|midnight|o'?clock|half\s+past|quarter)\b"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+    r"(?:at\s+night|in\s+the\s+(?:morning|afternoon|evening)|[ap]\.?m\b)",
+    re.I,
+)
+_PART_SAID = (
+    (
+        re.compile(r"\b(?:tonight|night|nightly|evenings?|bedtime)\b", re.I),
+        (*range(17, 24), 0, 1, 2, 3),
+    ),
+    (re.compile(r"\bmornings?\b", re.I), tuple(range(4, 12))),
+    (re.compile(r"\bafternoons?\b", re.I), tuple(range(12, 18))),
+)
+
+
+def _clock_told(inner: Words, part: str, told: str, now: datetime, tz: str) -> Words:
+    """ "I'm to take them at half past eight every evening … remind me to take my tablets
+    each night", "the eye drops go in at night, ten o'clock … remind me tonight": the
+    request names a part of the day and no clock; the one clock told around it, in that
+    part of the day, is its time (not the part's usual hour)."""
+    if _A_CLOCK.search(part):
+        return inner
+    hours = next((h for pattern, h in _PART_SAID if pattern.search(part)), None)
+    context = _read_time(told, now, tz)
+    if context.ambiguous or not _A_CLOCK.search(told):
+        return inner
+    if context.instant is not None and context.recurrence is None:
+        local = context.instant.astimezone(zone(tz))
+        clock = (local.hour, local.minute)
+    elif context.recurrence is not None and isinstance(context.recurrence.spec, Cron):
+        fields = context.recurrence.spec.expr.split()
+        if not (fields[0].isdigit() and fields[1].isdigit()):
+            return inner
+        clock = (int(fields[1]), int(fields[0]))
+    else:
+        return inner
+    if hours is None or clock[0] not in hours:
+        return inner
+    if (context.recurrence is None) != (inner.recurrence is None):
+        return inner  # a repeat's clock for a repeat, a day's for that day
+    if inner.recurrence is not None and isinstance(inner.recurrence.spec, Cron):
+        fields = inner.recurrence.spec.expr.split()
+        expr = " ".join([str(clock[1]), str(clock[0]), *fields[2:]])
+        rec = inner.recurrence
+        return replace(inner, recurrence=Schedule(Cron(expr), rec.tz, rec.until, rec.max_runs))
+    if inner.instant is not None and inner.recurrence is None:
+        at = inner.instant.astimezone(zone(tz)).replace(hour=clock[0], minute=clock[1])
+        said = context.instant
+        if at <= now or said is None or said.astimezone(zone(tz)).date() != at.date():
+            return inner
+        return replace(inner, instant=at)
+    return inner
 
 
 # What joins a second request on to a first: ", and then", "; also", " & ".
@@ -2234,6 +2427,8 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         if whole is not None and whole.said and _LEAD.search(whole.said):
             lead, body = None, normalize(raw)
     named, body = zone_time_in(body)
+    if named is None:
+        named, body = their_time_in(body)
     found, note = _find(body, now, tz)
     until: datetime | None = None
     runs: int | None = None
@@ -2399,10 +2594,15 @@ def _afternoon(body: str, at: datetime) -> datetime:
     """ "this afternoon", "friday afternoon" with no clock: the hour a repeat "every
     afternoon" runs at (POD_HOURS), not noon, where the afternoon's span starts."""
     text = QUOTED.sub(" ", body)
-    if (at.hour, at.minute) != (12, 0) or re.search(r"\d|\bnoon\b|\blunch", text):
+    said = re.search(r"\b(?:afternoon|arvo)\b", text, re.I)
+    if (at.hour, at.minute) != (12, 0) or said is None:
         return at
-    if not re.search(r"\b(?:afternoon|arvo)\b", text, re.I) or re.search(
-        r"\b(?:early|late)\s+(?:afternoon|arvo)", text, re.I
+    # in the sentence that says it ("… ready after lunch" told after is no time of it)
+    begin = max(text.rfind(stop, 0, said.start()) for stop in ".!?;") + 1
+    ends = [i for i in (text.find(stop, said.end()) for stop in ".!?;") if i >= 0]
+    sentence = text[begin : min(ends) if ends else len(text)]
+    if re.search(r"\d|\bnoon\b|\blunch", sentence) or re.search(
+        r"\b(?:early|late)\s+(?:afternoon|arvo)", sentence, re.I
     ):
         return at
     return at.replace(hour=POD_HOURS["afternoon"])

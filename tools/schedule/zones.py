@@ -482,3 +482,38 @@ def zone_time_in(text: str) -> tuple[str | None, str]:
                 cut = text[:start].removesuffix("in ") + " " + text[m.end() :]
                 return found, " ".join(cut.split())
     return None, text
+
+
+# "8am their time", "10am local time there": the wall clock of the one place the message
+# names ("standup with Priya in Sydney", "my call with the Chicago client").
+_THEIR_TIME = re.compile(
+    r"\s*,?\s*\b(?:in\s+|on\s+)?(?:their\s+(?:local\s+)?time|(?:the\s+)?local\s+time\s+there"
+    r"|(?:their|the\s+local)\s+clock)\b",
+    re.I,
+)
+_NOT_A_PLACE = r"(?!(?:the|a|an|my|our|their|his|her|your|this|that|me|us|them)\b)"
+_PLACE_SAID = re.compile(
+    rf"\b(?:in|from|to|at)\s+(?:the\s+)?{_NOT_A_PLACE}(?P<a>[A-Za-z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
+    rf"|\b{_NOT_A_PLACE}(?P<b>[A-Za-z][\w'-]+(?:\s+[A-Za-z][\w'-]+)?)\s+(?:team|client|clients"
+    r"|office|colleagues?|crew|folks|people|branch|hq|side|group|partners?|customers?)\b",
+)
+
+
+def their_time_in(text: str, context: str = "") -> tuple[str | None, str]:
+    """A time said in "their time" where the message (or `context`, the request it answers)
+    names exactly one place: (that place's zone, the text without "their time")."""
+    m = _THEIR_TIME.search(text)
+    if m is None:
+        return None, text
+    zones = set()
+    for place in _PLACE_SAID.finditer(f"{context} {text}"):
+        name = (place["a"] or place["b"]).strip()
+        words = name.split()
+        for cand in ([name] if len(words) > 1 else []) + words[-1:]:
+            found = resolve_zone(cand)
+            if found is not None:
+                zones.add(found)
+                break
+    if len(zones) != 1:
+        return None, text
+    return zones.pop(), " ".join((text[: m.start()] + " " + text[m.end() :]).split())

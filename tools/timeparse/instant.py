@@ -67,6 +67,7 @@ PODS: dict[str, tuple[int, bool]] = {
     "brunch": (11, False),
     "lunch": (12, True),
     "after lunch": (13, True),
+    "tea": (16, True),  # "teatime", "tea time": afternoon tea
     "dinner": (19, True),  # "supper" too
     "after dinner": (20, True),
     "bedtime": (22, True),  # "before bed", "at bedtime"
@@ -1323,7 +1324,7 @@ def _in_the_pm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     r"(?P<this>this\s+|today\s+|in\s+the\s+|the\s+|at\s+)?(?:very\s+)?(?P<el>early\s+|late\s+)?"
     r"(?:in\s+the\s+|in\s+the\s+early\s+hours\s+of\s+the\s+)?"
     r"(?P<p>morning|afternoon|evening|night|lunchtime|lunch time|lunch|breakfast(?:\s*time)?|"
-    r"brunch|dinner(?:\s*time)?|supper(?:\s*time)?)"
+    r"brunch|dinner(?:\s*time)?|supper(?:\s*time)?|tea\s*time)"
     r"|(?P<hours>(?:in\s+)?(?:the\s+)?(?:early|small|wee)\s+hours)"
 )
 def _pod(m: re.Match[str], f: Frame, c: Ctx) -> None:
@@ -2046,7 +2047,12 @@ def offset_duration(text: str) -> Duration | None:
     return None
 
 
-_CLOCK_WORDS = r"(?:\d{1,2}(?:[:.]\d{2})?(?:\s*(?:am|pm|a\.m\.?|p\.m\.?))?|noon|midnight|midday)"
+_CLOCK_WORDS = (
+    r"(?:(?:\d{1,2}(?:[:.]\d{2})?(?:\s*(?:am|pm|a\.m\.?|p\.m\.?))?"
+    # "half past 10", "quarter to 9", "20 past 2" (as `normalize` writes them)
+    r"|(?:half|quarter|\d{1,2}(?:\s+minutes)?)\s+(?:past|after|to|till)\s+\d{1,2})"
+    r"(?:\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night))?|noon|midnight|midday)"
+)
 _CLOCK_FIRST = re.compile(
     r"(?:at\s+)?(?P<clk>" + _CLOCK_WORDS + r"),?\s+(?:on\s+)?(?P<day>.{1,200})"
 )

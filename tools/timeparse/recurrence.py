@@ -58,6 +58,7 @@ POD_HOURS = {
         "breakfast",
         "after breakfast",
         "brunch",
+        "tea",
         "after lunch",
         "dinner",
         "after dinner",
@@ -101,7 +102,9 @@ _T = (
     r"|(?P<h2>\d{1,2}):(?P<m2>\d{2})|(?P<w>noon|midnight|midday)"
     r"|(?P<h3>\d{1,2})\s*o'clock|(?<=at )(?P<h4>\d{1,2})(?![\d:]|h\b|h\d)"
     # "19h", "7h30" (as many languages write a clock); "every 2h" is a rhythm, not a time
-    r"|(?<!every )(?<!each )(?<!for )(?<![\d.])(?P<h5>[01]?\d|2[0-3])h(?P<m3>[0-5]\d)?(?![a-z\d]))"
+    r"|(?<!every )(?<!each )(?<!for )(?<![\d.])(?P<h5>[01]?\d|2[0-3])h(?P<m3>[0-5]\d)?(?![a-z\d])"
+    # "10 in the morning", "7 at night": a bare hour its part of the day makes a clock
+    r"|(?<![\d.:])(?P<h6>\d{1,2})(?=\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b))"
 )
 
 
@@ -134,7 +137,7 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
         if t["w"]:
             out.append((POD_HOURS[t["w"]] if t["w"] != "midday" else 12, 0))
             continue
-        h = int(t["h"] or t["h2"] or t["h3"] or t["h4"] or t["h5"])
+        h = int(t["h"] or t["h2"] or t["h3"] or t["h4"] or t["h5"] or t["h6"])
         mi = int(t["m"] or t["m2"] or t["m3"] or 0)
         ap = t["ap"]
         if ap:
@@ -234,7 +237,9 @@ def _clock_digits(m: re.Match[str]) -> str:
 
 
 _HALF_SAID = re.compile(
-    r"\s*(?:[ap]\.?m\b|in\s+the\s+(?:morning|afternoon|evening)|morning|evening|night|tonight)"
+    r"\s*(?:[ap]\.?m\b|in\s+the\s+(?:morning|afternoon|evening)|morning|evening|night|tonight"
+    # "at half past 7 every morning": the rhythm's part of the day says which half
+    r"|(?:every|each|on)\s+(?:(?:week)?day\s+)?(?:morning|afternoon|evening|night)s?\b)"
 )
 
 
@@ -535,6 +540,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(
             r"(?:every\s+|each\s+|on\s+)?(?:the\s+)?(?:day\s+)?(?P<d>\d{1,2}(?:st|nd|rd|th)?"
             r"(?:\s*(?:,|and)\s*\d{1,2}(?:st|nd|rd|th)?)*)(?:\s+day)?"
+            # "10 in the morning", "7 at night": an hour, not a day of the month
+            r"(?!\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|o'?clock)\b)"
         ),
         "days",
     ),
@@ -542,7 +549,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"(?:every\s+|each\s+|in\s+the\s+|at\s+)?(?P<pod>morning|afternoon|evening|night|"
-            r"(?:after\s+)?(?:breakfast|lunch|dinner|supper)(?:\s*time)?|brunch|bed\s*time|"
+            r"(?:after\s+)?(?:breakfast|lunch|dinner|supper)(?:\s*time)?|brunch|bed\s*time|tea\s*time|"
             r"after\s+(?:work|school)|"
             r"before\s+(?:going\s+to\s+)?bed)s?"
         ),
