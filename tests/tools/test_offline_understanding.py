@@ -2455,3 +2455,15 @@ async def test_a_change_in_a_clause_with_its_job_named_there(
     assert (await deps.engine.get(pizza)).status == "cancelled"
     assert (await deps.engine.get(stretch)).status == "active"
     assert (await deps.engine.get(standup.id)).status == "paused"
+
+
+async def test_a_change_asked_before_sentences_that_tell_why(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    plants = await seeded(deps, "water the plants", local(24, 18))
+    text = (
+        "Could you move the plant watering reminder to Friday instead? I'm out tomorrow "
+        "evening. The same time is fine."
+    )
+    r = await say(runtime, deps, text)
+    assert (await deps.engine.get(plants)).next_run_at == local(27, 18), r.text

@@ -1786,7 +1786,7 @@ def _by_number_in_brackets(asked: tuple[str, str] | None) -> tuple[str, str] | N
 
 
 _INSTEAD_END = re.compile(r"\s+instead(?:\s+of\s+[^,;]+?)?(?:\s+from\s+now\s+on)?$")
-_FIRST_BREAK = re.compile(r"[,;]\s|\s[—–-]\s")
+_FIRST_BREAK = re.compile(r"[,;]\s|[.?!]+\s+(?=[a-z])|\s[—–-]\s")
 
 
 def _without_told_tail(rest: str) -> str:
