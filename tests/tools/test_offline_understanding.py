@@ -2467,3 +2467,14 @@ async def test_a_change_asked_before_sentences_that_tell_why(
     )
     r = await say(runtime, deps, text)
     assert (await deps.engine.get(plants)).next_run_at == local(27, 18), r.text
+
+
+async def test_days_pointed_back_at_are_asked_not_made_a_one_off(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = (
+        "Swimming is on Tuesday evenings at 6 for the next four weeks. Would you remind me at "
+        "5 on each of those Tuesdays to pack the towels?"
+    )
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and not r.approval and r.text.rstrip().endswith("?"), r.text

@@ -1285,3 +1285,14 @@ def test_a_report_of_something_done_is_a_statement(text: str) -> None:
 )
 def test_a_command_or_a_request_after_a_report_is_no_statement(text: str) -> None:
     assert not read_words(text, FIXED_NOW, "Europe/Berlin").statement
+
+
+def test_a_whole_time_before_the_request_is_read_however_long_the_task() -> None:
+    """The time language gives up on a long message with many time-like words (its work
+    budget); the time said whole before "remind me" is read on its own."""
+    from tools.schedule import Cron
+
+    text = "every tuesday, thursday and saturday at 7:15am remind me to go for a run"
+    w = read_words(text, FIXED_NOW, "Europe/Berlin")
+    assert w.recurrence is not None and w.recurrence.spec == Cron("15 7 * * 2,4,6"), w
+    assert "go for a run" in w.rest

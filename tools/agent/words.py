@@ -828,6 +828,8 @@ _TWO_PARTS = re.compile(
 )
 
 
+# Days pointed back at, not named: "on each of those three Fridays", "each of these days".
+_EACH_OF_THOSE = re.compile(r"\b(?:on\s+)?each\s+of\s+(?:those|these|them)\b", re.I)
 # A span of days nobody counted: "in a few days", "within the next few weeks".
 _FEW_DAYS = re.compile(
     r"\b(?:in|within|after)\s+(?:the\s+next\s+)?(?:a\s+few|few|several|some)\s+(?:days|weeks|months)\b",
@@ -878,6 +880,13 @@ def no_job_because(text: str) -> str | None:
         return (
             f"I can't {verb} anyone myself; I can only post in this thread. Say e.g. `remind "
             f"me friday at 9 to {verb} the dentist` — shall I remind you to do it?"
+        )
+    if _EACH_OF_THOSE.search(said):
+        # "remind me at 1 o'clock on each of those three Fridays": the days are told in
+        # another sentence, and a one-off today was made of it (offline and the 1.5B)
+        return (
+            "Which days should it repeat on, and at what time (e.g. `every friday at 1pm for "
+            "3 weeks`)?"
         )
     if _FEW_DAYS.search(said):
         # "the nurse said to call back in a few days": two days or five is the person's call
@@ -2413,6 +2422,20 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
     return replace(found, text=raw, remind=remind, meeting=meeting, now=now, rest=rest)
 
 
+def _time_first(body: str, now: datetime, tz: str) -> timeparse.When | None:
+    """ "every monday, wednesday and friday at 6:45am remind me to go for a run": a time said
+    whole before the request, which the time language gave up on with the task after it
+    (the words it tries grow with the message): the time alone, the request the rest."""
+    ask = _ASKS.search(body)
+    if ask is None or ask.start() == 0:
+        return None
+    head = body[: ask.start()].strip(" ,;:-—–")
+    got = timeparse.split_when(head, now=now, tz=tz)
+    if got is None or not got.said or got.rest.strip(" ,.;:-—–"):
+        return None
+    return timeparse.When(got.schedule, body[ask.start() :], said=got.said)
+
+
 def _read_time(raw: str, now: datetime, tz: str) -> Words:
     nag = bool(_NAG.search(raw))
     if _SHIFT.search(raw) or _shift_change(raw):
@@ -2430,6 +2453,8 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     if named is None:
         named, body = their_time_in(body)
     found, note = _find(body, now, tz)
+    if found is None and not note:
+        found = _time_first(body, now, tz)
     until: datetime | None = None
     runs: int | None = None
     if not (
