@@ -476,6 +476,10 @@ async def test_chat_that_names_no_time_is_not_made_a_job(
     asked["remind me to transfer $1,250 to the landlord"] = call(
         "schedule_reminder", reminder_time="in 2 hours", message="transfer $1,250"
     )
+    # an ordinal of a thing is no day: the 1.5B reminded "now" of this (the thirty-first set)
+    asked["Please remind me about my friend Margaret's 80th birthday party"] = call(
+        "schedule_reminder", reminder_time="now", message="Margaret's 80th birthday party"
+    )
     asked["rmd me to pay the 40 euros for the school trip"] = call(
         "schedule_reminder", reminder_time="tomorrow at 9", message="pay 40 euros"
     )

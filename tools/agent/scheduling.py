@@ -355,7 +355,10 @@ _AMOUNT = re.compile(
     r"[$€£¥]\s*\d[\d,.]*|\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b"
     r"|\b\d+(?:[.,]\d+)?\s*(?:%|(?:percent|euros?|eur|dollars?|usd|pounds?|gbp|quid|bucks"
     r"|kgs?|kilos?|grams?|g|lbs?|km|kms|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|reps?"
-    r"|sets?|pages?|items?|pcs|pieces?|people|guests?|steps?|k?cal(?:ories)?|ml|lit(?:er|re)s?)\b)",
+    r"|sets?|pages?|items?|pcs|pieces?|people|guests?|steps?|k?cal(?:ories)?|ml|lit(?:er|re)s?)\b)"
+    # an ordinal of a thing, not a day: "Margaret's 80th birthday party", "my 2nd attempt"
+    r"|\b\d+(?:st|nd|rd|th)\s+(?=(?:birthday|anniversary|floor|attempt|try|time|place|edition"
+    r"|grade|round|lap|chapter|episode|season|wedding|jubilee|reunion)\b)",
     re.I,
 )
 
