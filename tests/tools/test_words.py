@@ -1269,6 +1269,10 @@ def test_a_repeat_read_from_the_clock_told_around_the_request(text: str, expr: s
         "lol the landlord cancelled the 9am viewing tmrw, best news all week",
         "submitted the grant application at 4:55, five minutes before the deadline 😅",
         "coach moved practice to thursday 6pm",
+        # a past tense of its own
+        "hit a new squat PR today, 120kg for 5 reps!!",
+        "Jansen finally paid the March invoice, all 1,800 euros of it",
+        "ran 10k this morning in 52 minutes",
     ],
 )
 def test_a_report_of_something_done_is_a_statement(text: str) -> None:
@@ -1281,6 +1285,7 @@ def test_a_report_of_something_done_is_a_statement(text: str) -> None:
         "post updated notes at 5",
         "finished the draft, remind me at 5 to send it",
         "moved the standup to 10, update my reminder please",
+        "hit the gym at 6 tomorrow",
     ],
 )
 def test_a_command_or_a_request_after_a_report_is_no_statement(text: str) -> None:

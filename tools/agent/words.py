@@ -253,7 +253,9 @@ _HAPPENED_AT = re.compile(
 _REPORTED_START = re.compile(
     r"^(?:(?:ha(?:ha)+|lol|lmao|omg|oh|ah|ugh|wow|welp|yay|phew|whew|finally|so)\b[\s,.!]*)*"
     r"(?:(?P<who>[a-z][a-z']*)\s+)?(?:just\s+|finally\s+|already\s+)?"
-    r"(?P<verb>[a-z]{2,}[^\We]ed)\b",
+    r"(?P<verb>[a-z]{2,}[^\We]ed|paid|got|went|ran|made|won|lost|bought|sold|sent|did|had|took"
+    r"|gave|found|met|saw|told|wrote|drove|flew|ate|slept|woke|came|broke|fell|forgot|spent"
+    r"|brought|caught|built|smashed|nailed|crushed|aced|hit\s+(?:a|my|another)\s+new)\b",
     re.I,
 )
 # Words that ask for something anywhere in a message.
