@@ -2478,3 +2478,35 @@ async def test_days_pointed_back_at_are_asked_not_made_a_one_off(
     )
     r = await say(runtime, deps, text)
     assert not r.job_ids and not r.approval and r.text.rstrip().endswith("?"), r.text
+
+
+async def test_a_fact_about_the_time_told_after_the_answer_is_no_task(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The answer "… Remind me at 4 in the afternoon, she's home from work by then" keeps
+    the task of the request it answers, not the fact told about the time."""
+    await say(
+        runtime,
+        deps,
+        "Please set a reminder for my aunt Ilse's retirement so I remember to ring Ilse.",
+    )
+    r = await say(
+        runtime,
+        deps,
+        "It's on the 4th of December. Remind me at 4 in the afternoon, she's home from work "
+        "by then.",
+    )
+    if r.job_ids or r.approval:  # its own task, or asked for (never the fact as the task)
+        job = await (approved(runtime, deps, r) if r.approval else one_job(deps, r))
+        assert "Ilse" in job.command and "by then" not in job.command, job.command
+        assert job.next_run_at == local(4, 16, month=12)
+    else:
+        assert r.text == "What should I remind you about?", r.text
+
+
+async def test_a_fact_that_is_the_thing_to_remind_of_stays_the_task(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    r = await say(runtime, deps, "remind me at 5, it's bin day")
+    job = await (approved(runtime, deps, r) if r.approval else one_job(deps, r))
+    assert "bin day" in job.command

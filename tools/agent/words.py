@@ -2419,9 +2419,34 @@ def _read(raw: str, now: datetime, tz: str) -> Words:
         )
         found = replace(found, text=raw, rest=back)
     rest = _without_context(raw, found.rest, before_it=found.lead is not None)
+    if remind and _only_told_after(raw, rest):
+        rest = ""  # "remind me at 5 in the afternoon, he's back from football by then"
     # the person's own words, also where a second reading had a phrase set aside or a word
     # added ("every year on his birthday", "in 15min"): an approval reads them again
     return replace(found, text=raw, remind=remind, meeting=meeting, now=now, rest=rest)
+
+
+def _only_told_after(raw: str, rest: str) -> bool:
+    """Whether what is left is only a fact about the time, told after the request in a
+    clause of its own ("…, he's back from football by then"): no task, which the person
+    still has to say (or said before)."""
+    if not rest or not STATEMENT.match(rest) or _REMIND_TO.search(rest):
+        return False
+    if not _WHY_THEN.search(rest):
+        return False  # "remind me at 5, it's bin day": the fact is what to remind of
+    ask = _ASKS.search(raw)
+    at = raw.find(rest)
+    if ask is None or at <= ask.end():
+        return False
+    between = raw[ask.end() : at]
+    return bool(re.search(r"[,;.!?—–]\s*$", between)) and not re.search(
+        r"\b(?:to|about|that|of)\b", between
+    )
+
+
+_REMIND_TO = re.compile(r"\b(?:remind|ping|nudge)\s+(?:me|us)\b", re.I)
+# A fact told about the time itself: "he's back by then", "that's when she's free".
+_WHY_THEN = re.compile(r"\b(?:by\s+then|by\s+that\s+time|then|that'?s\s+when)\b", re.I)
 
 
 def _time_first(body: str, now: datetime, tz: str) -> timeparse.When | None:
