@@ -1176,6 +1176,12 @@ def test_a_job_named_by_words_around_a_span_or_after_for(text: str, words: list[
         # its old time said after "instead of"
         ("from now on post the standup at 9:15 instead of 9", ["post", "standup"]),
         ("the meeting is at 3 instead of 2", []),
+        # a job named by quoted words and "thing" in an earlier clause, "for good"
+        (
+            "my flatmate set up that 'check the boiler' thing every 30 minutes and it's "
+            "driving me mad. please get rid of it for good",
+            ["boiler"],
+        ),
     ],
 )
 def test_a_job_named_in_a_clause_of_a_longer_message(text: str, words: list[str]) -> None:

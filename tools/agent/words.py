@@ -1645,7 +1645,8 @@ def either_question(m: re.Match[str]) -> str:
 NOT_NOW = r"(?<!\bfor )(?<!\bby )(?<!\buntil )(?<!\btill )(?<!\bjust )"
 # How long a change holds, said after it ("pause the standup for now"): no time to act at.
 _FOR_A_WHILE = re.compile(
-    r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|some\s+time|the\s+time\s+being)|(?:until|till|til)\s+"
+    r"\s+(?:for\s+(?:now|a\s+(?:while|bit)|some\s+time|the\s+time\s+being|good|ever)"
+    r"|(?:until|till|til)\s+"
     r"(?:further\s+notice|i'?m\s+back|i\s+(?:get\s+back|return)|(?:i|we)\s+say\s+(?:otherwise|so)))$"
 )
 _TO_HALF = re.compile(r"\bto\s+([01]?\d|2[0-3])\s+and\s+(?:a\s+)?half\b(?!\s*(?:hours?|hrs?|min))")
@@ -1655,6 +1656,10 @@ _FOR_A_WHILE_FIRST = re.compile(
     r"^for\s+(?:now|a\s+(?:while|bit)|some\s+time|the\s+time\s+being)\s+"
 )
 # A job's name in quotes: "pause the 'check the build' reminders".
+_QUOTED_JOB = re.compile(
+    r"\b(?:that|the|this|my|our)\s+['\"“‘]([^'\"“”‘’]{1,40})['\"”’]\s+"
+    r"(?:thing|one|job|reminder|ping|alert|check|post)\b"
+)
 _NAME_QUOTED = re.compile(r"(?<![\w'])['\"“‘]([^'\"“”‘’]{1,40})['\"”’](?![\w'])")
 # A courtesy at the end of a request: "cancel 12 please", "list my reminders, thanks".
 POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|ty)[\s!.]*$")
@@ -1698,6 +1703,8 @@ def _asked_change(low: str) -> tuple[str, str] | None:
     words after the verb ("cancel the pizza reminder" → ("delete_scheduled_action", "the
     pizza reminder"); "turn the stretch reminder back on" → ("resume_scheduled_action",
     "the stretch reminder")), or None."""
+    # "that 'check the build' thing": the quoted words name the job, as one word
+    low = _QUOTED_JOB.sub(lambda m: f"the {'_'.join(m[1].split())} reminder", low)
     low = _FOR_A_WHILE.sub("", POLITE_END.sub("", unhedged(_NAME_QUOTED.sub(r"\1", low))))
     low = _MORE_LATE.sub(lambda m: "later" if m[1] == "late" else "earlier", low)
     low = _TO_HALF.sub(r"to \1:30", low)  # "change the standup to 9 and half"
@@ -1826,7 +1833,7 @@ _CLAUSE_BREAK = re.compile(
 )
 # A job named by a noun phrase ("the build check", "the pizza reminder", "my stretch one").
 _JOB_PHRASE = re.compile(
-    rf"\b(?:the|my|our|that|this)\s+(?:[a-z0-9'&-]+\s+){{0,3}}?(?:{_JOB_NOUNS})\b"
+    rf"\b(?:the|my|our|that|this)\s+(?:[a-z0-9'&_-]+\s+){{0,3}}?(?:{_JOB_NOUNS})\b"
 )
 _JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
 _THING_NAMED = re.compile(r"\b(?:the|my|our)\s+([a-z][a-z'-]+)\b")
