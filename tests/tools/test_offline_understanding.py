@@ -72,6 +72,16 @@ async def seeded(deps: HomarDeps, command: str, at: datetime) -> int:
     return job.id
 
 
+async def seeded_standup(deps: HomarDeps) -> Any:
+    """The person's weekday 09:00 "post standup" repeat."""
+    return await deps.engine.create(
+        target=Target(1, 100, 10, None),
+        command="post standup",
+        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
+        kind="recurring",
+    )
+
+
 # ---------------------------------------------------------------- README "Using it"
 
 
@@ -825,14 +835,7 @@ async def test_a_polite_change_by_number(runtime: AgentKit, deps: HomarDeps) -> 
 async def test_a_span_never_turns_a_repeat_into_a_one_off(
     runtime: AgentKit, deps: HomarDeps, text: str
 ) -> None:
-    from tools.schedule import Cron
-
-    job = await deps.engine.create(
-        target=Target(1, 100, 10, None),
-        command="post standup",
-        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
-        kind="recurring",
-    )
+    job = await seeded_standup(deps)
     r = await say(runtime, deps, text)
     after = await deps.engine.get(job.id)
     assert after.kind == "recurring" and schedule_of(after).is_recurring
@@ -1730,12 +1733,7 @@ async def test_a_change_in_gentle_words(
 async def test_a_repeat_given_a_new_clock_by_number_from_tomorrow_on(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:
-    job = await deps.engine.create(
-        target=Target(1, 100, 10, None),
-        command="post standup",
-        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
-        kind="recurring",
-    )
+    job = await seeded_standup(deps)
     r = await say(runtime, deps, f"standup post {job.id}: make it quarter to nine from tomorrow on")
     assert r.approval is not None, r.text  # a repeat's new schedule is proposed first
     await resume_approval(runtime, r.approval, True, replace(deps, now=NOW))
@@ -1779,12 +1777,7 @@ async def test_a_terse_note_is_no_change_of_a_job(
 async def test_a_repeat_moved_from_tomorrow_on_is_moved_at_its_time_of_day(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:
-    standup = await deps.engine.create(
-        target=Target(1, 100, 10, None),
-        command="post standup",
-        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
-        kind="recurring",
-    )
+    standup = await seeded_standup(deps)
     for text, want in (
         ("standup 9 → 9:15 from tmrw", "15 9"),
         ("move the standup to 9:30 from tomorrow", "30 9"),
@@ -2359,12 +2352,7 @@ async def test_a_deadline_told_before_a_repeat_with_its_own_time(
 async def test_a_pause_until_a_day_says_it_does_not_restart_by_itself(
     runtime: AgentKit, deps: HomarDeps
 ) -> None:
-    job = await deps.engine.create(
-        target=Target(1, 100, 10, None),
-        command="post standup",
-        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
-        kind="recurring",
-    )
+    job = await seeded_standup(deps)
     r = await say(runtime, deps, "pause the standup until monday the 7th please")
     assert (await deps.engine.get(job.id)).status == "paused", r.text
     assert "doesn't restart by itself" in r.text and f"resume {job.id}" in r.text
@@ -2437,12 +2425,7 @@ async def test_a_change_in_a_clause_with_its_job_named_there(
     pizza = await seeded(deps, "order the pizza", local(23, 19))
     stretch = await seeded(deps, "stretch", local(24, 8))
     await deps.engine.pause(stretch)
-    standup = await deps.engine.create(
-        target=Target(1, 100, 10, None),
-        command="post standup",
-        schedule=Schedule(Cron("0 9 * * 1-5"), "Europe/Berlin"),
-        kind="recurring",
-    )
+    standup = await seeded_standup(deps)
     said = [
         "my sister is bringing soup tonight, so we won't order the pizza after "
         "all. Please get rid of that reminder, dear.",

@@ -328,7 +328,7 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
         raise AskWhen(VAGUE_RHYTHM)
     # the words of a message to post are no time of it, nor is an amount ("all 4,200
     # euros of it 🎉": the 1.5B made a reminder "now" of it, the thirtieth set)
-    unquoted = _AMOUNT.sub(" ", QUOTED.sub(" ", said))
+    unquoted = _QUANTITY.sub(" ", QUOTED.sub(" ", said))
     if not chat and (_TIMEISH.search(unquoted) or _NOW.search(unquoted)):
         return  # a time the time language can't read may still be one the model did
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
@@ -351,7 +351,7 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
 
 # A number that counts money, weight, distance or things, or is written in thousands
 # ("4,200"): never a time, so it does not make a message that names no time time-ish.
-_AMOUNT = re.compile(
+_QUANTITY = re.compile(
     r"[$€£¥]\s*\d[\d,.]*|\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b"
     r"|\b\d+(?:[.,]\d+)?\s*(?:%|(?:percent|euros?|eur|dollars?|usd|pounds?|gbp|quid|bucks"
     r"|kgs?|kilos?|grams?|g|lbs?|km|kms|kilomet(?:er|re)s?|miles?|met(?:er|re)s?|reps?"

@@ -259,7 +259,7 @@ _REPORTED_START = re.compile(
     re.I,
 )
 # Words that ask for something anywhere in a message.
-_ASKING = re.compile(
+_ASKS_ANYWHERE = re.compile(
     r"\b(?:please|pls|plz|can\s+you|could\s+you|would\s+you|will\s+you|let\s+me\s+know"
     r"|don'?t\s+let\s+me|make\s+sure)\b|\?",
     re.I,
@@ -271,7 +271,7 @@ def _reported(plain: str) -> bool:
     one word and a past tense: not a command's verb, "post updated notes at 5"), asks
     nothing, and no clause of it is a command ("…, so cancel the pizza reminder")."""
     m = _REPORTED_START.match(plain.strip())
-    if m is None or _ASKING.search(plain):
+    if m is None or _ASKS_ANYWHERE.search(plain):
         return False
     if m["who"] and (m["who"].lower() in _COMMAND_VERBS or m["who"].lower() in _BEFORE_A_VERB):
         return False
@@ -2245,10 +2245,10 @@ _A_CLOCK = re.compile(
 _PART_SAID = (
     (
         re.compile(r"\b(?:tonight|night|nightly|evenings?|bedtime)\b", re.I),
-        (*range(17, 24), 0, 1, 2, 3),
+        (*_DAY_PART_HOURS["evening"], *_DAY_PART_HOURS["night"]),
     ),
-    (re.compile(r"\bmornings?\b", re.I), tuple(range(4, 12))),
-    (re.compile(r"\bafternoons?\b", re.I), tuple(range(12, 18))),
+    (re.compile(r"\bmornings?\b", re.I), _DAY_PART_HOURS["morning"]),
+    (re.compile(r"\bafternoons?\b", re.I), _DAY_PART_HOURS["afternoon"]),
 )
 
 
@@ -2437,7 +2437,7 @@ def _only_told_after(raw: str, rest: str) -> bool:
     """Whether what is left is only a fact about the time, told after the request in a
     clause of its own ("…, he's back from football by then"): no task, which the person
     still has to say (or said before)."""
-    if not rest or not STATEMENT.match(rest) or _REMIND_TO.search(rest):
+    if not rest or not STATEMENT.match(rest) or _ASKS.search(rest):
         return False
     if not _WHY_THEN.search(rest):
         return False  # "remind me at 5, it's bin day": the fact is what to remind of
@@ -2451,7 +2451,6 @@ def _only_told_after(raw: str, rest: str) -> bool:
     )
 
 
-_REMIND_TO = re.compile(r"\b(?:remind|ping|nudge)\s+(?:me|us)\b", re.I)
 # A fact told about the time itself: "he's back by then", "that's when she's free".
 _WHY_THEN = re.compile(r"\b(?:by\s+then|by\s+that\s+time|then|that'?s\s+when)\b", re.I)
 
