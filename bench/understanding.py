@@ -455,6 +455,11 @@ async def main() -> None:
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per model request")
     ap.add_argument("--split", choices=("dev", "held"), default=None)
     ap.add_argument("--no-offline", action="store_true")
+    ap.add_argument(
+        "--model-every-time",
+        action="store_true",
+        help="plain one-off reminders to the model too (PLAIN_REMINDERS_IN_CODE=false)",
+    )
     ap.add_argument("--show-failures", action="store_true")
     args = ap.parse_args()
     logging.disable(logging.WARNING)
@@ -489,6 +494,7 @@ async def main() -> None:
             offline=offline_model(),
             model_settings=ModelSettings(request_timeout=args.timeout),
             run_timeout=max(AgentKit.run_timeout, 4 * args.timeout),
+            plain_reminders_in_code=not args.model_every_time,  # as the bot runs by default
         )
         outs = await run_model("model", rt, cases, progress=True, record=args.record)
         figures |= summarize("model", cases, outs, args.show_failures)

@@ -216,6 +216,7 @@ class Runtime:
             request_timeout=settings.model_timeout,
             toolsets=self.actions.toolsets,
             catalogue=self.actions.catalogue,
+            plain_reminders_in_code=settings.plain_reminders_in_code,
         )
         # Proposals persist in the database (build_agent_kit's own keeps them in the reply only).
         self.agent = replace(built, approvals=self.approvals, offline=offline or built.offline)

@@ -80,6 +80,7 @@ class Settings(BaseSettings):
     homar_fallback_model: str | None = None
     model_timeout: float = Field(default=30.0, gt=0)
     model_requests_per_user_per_day: int = Field(default=200, ge=0)
+    plain_reminders_in_code: bool = True
 
     max_horizon: timedelta = timedelta(days=5 * 365)
     min_interval: timedelta = timedelta(seconds=60)

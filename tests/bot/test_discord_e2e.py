@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -132,11 +133,31 @@ async def test_model_down_reminder_still_delivered(world: World) -> None:
 
 
 async def test_configured_model_raising_falls_back_offline(world: World) -> None:
-    async with running_bot(world, model=FunctionModel(_raising)) as bot:
+    # every message to the model, so that this plain reminder reaches the raising model
+    async with running_bot(
+        world, model=FunctionModel(_raising), plain_reminders_in_code=False
+    ) as bot:
         thread_id = await start_thread(world, "remind me in 3 minutes to call Bob")
         confirmation = await world.bot_says(thread_id)
         await settle(bot)
     assert "job #" in confirmation.content
+
+
+async def test_a_plain_reminder_never_waits_for_the_model(world: World) -> None:
+    asked: list[int] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        asked.append(1)
+        raise RuntimeError("model is down")
+
+    async with running_bot(world, model=FunctionModel(model)) as bot:  # the bot's default
+        thread_id = await start_thread(world, "remind me in 3 minutes to call Bob")
+        confirmation = await world.bot_says(thread_id)
+        await settle(bot)
+        [job] = await bot.runtime.engine.list_jobs(owner_id=world.alice.id)
+    assert "job #" in confirmation.content and asked == []
+    assert job.command.endswith("call Bob")
+    assert job.next_run_at == world.clock.now() + timedelta(minutes=3)
 
 
 async def test_threads_run_in_parallel_and_queue_in_order(world: World) -> None:

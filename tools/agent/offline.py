@@ -572,6 +572,45 @@ def reads_command(text: str) -> bool:
     return isinstance(_manage(low), tuple)
 
 
+# A reminder's text that points back at the conversation ("remind me about that at 5",
+# "ping me about the above tomorrow"): what it means is in the thread, for a model to read.
+_POINTS_BACK = re.compile(
+    r"\b(?:it|that|this|these|those|them|above|earlier|previous|aforementioned|"
+    r"(?:we|you|i|they|he|she)\s+(?:just\s+)?(?:said|discussed|talked|mentioned|agreed|decided))\b",
+    re.I,
+)
+
+
+# Words a one-off reminder's reading leaves to a model: anyone but the person (a mention,
+# "@everyone", "remind Bob", "us", a DM) and the details of following up ("every 10
+# minutes until I answer", "up to 3 times", "if I ignore it").
+_NOT_PLAIN = re.compile(
+    r"<[@#]|@\w|\b(?:remind|ping|nudge|nag|bug|tell|notify|alert|text|message|email)\s+(?!me\b)\w"
+    r"|\b(?:dms?|direct(?:ly)?\s+messages?|privately|in\s+private|pm\s+me|everyone|everybody"
+    r"|all\s+of\s+us|us|we|our|the\s+(?:team|channel|group|thread)|escalat\w*|every|each"
+    r"|until\s+i|till\s+i|up\s+to\s+\d+|\d+\s+times|again|keep\s+\w+ing"
+    r"|if\s+i\s+(?:don'?t|do\s+not|haven'?t|have\s+not|ignore|miss|forget))\b",
+    re.I,
+)
+
+
+def reads_reminder(text: str, now: datetime, tz: str) -> bool:
+    """Whether the message is a one-off reminder this model reads fully — its time, its
+    text, lead time and follow-ups all in the person's words ("remind me tomorrow at 9 to
+    call mom", "my call with Sam is at 3pm"): code settles it, whichever model is
+    configured (when `AgentKit.plain_reminders_in_code`). The person's words are the
+    authority on when whatever a model writes (`Words.settle_*`), so a model added only
+    its latency (5–10 s for ~35 tokens on two cores) and now and then a guess of its own.
+    Left to the model: a text that points back at the thread ("about that", "the above"),
+    which it sees, and reminders for others or with follow-up details (`_NOT_PLAIN`)."""
+    if _NOT_PLAIN.search(_clean(text)):
+        return False
+    got = plan(text, now, tz)
+    if not isinstance(got, tuple) or got[0] != "schedule_reminder":
+        return False
+    return not _POINTS_BACK.search(str(got[1].get("message", "")))
+
+
 _LINE = re.compile(r"^#(\d+) (\w+) · (?:next (\S+)|no next run).*?“(.*)” · (\w+)$")
 
 

@@ -44,6 +44,7 @@ from tools.agent.offline import (
     asks_for_help,
     is_offline,
     reads_command,
+    reads_reminder,
     settles_answer,
 )
 from tools.agent.reading import ReadingModel
@@ -91,6 +92,9 @@ class AgentKit:
         default_factory=lambda: ModelSettings(request_timeout=30.0)
     )
     run_timeout: float = 120.0
+    # A one-off reminder for the person that code reads fully is made without a model
+    # request (`offline.reads_reminder`); the bot turns this on (PLAIN_REMINDERS_IN_CODE).
+    plain_reminders_in_code: bool = False
     # Action toolsets (MCP servers, plugins, thread actions) offered to the real model, and
     # what they are called, for the scheduling confirmation.
     toolsets: list[AbstractToolset[Any]] = field(default_factory=list)
@@ -127,6 +131,7 @@ def build_agent_kit(
     total_tokens_limit: int = 60_000,
     toolsets: list[AbstractToolset[Any]] | None = None,
     catalogue: Callable[[], dict[str, str]] | None = None,
+    plain_reminders_in_code: bool = False,
 ) -> AgentKit:
     """An agent kit from settings strings (see `tools.models.build_model`); `toolsets` are
     extra actions (e.g. `tools.actions.kit.Actions.toolsets`)."""
@@ -144,6 +149,7 @@ def build_agent_kit(
         model_settings=ModelSettings(request_timeout=request_timeout),
         toolsets=list(toolsets or []),
         catalogue=catalogue,
+        plain_reminders_in_code=plain_reminders_in_code,
     )
 
 
@@ -363,10 +369,12 @@ async def run_agent(
             deps.state.untrusted_history = provenance.untrusted_transcript(history)
             given = []
         if not deps.fired and (
-            settles_answer(history, text, now, deps.zone) or reads_command(text)
+            settles_answer(history, text, now, deps.zone)
+            or reads_command(text)
+            or (runtime.plain_reminders_in_code and reads_reminder(text, now, deps.zone))
         ):
-            # the answer to our own question or a command (a change to a job, the zone),
-            # fully read: code settles it (the offline model's reading)
+            # the answer to our own question, a command (a change to a job, the zone) or a
+            # one-off reminder, fully read: code settles it (the offline model's reading)
             runtime = replace(runtime, model=runtime.offline)
             whole = answered_as(history, text)
             if whole is not None:  # "pm" to "4:30 in the morning or in the afternoon?"
