@@ -585,3 +585,24 @@ async def test_a_zone_set_during_a_run_is_read_by_the_rest_of_it(
     job = await deps.engine.get(job_id)
     assert job.tz == "Asia/Tokyo"
     assert deps.tz == "Europe/Berlin" and deps.state.tz is None
+
+
+async def test_a_repeats_bare_afternoon_clock_is_asked_whatever_the_model_wrote(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """ "every Tuesday at 4:30 …" is 04:30 or 16:30: the person is asked, not the model's
+    guess kept (the 1.5B wrote "every tuesday at 4:30", read as 04:30)."""
+    r = await ask(
+        runtime,
+        deps,
+        "every Tuesday and Thursday at 4:30 remind me to take Max to football",
+        call(
+            "schedule_action",
+            description="remind me to take Max to football",
+            type="recurring",
+            schedule="every tuesday and thursday at 4:30",
+        ),
+        TextPart("Done."),
+    )
+    assert not r.job_ids and r.approval is None
+    assert "Is 4:30 in the morning or in the afternoon?" in r.text

@@ -22,7 +22,7 @@ from tools.agent import AgentKit, resume_approval, run_agent
 from tools.agent.scheduling import HomarDeps
 from tools.jobs.engine import Engine
 from tools.jobs.model import Target, schedule_of
-from tools.schedule import Cron, Once, Schedule
+from tools.schedule import Cron, Every, Once, Schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 23, 10, 0, 7, tzinfo=BERLIN)
@@ -2493,3 +2493,122 @@ async def test_a_fact_that_is_the_thing_to_remind_of_stays_the_task(
     r = await say(runtime, deps, "remind me at 5, it's bin day")
     job = await (approved(runtime, deps, r) if r.approval else one_job(deps, r))
     assert "bin day" in job.command
+
+
+# ---------------------------------------------------------------- the thirty-fifth and
+# thirty-sixth held sets' wrong jobs, as general rules (tried on other words than the sets')
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        # the last clause tells the event's own clock; the request's time is its own
+        ("remind me tomorrow morning to pack the gym bag, his class is at 1:15", local(24, 9)),
+        ("remind me friday at noon to buy the cake, the party starts at 4", local(27, 12)),
+    ],
+)
+async def test_an_events_clock_told_after_the_request_is_not_its_time(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "every Monday and Wednesday at 5:30 remind me to take Lea to swimming",
+        "each friday at 3:15 ping me to pick up the dry cleaning",
+    ],
+)
+async def test_a_repeats_bare_afternoon_clock_is_asked_about(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None
+    assert "in the morning or in the afternoon?" in r.text
+
+
+async def test_the_answer_to_a_repeats_half_day_makes_it(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    asked = await say(runtime, deps, "every Tuesday at 4:45 remind me to take Ben to judo")
+    assert "in the morning or in the afternoon?" in asked.text
+    job = await approved(runtime, deps, await say(runtime, deps, "pm"))
+    assert job.kind == "recurring" and job.next_run_at == local(24, 16, 45)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "every weekday at 7:40 remind me to leave for work",  # a 7 o'clock repeat: morning
+        "every day at 6:30 wake me up",  # the words say which half
+        "every tuesday at 4:30pm remind me to take Max to football",
+    ],
+)
+async def test_a_repeat_whose_half_of_the_day_is_plain_is_not_asked_about(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert r.approval is not None, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("every sunday at 6pm remind me to plan next week", "next week"),
+        ("weekly on fridays at 4pm remind me to order milk for the weekend", "weekend"),
+    ],
+)
+async def test_a_repeats_task_may_name_the_period_it_is_about(
+    runtime: AgentKit, deps: HomarDeps, text: str, words: str
+) -> None:
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    assert job.kind == "recurring" and words in job.command
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tomas said he'll do the stocktake on Saturday morning",
+        "my sister says she'll bring the cake tomorrow at 3",
+    ],
+)
+async def test_what_someone_said_they_will_do_makes_no_job(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None, r.text
+
+
+async def test_a_job_called_the_x_one_is_moved_to_the_time_said(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job_id = await seeded(deps, "water the plants", local(24, 18))
+    r = await say(runtime, deps, "push the plant watering one to thursday at 8am")
+    job = await deps.engine.get(job_id)
+    assert job is not None and job.next_run_at == local(26, 8), r.text
+
+
+async def test_that_reminder_after_a_thing_named_without_the(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job_id = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "we're not doing pizza tonight after all, scrap that reminder")
+    job = await deps.engine.get(job_id)
+    assert job is not None and job.status == "cancelled", r.text
+    assert [j.id for j in await open_jobs(deps)] == []
+
+
+async def test_a_job_named_with_how_it_runs_is_found(
+    runtime: AgentKit, deps: HomarDeps, engine: Engine
+) -> None:
+    build = await engine.create(
+        target=Target(1, 100, 10, None),
+        command="check the build",
+        schedule=Schedule(Every(2700, NOW + timedelta(seconds=2700)), "Europe/Berlin"),
+        kind="interval",
+    )
+    r = await say(runtime, deps, "kill the build check that runs every 45 min, the fix is in")
+    job: Any = await engine.get(build.id)
+    assert job.status == "cancelled" and not r.job_ids and r.approval is None, r.text

@@ -64,6 +64,7 @@ async def test_a_plain_reminder_is_made_without_a_model_request(
         "ping me about the above tomorrow at 9",
         "nag me at 6pm to do the taxes every 10 minutes until I answer",
         "remind me every day at 9 to stretch",  # a repeat
+        "weekly on sundays at 8pm remind me to do the rota",
         "turn the porch light off in 30 minutes",  # a command for later, not a reminder
         "remind me tomorrow at 9",  # no text: not fully read
         "what's the weather like tomorrow at 9?",

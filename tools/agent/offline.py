@@ -38,6 +38,7 @@ from tools.agent.words import (
     END_ASKED,
     EPOCH,
     HALF_DAY_ASKED,
+    HOW_IT_RUNS,
     JOB_NUMBER,
     KEEP_ZONE,
     MEETING_LEAD,
@@ -520,6 +521,8 @@ _NO_TIME = (
 _ITS_OWN_PINGS = re.compile(
     r"\b(?:ping|remind|nag|bug|bother|spam|nudge|message|text)(?:ing|s)?\s+(?:me|us)\b"
     r"|\b(?:any\s*more|no\s+longer)\b"
+    # "kill the build check that runs every 45 min": a clause that says how the job runs
+    r"|\b(?:that|which)\s+(?:runs|goes\s+off|fires|pings|repeats|comes\s+up|pops\s+up)\b"
 )
 _RHYTHM = re.compile(
     r"\bevery\s+(?:\d+|other|few|couple\s+of)?\s*(?:min(?:ute)?s?|h(?:ou)?rs?|days?|weeks?|months?"
@@ -549,8 +552,8 @@ def _manage(low: str) -> Call | str | None:
     if tool != "update_scheduled_action":
         if by_id and not rest[by_id.end() :].strip(" .!"):
             return tool, {"task_id": int(by_id.group(1))}
-        if job_topic(rest):
-            return "list_scheduled_actions", {}
+        if job_topic(rest) or HOW_IT_RUNS.search(rest):
+            return "list_scheduled_actions", {}  # (which one: "the reminder that runs …")
         return None
     return ("list_scheduled_actions", {}) if (by_id or job_topic(rest)) else None
 
@@ -582,12 +585,15 @@ _POINTS_BACK = re.compile(
 
 
 # Words a one-off reminder's reading leaves to a model: anyone but the person (a mention,
-# "@everyone", "remind Bob", "us", a DM) and the details of following up ("every 10
-# minutes until I answer", "up to 3 times", "if I ignore it").
+# "@everyone", "remind Bob", "us", a DM), the details of following up ("every 10 minutes
+# until I answer", "up to 3 times", "if I ignore it") and any word of a repeat ("weekly",
+# "on sundays"): a one-off read from such words is read wrong.
 _NOT_PLAIN = re.compile(
     r"<[@#]|@\w|\b(?:remind|ping|nudge|nag|bug|tell|notify|alert|text|message|email)\s+(?!me\b)\w"
     r"|\b(?:dms?|direct(?:ly)?\s+messages?|privately|in\s+private|pm\s+me|everyone|everybody"
     r"|all\s+of\s+us|us|we|our|the\s+(?:team|channel|group|thread)|escalat\w*|every|each"
+    r"|(?:hour|dai|night|week|fortnight|month|year|annual|biweek)ly|weekdays|weekends"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days|mornings|afternoons|evenings|nights"
     r"|until\s+i|till\s+i|up\s+to\s+\d+|\d+\s+times|again|keep\s+\w+ing"
     r"|if\s+i\s+(?:don'?t|do\s+not|haven'?t|have\s+not|ignore|miss|forget))\b",
     re.I,

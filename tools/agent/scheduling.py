@@ -1148,7 +1148,12 @@ async def schedule_action(
                 "'every weekday at 8'."
             )
         spec = Schedule(rec.spec, tz, end or rec.until, max_runs or rec.max_runs)
-    spec = words_of(deps).settle_recurrence(spec, now)
+    said = words_of(deps)
+    if said.half_day and said.recurrence is not None:
+        # "every Tuesday at 4:30 …": 04:30 or 16:30 is the person's call, whatever the
+        # model wrote (the answer is read in code: `offline._answering`)
+        raise AskWhen(half_day_question(said))
+    spec = said.settle_recurrence(spec, now)
     kind = JobKind.INTERVAL if isinstance(spec.spec, Every) else JobKind.RECURRING
     return await _create(ctx, description, spec, kind, on_duplicate=on_duplicate, audience=audience)
 

@@ -255,7 +255,9 @@ _REPORTED_START = re.compile(
     r"(?:(?P<who>[a-z][a-z']*)\s+)?(?:just\s+|finally\s+|already\s+)?"
     r"(?P<verb>[a-z]{2,}[^\We]ed|paid|got|went|ran|made|won|lost|bought|sold|sent|did|had|took"
     r"|gave|found|met|saw|told|wrote|drove|flew|ate|slept|woke|came|broke|fell|forgot|spent"
-    r"|brought|caught|built|smashed|nailed|crushed|aced|hit\s+(?:a|my|another)\s+new)\b",
+    r"|brought|caught|built|smashed|nailed|crushed|aced|hit\s+(?:a|my|another)\s+new"
+    # someone's word reported ("Tomas said he'll do the stocktake on Saturday morning")
+    r"|said|says)\b",
     re.I,
 )
 # Words that ask for something anywhere in a message.
@@ -275,6 +277,8 @@ def _reported(plain: str) -> bool:
         return False
     if m["who"] and (m["who"].lower() in _COMMAND_VERBS or m["who"].lower() in _BEFORE_A_VERB):
         return False
+    if m["verb"].lower() in ("said", "says") and REMIND.search(plain):
+        return False  # "mom said to remind me at 5 to call her": a request, passed on
     clauses = _CLAUSE_END.split(plain)
     return not any(
         starts_with_verb(re.sub(r"^\W*(?:(?:so|and|but|then|now)\b\W*)*", "", c))
@@ -994,9 +998,21 @@ _CORRECTED = re.compile(
 _REMIND_SLIP = re.compile(rf"\b(?:{REMIND_SLIPS})(?=\s+(?:me|us)\b)", re.I)
 
 
+# "move the plant watering one to thursday at 8am": "one" names the job being changed,
+# it is no clock ("one to thursday" is not a time).
+_THE_X_ONE = re.compile(
+    r"^((?:(?:please|pls|can\s+you|could\s+you)\s+)?(?:move|push|shift|change|reschedule|bump"
+    r"|postpone|delay|put|set|make|switch)\s+(?:the|my|that|this)\s+(?:[a-z'-]+\s+){0,3})"
+    r"ones?\b(?!\s+(?:more\s+|extra\s+|full\s+)?(?:hours?|hrs?|minutes?|mins?|days?|weeks?|months?"
+    r"|seconds?|secs?|o'?clock|thirty|fifteen|forty|twenty|pm|am)\b)",
+    re.I,
+)
+
+
 def read_words(text: str, now: datetime, tz: str) -> Words:
     """Read the time in a person's message (`now` aware; `tz` their zone). Never raises."""
     raw = " ".join(USER_MENTION.sub(" ", text or "").split())
+    raw = _THE_X_ONE.sub(r"\1job", raw)
     raw = _quote_posted(_REMIND_SLIP.sub("remind", timeparse.mend_spelling(raw)))
     raw = _CORRECTED.sub(lambda m: f"{m['at'] or ''}{m['b']}", raw)
     addressed = frozenset(_address(a) for a in _ADDRESS.findall(text or ""))
@@ -1378,6 +1394,13 @@ def _names_a_time(words: str) -> bool:
 _SPAN_NAMED = re.compile(r"\b\d+\s*-?\s*(?:min(?:ute)?s?|hours?|hrs?|h|m)\b", re.I)
 
 
+# A clause saying how a job runs, after its name ("… that runs every 45 min").
+HOW_IT_RUNS = re.compile(
+    r"\s+(?:that|which)\s+(?:runs|goes\s+off|fires|pings|repeats|comes\s+up|pops\s+up)\b.*$",
+    re.I,
+)
+
+
 def split_topic(rest: str) -> tuple[list[str], str]:
     """The words that name a job and the change said after them: "the pizza reminder back
     an hour" → (["pizza"], "back an hour"); "the plants one thursday 6pm" → (["plants"],
@@ -1394,6 +1417,7 @@ def split_topic(rest: str) -> tuple[list[str], str]:
             name, after = " ".join(tokens[:i]), f"{' '.join(tokens[i:])} {after}".strip()
             break
     name = _SPAN_NAMED.sub(" ", name)  # "the 45-minute build check": its rhythm, not its name
+    name = HOW_IT_RUNS.sub("", name)  # "the build check that runs every 45 min"
     words = [w for w in re.findall(r"[a-z0-9']+", name.lower()) if w not in _JOB_NOISE]
     return words[:4], after
 
@@ -1836,7 +1860,11 @@ _JOB_PHRASE = re.compile(
     rf"\b(?:the|my|our|that|this)\s+(?:[a-z0-9'&_-]+\s+){{0,3}}?(?:{_JOB_NOUNS})\b"
 )
 _JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
-_THING_NAMED = re.compile(r"\b(?:the|my|our)\s+([a-z][a-z'-]+)\b")
+# A thing named in a clause ("the pizza", "not doing pizza tonight", "no bins this week").
+_THING_NAMED = re.compile(
+    r"\b(?:the|my|our|doing|having|getting|ordering|making|cooking|no)\s+"
+    r"(?!(?:it|that|this|them|those|these|a|an|the|my|our|any|much|more)\b)([a-z][a-z'-]+)\b"
+)
 _REFERRED = re.compile(r"^((?:[a-z]+\s+){1,3}?)(?:it|that|this|them|those|these)(?:\s+ones?)?\b")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
 _NAMED_AFTER_NOUN = re.compile(r"\s+(?:for|about|of|to)\s+\S")
@@ -2469,6 +2497,23 @@ def _time_first(body: str, now: datetime, tz: str) -> timeparse.When | None:
     return timeparse.When(got.schedule, body[ask.start() :], said=got.said)
 
 
+# A day or a period said with no clock ("next week", "for tomorrow", "the weekend").
+_A_PERIOD = re.compile(
+    r"(?:for\s+)?(?:(?:the\s+)?(?:next|coming|following)\s+(?:week|month|year|weekend)"
+    r"|tomorrow|(?:the|this)\s+(?:week|weekend|month)|today|tonight)",
+    re.I,
+)
+
+
+# A last clause that tells an event's own clock: ", his class is at 1:15", "(it starts at 6)".
+_EVENTS_OWN_CLOCK = re.compile(
+    r"\s*[,;(—–]\s*(?:and\s+|but\s+)?(?:it|that|he|she|they|his|her|their|its|the|my|our)"
+    r"(?:\s+[\w'-]+){0,3}\s+(?:is|'s|starts?|begins?|opens?|kicks\s+off)\s+(?:at\s+)?"
+    r"\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?\)?[\s.!]*$",
+    re.I,
+)
+
+
 def _read_time(raw: str, now: datetime, tz: str) -> Words:
     nag = bool(_NAG.search(raw))
     if _SHIFT.search(raw) or _shift_change(raw):
@@ -2485,6 +2530,14 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     named, body = zone_time_in(body)
     if named is None:
         named, body = their_time_in(body)
+    own = _EVENTS_OWN_CLOCK.search(body)
+    if own is not None and own.start() > 0:
+        # "pack Noah's swim bag tomorrow morning, his class is at 1:15": the last clause
+        # tells the event's own clock; the request's time is the one before it (not
+        # "tomorrow morning … 1:15" put together as 01:15)
+        head, _ = _find(body[: own.start()], now, tz)
+        if head is not None and head.said:
+            body = body[: own.start()]
     found, note = _find(body, now, tz)
     if found is None and not note:
         found = _time_first(body, now, tz)
@@ -2518,6 +2571,16 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     again = timeparse.split_when(rest, now=now, tz=named or tz) if rest else None
     # Not a thing's own time ("take the 8:15 train", "about the 10am dentist appointment").
     ambiguous = again is not None and not again.thing and _strong(rest)
+    if (
+        ambiguous
+        and again is not None
+        and isinstance(found.schedule, Schedule)
+        and isinstance(again.schedule, datetime)
+        and _A_PERIOD.fullmatch(again.said.strip())
+    ):
+        # "every sunday at 8pm remind me to plan next week": a repeat's task names the week
+        # (day, month) it is about, each time; one day is no time for a repeat
+        ambiguous = False
     told = (
         ambiguous
         and again is not None
@@ -2565,6 +2628,7 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
             nag=nag,
             ambiguous=ambiguous,
             unread_end=unread,
+            half_day=_repeat_half_day(body, sched),
         )
     daily = _daily_for(raw, found, runs, now, tz)
     if daily is not None:
@@ -2754,13 +2818,32 @@ def _half_day(body: str, at: datetime, today: date) -> re.Match[str] | None:
     return m if (at.hour, at.minute) == (int(m[1]), int(m[2])) else None
 
 
+def _repeat_half_day(body: str, sched: Schedule) -> bool:
+    """Whether a repeat's clock is a bare one from 1:00 to 6:59, read in the morning when
+    its afternoon is as likely ("every Tuesday and Thursday at 4:30 remind me to take Max
+    to football")."""
+    m = _clock_in(body)
+    if m is None or _SAYS_HALF.search(body) or not isinstance(sched.spec, Cron):
+        return False
+    text = QUOTED.sub(" ", body)
+    if _POD_SAID.search(text) or _MORNING_CUE.search(text) or _EVENING_CUE.search(text):
+        return False  # "every weekday at 6:30 wake me up": the words say which half
+    minute, hour = sched.spec.expr.split()[:2]
+    # (a 7 o'clock repeat is a morning one: the school run, the commute, the lecture)
+    return int(m[1]) < 7 and (minute, hour) == (str(int(m[2])), str(int(m[1])))
+
+
 HALF_DAY_ASKED = "in the morning or in the afternoon?"
 
 
 def half_day_question(words: Words) -> str:
-    """The question when `words.half_day`: which half of the day the clock is in."""
+    """The question when `words.half_day`: which half of the day the clock is in (of a
+    one-off's day, or of a repeat's)."""
     at = words.instant
-    assert at is not None
+    if at is None:
+        m = _clock_in(words.text)
+        clock = f"{int(m[1])}:{m[2]}" if m is not None else "that time"
+        return f"Is {clock} {HALF_DAY_ASKED} Say `am` or `pm` (or e.g. `{clock}pm`)."
     return (
         f"Is {at:%-H:%M} on {at:%a %-d %b} {HALF_DAY_ASKED} "
         f"Say `am` or `pm` (or e.g. `{at:%-H:%M}pm`)."
