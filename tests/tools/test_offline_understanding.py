@@ -2612,3 +2612,27 @@ async def test_a_job_named_with_how_it_runs_is_found(
     r = await say(runtime, deps, "kill the build check that runs every 45 min, the fix is in")
     job: Any = await engine.get(build.id)
     assert job.status == "cancelled" and not r.job_ids and r.approval is None, r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "remind <@42> and me at 5pm to leave",  # someone else as well: an audience
+        "at 6pm ping <@42> about the keys",
+        "remind me at 5pm to call <@42>",  # a name the text would lose
+    ],
+)
+async def test_a_request_naming_someone_by_mention_makes_no_job_offline(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None
+    assert "@mention" in r.text and "/remind" in r.text
+    assert await open_jobs(deps) == []
+
+
+async def test_the_bots_own_leading_mention_is_no_one_else(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, "<@99> remind me at 5pm to leave"))
+    assert job.next_run_at == local(23, 17) and job.command == "leave"

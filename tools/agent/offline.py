@@ -731,6 +731,15 @@ def _recurring(what: str, sched: Schedule) -> Call:
     return "schedule_action", {"description": what, "type": "recurring", "schedule": text, **ends}
 
 
+# The bot's own mention a message starts with ("@Homar remind me …").
+_LEADING_MENTION = re.compile(r"^\s*<@!?\d{1,20}>")
+SOMEONE_ELSE = (
+    "I can't read a request with an @mention in it without my AI model, so I set nothing. "
+    "To remind someone else, use `/remind` with `to: @them`; for a reminder of your own, "
+    "write their name without the @."
+)
+
+
 def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     """A tool call for `text`, or the text to answer with.
 
@@ -762,6 +771,8 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
     instead = no_job_because(t)
     if instead is not None:
         return instead
+    if USER_MENTION.search(_LEADING_MENTION.sub("", text, count=1)):
+        return SOMEONE_ELSE  # never a job that drops the person named, or their name
     remind = bool(REMIND.search(QUOTED.sub(" ", t)))  # not a word of a message to post
     if remind and re.search(
         # "remind me now to …", "ping me right now", "now remind me …"; not "I'm in Tokyo
