@@ -48,6 +48,7 @@ from tools.agent.words import (
     POLITE_END,
     QUOTED,
     REMIND,
+    RUNS_CLAUSE,
     TWO_CLOCKS,
     TWO_TIMES,
     end_question,
@@ -522,7 +523,7 @@ _ITS_OWN_PINGS = re.compile(
     r"\b(?:ping|remind|nag|bug|bother|spam|nudge|message|text)(?:ing|s)?\s+(?:me|us)\b"
     r"|\b(?:any\s*more|no\s+longer)\b"
     # "kill the build check that runs every 45 min": a clause that says how the job runs
-    r"|\b(?:that|which)\s+(?:runs|goes\s+off|fires|pings|repeats|comes\s+up|pops\s+up)\b"
+    rf"|{RUNS_CLAUSE}"
 )
 _RHYTHM = re.compile(
     r"\bevery\s+(?:\d+|other|few|couple\s+of)?\s*(?:min(?:ute)?s?|h(?:ou)?rs?|days?|weeks?|months?"

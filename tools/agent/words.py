@@ -1395,10 +1395,8 @@ _SPAN_NAMED = re.compile(r"\b\d+\s*-?\s*(?:min(?:ute)?s?|hours?|hrs?|h|m)\b", re
 
 
 # A clause saying how a job runs, after its name ("… that runs every 45 min").
-HOW_IT_RUNS = re.compile(
-    r"\s+(?:that|which)\s+(?:runs|goes\s+off|fires|pings|repeats|comes\s+up|pops\s+up)\b.*$",
-    re.I,
-)
+RUNS_CLAUSE = r"\b(?:that|which)\s+(?:runs|goes\s+off|fires|pings|repeats|comes\s+up|pops\s+up)\b"
+HOW_IT_RUNS = re.compile(rf"\s+{RUNS_CLAUSE}.*$", re.I)
 
 
 def split_topic(rest: str) -> tuple[list[str], str]:
