@@ -2636,3 +2636,110 @@ async def test_the_bots_own_leading_mention_is_no_one_else(
 ) -> None:
     job = await one_job(deps, await say(runtime, deps, "<@99> remind me at 5pm to leave"))
     assert job.next_run_at == local(23, 17) and job.command == "leave"
+
+
+@pytest.mark.parametrize(
+    ("text", "expr"),
+    [
+        ("from monday to friday at 8.15 please remind me to leave for the bus", "15 8 * * 1-5"),
+        ("mon-fri at 9 remind me to stand up", "0 9 * * 1-5"),
+        ("every weekday at 1730 remind me to go live", "30 17 * * 1-5"),
+        ("remind me each monday at 20 o clock to put out the bins", "0 20 * * 1"),
+    ],
+)
+async def test_a_repeat_said_with_a_day_range_or_a_written_clock(
+    runtime: AgentKit, deps: HomarDeps, text: str, expr: str
+) -> None:
+    r = await say(runtime, deps, text)
+    job = await approved(runtime, deps, r) if r.approval is not None else await one_job(deps, r)
+    assert schedule_of(job).spec == Cron(expr), job.schedule
+
+
+async def test_a_24_hour_clock_in_four_digits(runtime: AgentKit, deps: HomarDeps) -> None:
+    r = await say(runtime, deps, "tmrw at 2030 remind me to do the tournament check-in")
+    job = await one_job(deps, r)
+    assert job.next_run_at == local(24, 20, 30) and job.command == "do the tournament check-in"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "remind me today to call mom",
+        "remind me later today to call mom",
+        "remind me 2 hours before my flight today",
+        "please delete this reminder today",
+    ],
+)
+async def test_today_alone_is_no_time_to_act_at_now(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    # a day, not this minute: nothing is made and nothing is said as a reminder now
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None and r.remind_now is None, r.text
+    assert r.text.rstrip().endswith("?"), r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "gg ez, that boss went down in like 20 mins lol",
+        "we finished the raid in under an hour",
+    ],
+)
+async def test_how_long_something_took_is_no_time(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None and r.remind_now is None, r.text
+
+
+async def test_a_job_named_first_then_please_and_the_change(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job_id = await seeded(deps, "water the plants", local(24, 18))
+    r = await say(runtime, deps, "the reminder for the plants please move it to thursday at 19h")
+    job = await deps.engine.get(job_id)
+    assert job is not None and job.next_run_at == local(26, 19), r.text
+    assert not r.job_ids
+
+
+async def test_this_reminder_after_a_thing_ordered(runtime: AgentKit, deps: HomarDeps) -> None:
+    job_id = await seeded(deps, "order the pizza", local(23, 19))
+    r = await say(runtime, deps, "we dont order pizza today anymore, please delete this reminder")
+    job = await deps.engine.get(job_id)
+    assert job is not None and job.status == "cancelled", r.text
+
+
+async def test_a_courtesy_inside_a_question_for_the_to_do_list(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    await TodoStore(db).add(100, "renew the passport", 1, NOW)
+    r = await say(runtime, deps, "show me please my to do list")
+    assert "passport" in r.text and not r.job_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("I moved to Athens last week, please put my timezone to greek time", "Europe/Athens"),
+        ("make my timezone Tokyo", "Asia/Tokyo"),  # not "kyo" after a "to"
+        ("set my timezone Toronto", "America/Toronto"),
+        ("set my timezone to Toronto please", "America/Toronto"),
+    ],
+)
+async def test_the_zone_set_as_people_say_it(
+    runtime: AgentKit, deps: HomarDeps, db: Database, text: str, zone: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == zone and not r.job_ids, r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["post the patch notes here whenever they drop", "share the link as soon as it's live"],
+)
+async def test_a_post_waiting_on_an_event_asks_for_a_time(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None and r.text.rstrip().endswith("?"), r.text

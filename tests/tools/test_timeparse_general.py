@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tools.schedule import Cron
 from tools.timeparse import parse_instant, parse_recurrence
 
 TZ = "Europe/Berlin"
@@ -708,3 +709,89 @@ def test_an_hour_with_its_part_of_the_day_in_a_repeat(text: str, expr: str) -> N
 
     got = parse_recurrence(text, now=NOW, tz=TZ)
     assert got is not None and got.spec == Cron(expr), got
+
+
+# ---------------------------------------------------------------- clocks as people write them
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # four digits after "at" with a day: a 24-hour clock, not a year
+        ("tmrw at 2030", datetime(2026, 11, 24, 20, 30)),
+        ("friday at 2045", datetime(2026, 11, 27, 20, 45)),
+        ("dec 3 at 1915", datetime(2026, 12, 3, 19, 15)),
+        # a leading zero is a 24-hour clock: 08:00 (tomorrow, 8am has passed), never 20:00
+        ("at 0800", datetime(2026, 11, 24, 8, 0)),
+        ("at 0630", datetime(2026, 11, 24, 6, 30)),
+    ],
+)
+def test_four_digit_clocks(text: str, want: datetime) -> None:
+    assert at(text) == want
+
+
+@pytest.mark.parametrize("text", ["in 2030", "march 3 2030", "2027-14"])
+def test_four_digits_that_are_years_stay_years(text: str) -> None:
+    got = at(text)
+    assert got is None or got.year >= 2027, got
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("every saturday at 10 o clock", datetime(2026, 11, 28, 10, 0)),
+        ("each saturday 10 oclock", datetime(2026, 11, 28, 10, 0)),
+        ("every weekday at 1730", datetime(2026, 11, 23, 17, 30)),
+        ("every day at 8.15", datetime(2026, 11, 24, 8, 15)),
+        ("every month on the 5. at 10:00", datetime(2026, 12, 5, 10, 0)),
+        ("every month on the 21. at 9am", datetime(2026, 12, 21, 9, 0)),
+    ],
+)
+def test_a_repeats_clock_and_day_as_people_write_them(text: str, first: datetime) -> None:
+    assert runs(text, 1) == [first]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mon-fri at 9",
+        "from monday to friday at 9",
+        "monday through friday at 9am",
+        "Mon – Fri at 09:00",
+    ],
+)
+def test_a_range_of_weekdays_with_a_clock_repeats_on_those_days(text: str) -> None:
+    sched = parse_recurrence(text, now=NOW, tz=TZ)
+    assert sched is not None and sched.spec == Cron("0 9 * * 1-5"), sched
+
+
+@pytest.mark.parametrize(
+    "text", ["from monday to friday", "away from monday to friday", "monday to friday"]
+)
+def test_a_range_of_weekdays_without_a_clock_is_no_repeat(text: str) -> None:
+    assert parse_recurrence(text, now=NOW, tz=TZ) is None
+
+
+@pytest.mark.parametrize(("text", "days"), [("every 3 days", 3), ("every other day", 2)])
+def test_every_n_days_without_a_time_counts_from_now(text: str, days: int) -> None:
+    # as "every 3 hours" does; a whole number of days keeps the wall clock
+    assert runs(text, 3) == [
+        (NOW + timedelta(days=days * k)).replace(tzinfo=None) for k in (1, 2, 3)
+    ]
+
+
+def test_every_n_days_from_now_keeps_the_wall_clock_across_summer_time() -> None:
+    now = datetime(2027, 3, 26, 10, 0, tzinfo=Z)  # DST starts on Sunday 28 March
+    got = runs("every 2 days", 2, now)
+    assert got == [datetime(2027, 3, 28, 10, 0), datetime(2027, 3, 30, 10, 0)]
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("every 2 days at 6pm", datetime(2026, 11, 23, 18, 0)),
+        ("every 3 days starting tomorrow", datetime(2026, 11, 24, 9, 0)),
+    ],
+)
+def test_every_n_days_with_a_time_or_a_start_keeps_it(text: str, first: datetime) -> None:
+    assert runs(text, 1) == [first]

@@ -117,6 +117,16 @@ ASK_WHEN_POSTED = "When should I post it?"
 # A message to post, asked for without its time: "can u post 'raid signups close' here later".
 _POST_VERB = re.compile(r"\b(?:post|send|say|announce|share|drop|write)\b", re.I)
 Call = tuple[str, dict[str, Any]]
+# A message to post when something happens, which no clock tells: "post the patch notes
+# here whenever they drop", "share the link as soon as it's live".
+_POSTS_ON_EVENT = re.compile(
+    r"(?:post|send|announce|share|drop)\b[^.?!]{1,80}?\b(?:whenever|as\s+soon\s+as|once|the"
+    r"\s+moment|when)\s+(?:they|it|he|she|the|we|you|i|that|this|those|these)\b"
+)
+WAIT_FOR_EVENT = (
+    "I can't see when that happens, so I can't wait for it. Say a time (e.g. `at 6pm` or "
+    "`in 2 hours`): when should I post it?"
+)
 
 
 # The reference line a real model's request carries at the end of the person's message
@@ -153,8 +163,8 @@ _PAST = re.compile(r"\b(?:was|were|did|had|finished|got|went|moved|done)\b", re.
 _ZONE_SET = re.compile(
     # (a remark after a dash is no part of the zone: "tz: America/New_York — moved for good")
     r"^(?:my\s+)?(?:time\s*zone|tz)\s*(?:\s(?:is|=)|=|:)\s*(?P<a>.+?)(?:\s+[—–-]+\s+.*)?$"
-    r"|^(?:please\s+)?(?:set|change|switch|update)\s+(?:my\s+|the\s+)?(?:time\s*zone|tz)"
-    r"\s*(?:to|:|=|as)\s*(?P<b>.+)$"
+    r"|^(?:please\s+)?(?:set|change|switch|update|put|make)\s+(?:my\s+|the\s+)?(?:time\s*zone|tz)"
+    r"(?:\s*(?:to\b|as\b|:|=)\s*|\s+)(?P<b>(?!(?:please|pls|plz|thanks?|now)\b).+)$"
     r"|^i'?m\s+(?:in|on)\s+(?P<c>.+?)\s+time$",
     re.I,
 )
@@ -187,7 +197,7 @@ _LIVES_IN = re.compile(
     r"|(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:moving|relocating))"
     rf"\s+(?:in|to)\s+(?P<place>.+?)(?:\s+now)?(?:\s+for\s+good)?"
     # when the move is: "… for good this weekend"
-    r"(?:\s+(?:this|next)\s+(?:weekend|week|month)|\s+(?:today|tomorrow|on\s+\w+day))?"
+    r"(?:\s+(?:this|next|last)\s+(?:weekend|week|month)|\s+(?:today|tomorrow|yesterday|on\s+\w+day))?"
     rf"(?:{_STAY})?(?:{_FOR_A_REASON})?"
     rf"(?:\s*,\s*(?:[a-z']+\s+){{0,4}}[a-z']+(?=\s*,))?(?:{_ASKS_ZONE})?"
     # A stay ("I'm in Toronto this month", "I'm in Tokyo for two weeks"), or "I'm in
@@ -236,7 +246,7 @@ def _zone_said(text: str) -> tuple[str, str | None] | None:
     ):
         if said is None:
             continue
-        named = next(g for g in said.groups() if g).strip(" '\"")
+        named = POLITE_END.sub("", next(g for g in said.groups() if g)).strip(" '\"")
         zone = resolve_zone(named) if _names_a_zone(named) else None
         # where the person lives names a zone or is no zone asked for; a zone asked for
         # plainly ("set my tz to …", "switch me to … time") is asked, known or not
@@ -463,6 +473,10 @@ _TAIL_WORDS = re.compile(
 )
 
 
+# A courtesy inside a question: "show me please my to do list", "list kindly my reminders".
+_COURTESY_INSIDE = re.compile(r"(?<=\w)\s+(?:please|pls|plz|kindly)\b,?(?=\s+\w)")
+
+
 # Said before a question, no part of it: "wait", "sorry, I've completely lost track —".
 _LEAD_IN = re.compile(
     r"^(?:(?:wait|ok|okay|so|hmm+|um+|btw|sorry|oops|ugh|quick question)\b[,:!—–-]?\s+"
@@ -485,7 +499,7 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
     something")."""
     low = _LEAD_IN.sub("", low)
     parts = [
-        _TAIL_WORDS.sub("", _WHAT_SLIPS.sub("what", p))
+        _TAIL_WORDS.sub("", _WHAT_SLIPS.sub("what", _COURTESY_INSIDE.sub("", p)))
         for p in _SENTENCES.split(low)
         if p and not POLITE_END.fullmatch(" " + p)
     ]
@@ -806,6 +820,9 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
             return timeparse.explain_invalid_date(t) or ASK_WHEN
         if QUOTED.search(t) and _POST_VERB.search(QUOTED.sub(" ", t)):
             return timeparse.explain_invalid_date(t) or ASK_WHEN_POSTED
+        if _POSTS_ON_EVENT.match(unhedged(t.lower().strip())):
+            # "post the patch notes here whenever they drop": no clock says when
+            return WAIT_FOR_EVENT
         return _NO_TIME
     if words.rolled and not yes and words.instant is not None:
         return f"{words.instant:%H:%M} {_ROLLED} {words.instant:%H:%M}?"

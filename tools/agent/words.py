@@ -248,6 +248,18 @@ _HAPPENED_AT = re.compile(
     r"\s+(?:at|around|about|by|just\s+(?:after|before))\s+(?:\d|noon|midnight)",
     re.I,
 )
+# How long something took, told in the past ("that boss went down in like 20 mins", "we
+# finished in under an hour"): a duration, no time to act at.
+_TOOK = re.compile(
+    # (not "is baked in 20 minutes", "will be finished in an hour": still to come)
+    r"(?<!\bis\s)(?<!\bare\s)(?<!\bbe\s)(?<!'s\s)(?<!\bget\s)(?<!\bgets\s)"
+    r"\b(?:[a-z]{2,}[^\We]ed|got|went|came|ran|was|were|fell|won|lost|beat|did|took|made)"
+    r"(?:\s+(?:out|in|up|off|down|over|through|back))?"
+    r"\s+in\s+(?:like\s+|about\s+|around\s+|under\s+|just\s+|only\s+|barely\s+"
+    r"|less\s+than\s+|over\s+)?(?:\d+|an?|one|two|three|five|ten)\s*"
+    r"(?:secs?|seconds?|mins?|minutes?|hrs?|hours?|days?)\b",
+    re.I,
+)
 # A report of what was done: a past tense first ("handed in the lab report at 11:58"), or
 # after one word that names who did it ("prof cancelled the 8am lecture tmrw").
 _REPORTED_START = re.compile(
@@ -400,7 +412,7 @@ class Words:
             )
         if self.event or OCCASION.search(plain):
             return False
-        if _HAPPENED_AT.search(plain) and not starts_with_verb(self.text):
+        if (_HAPPENED_AT.search(plain) or _TOOK.search(plain)) and not starts_with_verb(self.text):
             return True  # "12 hour night done, clocked out at 07:00 and the sun's up"
         return bool(STATEMENT.match(what_of(self.rest) or self.text))
 
@@ -1706,8 +1718,8 @@ _FRONTED = re.compile(
     r"(?P<topic>(?:the|my|that|our|this)\s+[^,;:]{1,60}?|[a-z' ]{0,40}?#?\d+)"
     r"(?:\s*(?:[,;:]|\s-+)\s*"
     # or no stop before the change: "the pizza reminder make it half eight"
-    r"|(?P<bare>\s+)(?=(?:make|move|change|set|push|put|cancel|delete|pause|stop|resume|drop"
-    r"|kill|bump|shift)\s+(?:it|that|this)\b))"
+    r"|(?P<bare>\s+)(?=(?:(?:please|pls|kindly|just)\s+)?(?:make|move|change|set|push|put"
+    r"|cancel|delete|pause|stop|resume|drop|kill|bump|shift)\s+(?:it|that|this)\b))"
     r"(?:(?:can|could|would|will)\s+(?:you|u)\s+|please\s+|pls\s+|just\s+)*"
     r"(?P<change>[a-z]+(?:\s+[a-z]+)?\s+(?:it|that|this)(?:\s+one)?\b.*?)"
     r"(?:\s+instead)?(?:\s+please|\s+pls)?"
@@ -1734,7 +1746,7 @@ def _asked_change(low: str) -> tuple[str, str] | None:
     if terse is not None:
         return terse
     fronted = _FRONTED.fullmatch(low)
-    if fronted is not None and fronted["bare"] and not _JOB_PHRASE.fullmatch(fronted["topic"]):
+    if fronted is not None and fronted["bare"] and not _names_a_job(fronted["topic"]):
         fronted = None  # with no stop, only a job's name may come first
     if fronted is not None:
         # "the plants thing, can you make it 7:30 pm instead", "the pizza one - pause it":
@@ -1860,13 +1872,27 @@ _JOB_PHRASE = re.compile(
 _JOB_WORDS = re.compile(rf"\b(?:{_JOB_NOUNS}|nagging|reminding|pinging|bugging)\b")
 # A thing named in a clause ("the pizza", "not doing pizza tonight", "no bins this week").
 _THING_NAMED = re.compile(
-    r"\b(?:the|my|our|doing|having|getting|ordering|making|cooking|no)\s+"
+    r"\b(?:the|my|our|doing|having|getting|ordering|making|cooking|no|order|buy|cook|make)\s+"
     r"(?!(?:it|that|this|them|those|these|a|an|the|my|our|any|much|more)\b)([a-z][a-z'-]+)\b"
 )
 _REFERRED = re.compile(r"^((?:[a-z]+\s+){1,3}?)(?:it|that|this|them|those|these)(?:\s+ones?)?\b")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("manage_depth", default=0)
 _NAMED_AFTER_NOUN = re.compile(r"\s+(?:for|about|of|to)\s+\S")
 _NUMBER_SAID = re.compile(r"(?:^|\s)\(?#(\d+)\)?(?=\s|$)|\(\s*#?(\d+)\s*\)")
+
+
+_NAMED_AFTER_NOUN_WORDS = re.compile(
+    r"\s+(?:for|about|of|to)\s+(?:the\s+|my\s+)?[a-z'-]+(?:\s+[a-z'-]+){0,2}"
+)
+
+
+def _names_a_job(topic: str) -> bool:
+    """Whether `topic` is only a job's name: "the pizza reminder", "the reminder for the
+    plants"."""
+    if _JOB_PHRASE.fullmatch(topic):
+        return True
+    m = _JOB_PHRASE.match(topic)
+    return m is not None and _NAMED_AFTER_NOUN_WORDS.fullmatch(topic, m.end()) is not None
 
 
 def _change_in_a_clause(low: str) -> tuple[str, str] | None:
@@ -2634,6 +2660,10 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         # each day for that many days, the request framed by the span
         rest = " ".join(_FOR_DAYS_WORDS.sub(" ", rest, count=1).split())
         return Words(raw, recurrence=daily, rest=rest, zone=named, lead=lead, nag=nag)
+    if _JUST_TODAY.fullmatch(found.said.strip()):
+        # "remind me today to call mom": some time today, not this very minute; the time
+        # is asked for (a reminder said for now would surprise, and a command run now too)
+        return Words(raw, rest=rest, zone=named, event=event, nag=nag)
     at = found.schedule.astimezone(zone(tz))
     relative = re.search(r"\bin\s+(?:\d|an?\b|half)", body, re.I)
     if named and not relative and _DAY.search(body):
@@ -2678,6 +2708,12 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         rolled=rolled,
         half_day=not rolled and _half_day(body, at, local_day) is not None,
     )
+
+
+# "today" as a message's only time: a day, not a time of it.
+_JUST_TODAY = re.compile(
+    r"(?:(?:some\s*time|later|at\s+some\s+point)\s+)?today(?:\s+sometime)?", re.I
+)
 
 
 # A clock from 1:00 to 7:59 with no am/pm, no leading zero, no part of day and no morning

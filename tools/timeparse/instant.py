@@ -485,6 +485,9 @@ def _year(m: re.Match[str], f: Frame, c: Ctx) -> None:
     y = _year_of(m, c)
     if not 1900 <= y <= 2200:
         raise Conflict("year")
+    dated = f.date is not None or f.day is not None or f.weekday is not None
+    if f.at_ctx and dated and m["year"] and y % 100 < 60 and y // 100 < 24:
+        raise Conflict("year")  # "tmrw at 2030", "friday at 2045": a 24-hour clock
     if _weekday_only(f) and not c.today.year <= y <= c.today.year + 30:
         raise Conflict("year")  # "sunday 1925": no reminder names that year; a clock time
     f.set(year=y)
@@ -1186,7 +1189,8 @@ def _hhmm(m: re.Match[str], f: Frame, c: Ctx) -> None:
     dated = f.date is not None or f.day is not None or f.weekday is not None
     if not (f.at_ctx or f.pod or dated):
         raise Conflict("hour")
-    _set_time(f, int(m["h"]), int(m["m"]), 0, None)
+    # Four digits are a 24-hour clock ("at 0800" is 08:00, never 20:00).
+    _set_time(f, int(m["h"]), int(m["m"]), 0, None, h24=len(m["h"]) == 2)
 
 
 @piece(

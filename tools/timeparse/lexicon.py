@@ -284,4 +284,16 @@ def normalize(text: str) -> str:
         t = _TO_LAST.sub(lambda m: " to the last" if m[1] else " to last", t)
     t = _TENS_UNIT_RE.sub(_tens_unit, t)
     t = _WORD_RE.sub(_word, t)
+    if "the " in t and "." in t:
+        t = _DOTTED_ORDINAL.sub(_dotted_ordinal, t)
     return t
+
+
+# "on the 5." as German and many other languages write an ordinal: "the 5th".
+_DOTTED_ORDINAL = re.compile(r"\bthe (\d{1,2})\.(?![\d.]|[^\W\d_])")
+
+
+def _dotted_ordinal(m: re.Match[str]) -> str:
+    n = int(m[1])
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"the {n}{suffix}"

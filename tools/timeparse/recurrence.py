@@ -100,7 +100,10 @@ class Pattern:
 _T = (
     r"(?:(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a|p)(?![a-z])"
     r"|(?P<h2>\d{1,2}):(?P<m2>\d{2})|(?P<w>noon|midnight|midday)"
-    r"|(?P<h3>\d{1,2})\s*o'clock|(?<=at )(?P<h4>\d{1,2})(?![\d:]|h\b|h\d)"
+    r"|(?P<h3>\d{1,2})\s*o'?\s?clock|(?<=at )(?P<h4>\d{1,2})(?![\d:.]|h\b|h\d)"
+    # "at 1730", "at 8.15": a 24-hour clock in four digits, and one written with a dot
+    r"|(?<=at )(?P<h7>[01]\d|2[0-3])(?P<m7>[0-5]\d)(?![\d:.])"
+    r"|(?<=at )(?P<h8>[01]?\d|2[0-3])\.(?P<m8>[0-5]\d)(?![\d:.])"
     # "19h", "7h30" (as many languages write a clock); "every 2h" is a rhythm, not a time
     r"|(?<!every )(?<!each )(?<!for )(?<![\d.])(?P<h5>[01]?\d|2[0-3])h(?P<m3>[0-5]\d)?(?![a-z\d])"
     # "10 in the morning", "7 at night": a bare hour its part of the day makes a clock
@@ -137,8 +140,8 @@ def _times(s: str, pod: str | None) -> tuple[list[tuple[int, int]], str] | None:
         if t["w"]:
             out.append((POD_HOURS[t["w"]] if t["w"] != "midday" else 12, 0))
             continue
-        h = int(t["h"] or t["h2"] or t["h3"] or t["h4"] or t["h5"] or t["h6"])
-        mi = int(t["m"] or t["m2"] or t["m3"] or 0)
+        h = int(t["h"] or t["h2"] or t["h3"] or t["h4"] or t["h5"] or t["h6"] or t["h7"] or t["h8"])
+        mi = int(t["m"] or t["m2"] or t["m3"] or t["m7"] or t["m8"] or 0)
         ap = t["ap"]
         if ap:
             if not 1 <= h <= 12:
@@ -829,6 +832,16 @@ def _build(p: Pattern, c: Ctx, tz: str) -> Schedule | None:
         return Schedule(Every(secs, now + timedelta(seconds=secs)), tz, p.until, p.count)
     if p.holiday is not None:
         return _holiday_schedule(p, c, tz)
+    if (
+        p.freq == "DAILY"
+        and p.interval > 1
+        and not (p.times or p.pod or p.start or p.byday or p.monthdays or p.months)
+        and not (p.exclude or p.setpos or p.weekno is not None or p.nth_day_of_week)
+    ):
+        # "every 3 days" with no time of day: counted from now, as "every 3 hours" is (a
+        # whole number of days keeps the wall clock across a change of summer time).
+        anchor_at = now.astimezone(zone_named(tz)) + timedelta(days=p.interval)
+        return Schedule(Every(86400 * p.interval, anchor_at), tz, p.until, p.count)
     # Day-level patterns.
     if p.nth_day_of_week is not None:
         p.byday.append(_RR[(p.nth_day_of_week - 2) % 7])
@@ -1401,6 +1414,29 @@ def _occasion(s: str, c: Ctx) -> str | None:
 _WEEKDAY_SLASH = re.compile(r"\b(" + WEEKDAY_RE + r")\s*[/+]\s*(?=" + WEEKDAY_RE + r"\b)")
 
 
+_DAY_RANGE = re.compile(
+    r"\b(?:from\s+)?(?P<a>"
+    + WEEKDAY_RE
+    + r")\s*(?:-|–|to|through|thru|till|until)\s*(?P<b>"
+    + WEEKDAY_RE
+    + r")\b"
+)
+
+
+def _clocked_day_range(s: str) -> re.Match[str] | None:
+    """A range of weekdays ("mon-fri", "from monday to friday") said with a clock."""
+    m = _DAY_RANGE.search(s)
+    if m is None or not _TIME_LIST.search(s[: m.start()] + " " + s[m.end() :]):
+        return None
+    return m
+
+
+def says_repeat(s: str) -> bool:
+    """Whether lowercase `s` says a rhythm: a word of repetition ("every", "daily",
+    "mondays"…) or a range of weekdays with a clock ("mon-fri at 9")."""
+    return _KEYWORD.search(s) is not None or _clocked_day_range(s) is not None
+
+
 def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = re.sub(r"[.!?]+$", "", s).strip()
     s = _REQUEST_LEAD.sub("", s)
@@ -1410,7 +1446,13 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     if "/" in s or "+" in s:
         s = _WEEKDAY_SLASH.sub(r"\1 and ", s)  # "tue/thu", "tue+thu": "tue and thu"
     if not _KEYWORD.search(s):
-        return None
+        # "mon-fri at 9", "from monday to friday at 8.15": a range of weekdays with a clock
+        # is those days every week (a one-off has one day; "away from monday to friday",
+        # with no clock, is no rhythm).
+        m = _clocked_day_range(s)
+        if m is None:
+            return None
+        s = f"{s[: m.start()]}every {m['a']} to {m['b']}{s[m.end() :]}"
     s = _PERIOD_NOUN.sub(lambda m: m["u"] + "ly", s)
     # "every second week": `normalize` keeps "second" a word (it is also a unit).
     s = _EVERY_SECOND.sub(r"\1 2nd ", s)

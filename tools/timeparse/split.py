@@ -26,7 +26,7 @@ from .instant import (
     zone_named,
 )
 from .invalid import explain_invalid_date
-from .recurrence import _KEYWORD, OCCASION_NOUN, WHOSE, occasion_of, read_recurrence
+from .recurrence import OCCASION_NOUN, WHOSE, occasion_of, read_recurrence, says_repeat
 from .spelling import mended, respell
 
 MAX_TOKENS = 40
@@ -760,7 +760,7 @@ def _split_once(
     n = len(words)
     bare = [_bare(w) for w in words]
     adjectives = {k for k in range(1, n) if bare[k] in _ADVERBS and bare[k - 1] in _DETERMINERS}
-    has_keyword = bool(_KEYWORD.search(text.lower()))
+    has_keyword = says_repeat(text.lower())
     # Only spans made of words the grammar knows are parsed (any other word cannot be
     # inside a time), and each distinct span once ("1 1 1 …" repeats spans).
     allowed = [_time_token(b) for b in bare]
@@ -858,7 +858,7 @@ def _split_once(
                 if work.left <= 0:
                     return None  # adversarial input: "no time found" beats a slow answer
                 sched = None
-                if has_keyword and _KEYWORD.search(span.lower()):
+                if has_keyword and says_repeat(span.lower()):
                     sched = read_recurrence(span, _ctx(local_now, zone, work, frames, matches), tz)
                 if sched is None:
                     sched = read_instant(span, _ctx(local_now, zone, work, frames, matches))
