@@ -2743,3 +2743,48 @@ async def test_a_post_waiting_on_an_event_asks_for_a_time(
 ) -> None:
     r = await say(runtime, deps, text)
     assert not r.job_ids and r.approval is None and r.text.rstrip().endswith("?"), r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tue + thu at 19:30 remind me to open check-ins, 4 times total then stop",
+        "tue and thu at 19:30 remind me to open check-ins 4 times",
+        "every tue and thu at 19:30 remind me to open check-ins, 4 times in total",
+    ],
+)
+async def test_days_with_a_count_of_runs_repeat_that_many_times(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    job = await approved(runtime, deps, r) if r.approval is not None else await one_job(deps, r)
+    sched = schedule_of(job)
+    assert sched.spec == Cron("30 19 * * 2,4") and sched.max_runs == 4, job.schedule
+    assert job.command == "open check-ins"
+
+
+@pytest.mark.parametrize(
+    ("text", "runs", "until"),
+    [
+        ("every 30 mins remind me to drink water, stop after 6 reminders", 6, None),
+        ("every hour remind me to stretch, stop after 6pm", None, local(23, 18)),
+        ("every hour remind me to stretch and stop at 17:00", None, local(23, 17)),
+    ],
+)
+async def test_when_to_stop_said_as_stop_after(
+    runtime: AgentKit,
+    deps: HomarDeps,
+    text: str,
+    runs: int | None,
+    until: datetime | None,
+) -> None:
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    sched = schedule_of(job)
+    assert (sched.max_runs, sched.until) == (runs, until), job.schedule
+    assert "stop" not in job.command
+
+
+async def test_stop_after_a_bare_number_is_asked(runtime: AgentKit, deps: HomarDeps) -> None:
+    # six reminders, or at six o'clock? Either is a fair reading.
+    r = await say(runtime, deps, "every 30 mins remind me to drink water, stop after 6")
+    assert not r.job_ids and r.approval is None and "6 times" in r.text and "?" in r.text

@@ -134,7 +134,11 @@ def _shift_change(raw: str) -> bool:
 
 # End conditions of a repeat: "3 times", "until december 18", "for the next hour".
 _TIMES = re.compile(
-    r"(?:,\s*|\s+)(?:for\s+)?(\d+|twice|once)\s*(?:times|x)\b(?:\s+(?:total|in all))?"
+    r"(?:,\s*|\s+)(?:for\s+)?(\d+|twice|once)\s*(?:times|x)\b"
+    r"(?:\s+(?:total|in\s+total|in\s+all|altogether))?(?:\s*,?\s*(?:and\s+)?then\s+(?:stop|end|quit))?"
+    # "…, stop after 6 reminders": how many runs, said as when to stop
+    r"|(?:,\s*|\s+)(?:and\s+)?(?:then\s+)?(?:stop|end|quit)\s+after\s+(\d+)\s*"
+    r"(?:times|x|reminders?|runs?|pings?|rounds?|of\s+them)\b"
     # "— 6 more payments and it's ours", "3 more doses": how many runs are left
     r"|(?:,\s*|\s*[—–-]\s*|\s+)(\d+)\s+more\s+(?:payments?|instal?l?ments?|doses?|times|sessions?"
     r"|classes|lessons|rounds|runs|reminders?)\b(?:\s+(?:and|then)\s+[^,.;!?]{0,40})?",
@@ -142,7 +146,16 @@ _TIMES = re.compile(
 )
 # The words that say a repeat's end: "until", "till", "through" …
 _UNTIL_WORD = r"(?:until|till|til|through|thru)"
-_UNTIL = re.compile(rf"(?:,\s*|\s+|^){_UNTIL_WORD}\s+([^,.;!?—–]+)", re.I)
+_UNTIL = re.compile(
+    rf"(?:,\s*|\s+|^)(?:{_UNTIL_WORD}|(?:and\s+)?(?:then\s+)?(?:stop|end|finish)\s+(?:at|after|by))"
+    # (not a bare number after "stop after": 6 runs or 6 o'clock? `STOP_AFTER_A_NUMBER`)
+    r"\s+(?!\d{1,2}(?:\s*[,.;!?]|\s*$))([^,.;!?—–]+)",
+    re.I,
+)
+# "…, stop after 6": six reminders, or at six o'clock? Asked, never guessed.
+STOP_AFTER_A_NUMBER = re.compile(
+    r"\b(?:stop|end|quit|finish)\s+after\s+\d{1,2}(?=\s*[,.;!?]|\s*$)", re.I
+)
 _FOR_NEXT = re.compile(
     r"(?:,\s*|\s+)for\s+the\s+next\s+((?:\d+|an?|one|two|three|four|five|six|half an?)?\s*"
     r"(?:min(?:ute)?s?|hours?|days?|weeks?|months?|years?))\b",
@@ -1044,7 +1057,7 @@ def _ends(
     runs: int | None = None
     m = _TIMES.search(body)
     if m is not None:
-        q = (m.group(1) or m.group(2)).lower()
+        q = (m.group(1) or m.group(2) or m.group(3)).lower()
         runs = {"once": 1, "twice": 2}.get(q) or int(q)
         body = body[: m.start()] + body[m.end() :]
     m = _UNTIL.search(body) or _FOR_NEXT.search(body)
@@ -2419,6 +2432,12 @@ def _unread_end(body: str, said: str) -> str | None:
 
 def end_question(end: str) -> str:
     """What to ask when a repeat's end was said but no date can be read from it."""
+    if STOP_AFTER_A_NUMBER.fullmatch(end):
+        n = end.split()[-1]
+        return (
+            f"{END_ASKED} After {n} reminders, or at {n} o'clock? Nothing is scheduled yet: "
+            f"say `{n} times` or `until {n}pm`."
+        )
     return (
         f"{END_ASKED} I can't tell a date from “{end}”, so nothing is scheduled yet: say its "
         "last day (e.g. `until 18 December`), or `no end`."
@@ -2579,7 +2598,18 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         cut, until, runs = _ends(body, now, tz, repeat=repeats)
         if cut != body:
             body = cut
-            found, note = _find(body, now, tz)
+            again, note = _find(body, now, tz)
+            if (
+                repeats
+                and runs is not None
+                and found is not None
+                and (again is None or not isinstance(again.schedule, Schedule))
+            ):
+                # "tue and thu at 19:30 …, 4 times": the count made the days a rhythm;
+                # without it they read as one day, so the repeat stays, its rest cut too
+                found = replace(found, rest=_ends(found.rest, now, tz, repeat=True)[0])
+            else:
+                found = again
     if found is None:
         return Words(raw, rest=body, zone=named, lead=lead, nag=nag, ambiguous=bool(note))
     found = _start_said_apart(found, now, named or tz)
@@ -2642,7 +2672,8 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
             sched, lead = early, None
         unread = None
         if sched.until is None and sched.max_runs is None:
-            unread = _unread_end(body, found.said)
+            stop = STOP_AFTER_A_NUMBER.search(body)
+            unread = stop.group(0) if stop is not None else _unread_end(body, found.said)
         return Words(
             raw,
             recurrence=sched,

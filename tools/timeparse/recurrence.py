@@ -173,6 +173,8 @@ _COUNT = re.compile(
     r"(?:\s*,)?\s*(?:for\s+)?(?:up\s+to\s+)?(?:(?P<n>\d+)\s*(?:x|times|occurrences|runs)(?!\w)"
     r"|(?P<w>once|twice|thrice)(?!\s+(?:a|an|per|every|each|daily|weekly|monthly|yearly)\b))"
     r"(?!\s+(?:a|an|per|every|each)\s)"
+    # "4 times total then stop", "6 times in total and then stop": the same count
+    r"(?:\s+(?:in\s+)?total|\s+altogether)?(?:\s*,?\s*(?:and\s+)?then\s+(?:stop|end|quit))?"
 )
 _COUNT_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 _FOR = re.compile(r"(?:\s*,)?\s+for\s+(?:up\s+to\s+)?(?:the\s+next\s+|next\s+)?(?P<d>.+)$")
@@ -1431,10 +1433,36 @@ def _clocked_day_range(s: str) -> re.Match[str] | None:
     return m
 
 
+def counts_runs(s: str) -> bool:
+    """Whether lowercase `s` says a number of runs ("4 times", "6x"; not "twice", which is
+    as often two reminders on one day)."""
+    m = _COUNT.search(s)
+    return m is not None and m["n"] is not None
+
+
+def several_days(s: str) -> re.Match[str] | None:
+    """Two or more weekdays said together ("tue and thu", "mon, wed & fri")."""
+    for m in _WD_LIST.finditer(s):
+        if m["b"] is not None or len(re.findall(WEEKDAY_RE, m.group(0))) >= 2:
+            return m
+    return None
+
+
+def _counted_days(s: str) -> re.Match[str] | None:
+    """Weekdays said with a count of runs ("tue and thu at 19:30, 4 times"): where those
+    days are said."""
+    return several_days(s) if counts_runs(s) else None
+
+
 def says_repeat(s: str) -> bool:
     """Whether lowercase `s` says a rhythm: a word of repetition ("every", "daily",
-    "mondays"…) or a range of weekdays with a clock ("mon-fri at 9")."""
-    return _KEYWORD.search(s) is not None or _clocked_day_range(s) is not None
+    "mondays"…), a range of weekdays with a clock ("mon-fri at 9"), or weekdays with a count
+    of runs ("tue and thu, 4 times")."""
+    return (
+        _KEYWORD.search(s) is not None
+        or _clocked_day_range(s) is not None
+        or _counted_days(s) is not None
+    )
 
 
 def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
@@ -1450,9 +1478,12 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
         # is those days every week (a one-off has one day; "away from monday to friday",
         # with no clock, is no rhythm).
         m = _clocked_day_range(s)
-        if m is None:
+        if m is not None:
+            s = f"{s[: m.start()]}every {m['a']} to {m['b']}{s[m.end() :]}"
+        elif (m := _counted_days(s)) is not None:
+            s = f"{s[: m.start()]}every {s[m.start() :]}"
+        else:
             return None
-        s = f"{s[: m.start()]}every {m['a']} to {m['b']}{s[m.end() :]}"
     s = _PERIOD_NOUN.sub(lambda m: m["u"] + "ly", s)
     # "every second week": `normalize` keeps "second" a word (it is also a unit).
     s = _EVERY_SECOND.sub(r"\1 2nd ", s)

@@ -26,7 +26,15 @@ from .instant import (
     zone_named,
 )
 from .invalid import explain_invalid_date
-from .recurrence import OCCASION_NOUN, WHOSE, occasion_of, read_recurrence, says_repeat
+from .recurrence import (
+    OCCASION_NOUN,
+    WHOSE,
+    counts_runs,
+    occasion_of,
+    read_recurrence,
+    says_repeat,
+    several_days,
+)
 from .spelling import mended, respell
 
 MAX_TOKENS = 40
@@ -761,6 +769,7 @@ def _split_once(
     bare = [_bare(w) for w in words]
     adjectives = {k for k in range(1, n) if bare[k] in _ADVERBS and bare[k - 1] in _DETERMINERS}
     has_keyword = says_repeat(text.lower())
+    counted = has_keyword and counts_runs(text.lower())
     # Only spans made of words the grammar knows are parsed (any other word cannot be
     # inside a time), and each distinct span once ("1 1 1 …" repeats spans).
     allowed = [_time_token(b) for b in bare]
@@ -860,6 +869,10 @@ def _split_once(
                 sched = None
                 if has_keyword and says_repeat(span.lower()):
                     sched = read_recurrence(span, _ctx(local_now, zone, work, frames, matches), tz)
+                elif counted and (days := several_days(span.lower())) is not None:
+                    # "tue and thu at 19:30 …, 4 times": the days repeat, counted apart
+                    every = f"{span[: days.start()]}every {span[days.start() :]}"
+                    sched = read_recurrence(every, _ctx(local_now, zone, work, frames, matches), tz)
                 if sched is None:
                     sched = read_instant(span, _ctx(local_now, zone, work, frames, matches))
                 seen[span] = sched
