@@ -1354,3 +1354,27 @@ async def test_prose_for_a_clear_answer_is_kept(runtime: AgentKit, deps: HomarDe
     text = "thanks, the reminder worked great"  # no reminder asked: the model's own words
     r = await ask(runtime, deps, text, TextPart("Glad it helped!"))
     assert r.text == "Glad it helped!" and not r.job_ids
+
+
+async def test_a_post_with_no_time_outside_its_quote_is_asked_about(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B (the thirty-eighth set) posted it at the time inside the quote."""
+    text = "kindly post 'the stand-up is moved to 11:30' in here"
+    part = call(
+        "send_scheduled_message",
+        scheduled_datetime="11:30",
+        message="the stand-up is moved to 11:30",
+    )
+    r = await ask(runtime, deps, text, part, TextPart("Done."))
+    assert not r.job_ids and r.text == "When should I post it?", r.text
+
+
+async def test_a_post_waiting_on_an_event_is_asked_about(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B (the thirty-seventh set) made up a time for "whenever they drop"."""
+    text = "post the patch notes here whenever they drop"
+    part = call("schedule_reminder", reminder_time="in 1 hour", message="post the patch notes")
+    r = await ask(runtime, deps, text, part, TextPart("Done."))
+    assert not r.job_ids and r.text.endswith("when should I post it?"), r.text

@@ -34,6 +34,7 @@ from tools.agent.prompt import read_reference
 from tools.agent.scheduling import is_chat
 from tools.agent.words import (
     ASIDE,
+    ASK_WHEN_POSTED,
     BY_CLOCK,
     END_ASKED,
     EPOCH,
@@ -46,11 +47,14 @@ from tools.agent.words import (
     NOT_NOW,
     OCCASION,
     POLITE_END,
+    POST_VERB,
+    POSTS_ON_EVENT,
     QUOTED,
     REMIND,
     RUNS_CLAUSE,
     TWO_CLOCKS,
     TWO_TIMES,
+    WAIT_FOR_EVENT,
     end_question,
     far_weekday_date,
     half_day_question,
@@ -113,20 +117,7 @@ def asks_for_help(text: str) -> bool:
 
 OFFLINE_NAME = "homar-offline"
 ASK_WHEN = "When should I remind you?"
-ASK_WHEN_POSTED = "When should I post it?"
-# A message to post, asked for without its time: "can u post 'raid signups close' here later".
-_POST_VERB = re.compile(r"\b(?:post|send|say|announce|share|drop|write)\b", re.I)
 Call = tuple[str, dict[str, Any]]
-# A message to post when something happens, which no clock tells: "post the patch notes
-# here whenever they drop", "share the link as soon as it's live".
-_POSTS_ON_EVENT = re.compile(
-    r"(?:post|send|announce|share|drop)\b[^.?!]{1,80}?\b(?:whenever|as\s+soon\s+as|once|the"
-    r"\s+moment|when)\s+(?:they|it|he|she|the|we|you|i|that|this|those|these)\b"
-)
-WAIT_FOR_EVENT = (
-    "I can't see when that happens, so I can't wait for it. Say a time (e.g. `at 6pm` or "
-    "`in 2 hours`): when should I post it?"
-)
 
 
 # The reference line a real model's request carries at the end of the person's message
@@ -818,9 +809,9 @@ def plan(text: str, now: datetime, tz: str, *, yes: bool = False) -> Call | str:
             return TWO_TIMES
         if remind or event:
             return timeparse.explain_invalid_date(t) or ASK_WHEN
-        if QUOTED.search(t) and _POST_VERB.search(QUOTED.sub(" ", t)):
+        if QUOTED.search(t) and POST_VERB.search(QUOTED.sub(" ", t)):
             return timeparse.explain_invalid_date(t) or ASK_WHEN_POSTED
-        if _POSTS_ON_EVENT.match(unhedged(t.lower().strip())):
+        if POSTS_ON_EVENT.match(unhedged(t.lower().strip())):
             # "post the patch notes here whenever they drop": no clock says when
             return WAIT_FOR_EVENT
         return _NO_TIME

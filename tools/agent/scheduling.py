@@ -27,15 +27,19 @@ from tools import job_scope, overlap, timeparse
 from tools.actions.fit import capability_note
 from tools.agent.deps import HomarDeps
 from tools.agent.words import (
+    ASK_WHEN_POSTED,
     EITHER_TIME,
     JOB_NUMBER,
     MIDNIGHT,
     NOT_A_REQUEST,
     NOT_NOW,
+    POST_VERB,
+    POSTS_ON_EVENT,
     QUOTED,
     REMIND_SLIPS,
     TWO_CLOCKS,
     TWO_TIMES,
+    WAIT_FOR_EVENT,
     Words,
     either_question,
     end_question,
@@ -53,6 +57,7 @@ from tools.agent.words import (
     split_off_instruction,
     starts_with_verb,
     topic_fits,
+    unhedged,
     what_of,
 )
 from tools.approval import needs_approval, render_proposal
@@ -329,8 +334,18 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     # the words of a message to post are no time of it, nor is an amount ("all 4,200
     # euros of it 🎉": the 1.5B made a reminder "now" of it, the thirtieth set)
     unquoted = _QUANTITY.sub(" ", QUOTED.sub(" ", said))
+    answering = any(not w.timeless for w in _earlier_words(ctx))
+    if not answering and POSTS_ON_EVENT.match(unhedged(said.lower().strip())):
+        # "post the patch notes here whenever they drop": no clock says when; the 1.5B
+        # made one up (the thirty-seventh set)
+        raise AskWhen(WAIT_FOR_EVENT)
     if not chat and (_TIMEISH.search(unquoted) or _NOW.search(unquoted)):
         return  # a time the time language can't read may still be one the model did
+    asked = _REMIND_ASKED.search(words.text) or _ASKED_TO.match(words.text)
+    if not (answering or asked) and QUOTED.search(said) and POST_VERB.search(unquoted):
+        # "kindly post 'the stand-up is moved to 11:30' in here": the time is the person's
+        # to give; the 1.5B took the one in the message (the thirty-eighth set)
+        raise AskWhen(ASK_WHEN_POSTED)
     if not chat and not _REMIND_ASKED.search(words.text) and not _ASKED_TO.match(words.text):
         thanked = _THANKS_FIRST.match(words.text) is not None  # "thank you dear, …"
         if not _CHAT_MARK.search(words.text) or (starts_with_verb(words.text) and not thanked):

@@ -2964,3 +2964,18 @@ def _strong(rest: str) -> bool:
             re.I,
         )
     )
+
+
+ASK_WHEN_POSTED = "When should I post it?"
+# A message to post, asked for without its time: "can u post 'raid signups close' here later".
+POST_VERB = re.compile(r"\b(?:post|send|say|announce|share|drop|write)\b", re.I)
+# A message to post when something happens, which no clock tells: "post the patch notes
+# here whenever they drop", "share the link as soon as it's live".
+POSTS_ON_EVENT = re.compile(
+    r"(?:post|send|announce|share|drop)\b[^.?!]{1,80}?\b(?:whenever|as\s+soon\s+as|once|the"
+    r"\s+moment|when)\s+(?:they|it|he|she|the|we|you|i|that|this|those|these)\b"
+)
+WAIT_FOR_EVENT = (
+    "I can't see when that happens, so I can't wait for it. Say a time (e.g. `at 6pm` or "
+    "`in 2 hours`): when should I post it?"
+)
