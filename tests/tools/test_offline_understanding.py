@@ -2788,3 +2788,18 @@ async def test_stop_after_a_bare_number_is_asked(runtime: AgentKit, deps: HomarD
     # six reminders, or at six o'clock? Either is a fair reading.
     r = await say(runtime, deps, "every 30 mins remind me to drink water, stop after 6")
     assert not r.job_ids and r.approval is None and "6 times" in r.text and "?" in r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("remind me on the 5. to pay rent", local(5, 9, month=12)),
+        ("remind me the 21. at 10 to call the bank", local(21, 10, month=12)),
+    ],
+)
+async def test_a_day_of_the_month_written_with_a_dot(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime
+) -> None:
+    # "the 5." names a day: not a time already past today ("tomorrow?")
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at, job.next_run_at

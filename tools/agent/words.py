@@ -2948,7 +2948,10 @@ def with_half_day(before: str, answer: str) -> str | None:
 _DAY = re.compile(
     r"\b(tomorrow|tmrw|tmr|tonight|today|mon|tue|wed|thu|fri|sat|sun|next|this|in (?:\d|an?\b)|"
     r"week|weekend|month|year|day|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
-    r"\d{4}|\d{1,2}(st|nd|rd|th))|\d+[/.-]\d+|\b" + HOLIDAY_RE + r"(?![\w'])",
+    # (a day of the month written "the 5." as many languages do)
+    r"\d{4}|\d{1,2}(st|nd|rd|th))|\d+[/.-]\d+|\bthe\s+\d{1,2}\.(?!\d)|\b"
+    + HOLIDAY_RE
+    + r"(?![\w'])",
     re.I,
 )
 
