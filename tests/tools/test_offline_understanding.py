@@ -2803,3 +2803,100 @@ async def test_a_day_of_the_month_written_with_a_dot(
     # "the 5." names a day: not a time already past today ("tomorrow?")
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.next_run_at == at, job.next_run_at
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("tomorrow at 06:45 remind me to clock in", "clock in"),
+        ("remind me tomorrow at 7 to check in for the flight", "check in for the flight"),
+        ("remind me tomorrow at 9 to log on", "log on"),
+        ("remind me tomorrow at 5 to hand it in", "hand it in"),
+    ],
+)
+async def test_a_verbs_own_in_or_on_stays_in_the_text(
+    runtime: AgentKit, deps: HomarDeps, text: str, command: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.command == command
+
+
+async def test_a_stay_and_the_zone_asked_after_it(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    text = "I'm in Tokyo for the next two weeks, please switch me to Japan time"
+    r = await say(runtime, deps, text)
+    assert await UserSettingsStore(db).tz(1) == "Asia/Tokyo" and not r.job_ids, r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sometime in December remind me to sort out the visa photos",
+        "remind me at some point in spring to service the bike",
+        "remind me at 9 the day before the gig to charge my camera",
+        "remind me at 8 the morning after the party to drink water",
+    ],
+)
+async def test_a_month_or_a_day_off_an_untimed_event_is_asked_about(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None and r.remind_now is None, r.text
+    assert "?" in r.text, r.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "picking up agency shifts in Dublin for two weeks in december, flying out on the 5th",
+        "flying out at 5 tomorrow",
+        "working the late shift on friday till 11",
+    ],
+)
+async def test_what_someone_is_doing_told_first_makes_no_job(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None and r.remind_now is None, r.text
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("bring the cake at 5", "bring the cake"),  # a verb ending in -ing is no gerund
+        ("meeting with Sam at 3pm", "meeting with Sam"),  # a thing, not something done
+    ],
+)
+async def test_a_command_or_a_thing_ending_in_ing_is_still_made(
+    runtime: AgentKit, deps: HomarDeps, text: str, command: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.command == command
+
+
+async def test_a_few_words_before_a_question_for_the_to_do_list(
+    runtime: AgentKit, deps: HomarDeps, db: Database
+) -> None:
+    await TodoStore(db).add(100, "renew the passport", 1, NOW)
+    r = await say(runtime, deps, "on break, quick, whats still on my to do list")
+    assert "renew the passport" in r.text and not r.job_ids
+
+
+async def test_what_is_told_before_a_dash_is_not_the_jobs_name(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    job_id = await seeded(deps, "stretch", local(24, 8))
+    await deps.engine.pause(job_id)
+    text = "back from the trip - switch the morning stretching reminder back on"
+    r = await say(runtime, deps, text)
+    job = await deps.engine.get(job_id)
+    assert job is not None and job.status == "active" and not r.job_ids, r.text
+
+
+async def test_small_hours_after_a_night_shift_are_the_coming_ones(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    text = "remind me at 2am after my night shift to take my melatonin"
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == local(24, 2) and job.command == "take my melatonin"

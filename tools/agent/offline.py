@@ -156,7 +156,8 @@ _ZONE_SET = re.compile(
     r"^(?:my\s+)?(?:time\s*zone|tz)\s*(?:\s(?:is|=)|=|:)\s*(?P<a>.+?)(?:\s+[—–-]+\s+.*)?$"
     r"|^(?:please\s+)?(?:set|change|switch|update|put|make)\s+(?:my\s+|the\s+)?(?:time\s*zone|tz)"
     r"(?:\s*(?:to\b|as\b|:|=)\s*|\s+)(?P<b>(?!(?:please|pls|plz|thanks?|now)\b).+)$"
-    r"|^i'?m\s+(?:in|on)\s+(?P<c>.+?)\s+time$",
+    # "I'm on Tokyo time": a zone's name is a few words, not a sentence
+    r"|^i'?m\s+(?:in|on)\s+(?P<c>[^\s,;.]+(?:\s+[^\s,;.]+){0,2}?)\s+time$",
     re.I,
 )
 # Where the person lives now, said in passing: a zone only when the place names one.
@@ -484,6 +485,17 @@ _ASKS_MORE = re.compile(
 )
 
 
+def _aside(part: str) -> bool:
+    """A few words of the person's own before a question ("on break", "quick", "ugh long
+    day"): short, no number, no command, nothing asked."""
+    return (
+        len(part.split()) <= 4
+        and not re.search(r"\d", part)
+        and not starts_with_verb(part.strip())
+        and not _ASKS_MORE.search(part)
+    )
+
+
 def _asks(pattern: re.Pattern[str], low: str) -> bool:
     """Whether the message asks what `pattern` reads: every sentence of it, or its first
     and then only remarks that ask nothing ("… on my to-do list? I feel like I'm forgetting
@@ -495,6 +507,9 @@ def _asks(pattern: re.Pattern[str], low: str) -> bool:
         if p and not POLITE_END.fullmatch(" " + p)
     ]
     asked = [bool(pattern.fullmatch(p)) for p in parts]
+    if True in asked and all(_aside(p) for p in parts[: asked.index(True)]):
+        # "on break, quick, whats still on my to do list": the asides go
+        parts, asked = parts[asked.index(True) :], asked[asked.index(True) :]
     if not parts or (not asked[0] and not (len(parts) == 2 and asked[1])):
         # (or words of the person's own first, then the plain question: "what's on my
         # fixture list? show me everything you've got scheduled", "trying to get my admin

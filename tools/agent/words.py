@@ -285,6 +285,16 @@ _REPORTED_START = re.compile(
     r"|said|says)\b",
     re.I,
 )
+# What someone is doing or will be doing, told first ("picking up agency shifts in Dublin
+# …", "flying out on the 5th"): a gerund, not a command (a verb of five letters or fewer
+# ending in -ing is no gerund: "bring", "ping", "ring").
+_DOING_FIRST = re.compile(
+    r"^(?:(?:just|currently|now|still|also)\s+)?(?!(?:morning|evening|during|nothing|something"
+    r"|anything|everything|string|spring|thing|king|ceiling|wedding|meeting|building|pudding"
+    r"|shopping|clothing|parking|booking|training|reading|painting|feeling|ending|timing)\b)"
+    r"[a-z]{3,}[^aeiou\W]?ing\b(?<=\w{6})",
+    re.I,
+)
 # Words that ask for something anywhere in a message.
 _ASKS_ANYWHERE = re.compile(
     r"\b(?:please|pls|plz|can\s+you|could\s+you|would\s+you|will\s+you|let\s+me\s+know"
@@ -425,6 +435,8 @@ class Words:
             )
         if self.event or OCCASION.search(plain):
             return False
+        if _DOING_FIRST.match(plain) and not _ASKS_ANYWHERE.search(plain):
+            return True  # "picking up shifts in Dublin in december, flying out on the 5th"
         if (_HAPPENED_AT.search(plain) or _TOOK.search(plain)) and not starts_with_verb(self.text):
             return True  # "12 hour night done, clocked out at 07:00 and the sun's up"
         return bool(STATEMENT.match(what_of(self.rest) or self.text))
@@ -848,8 +860,12 @@ _CANT_DO = re.compile(
     re.I,
 )
 _VAGUE_DAY = re.compile(
-    r"\b(?:sometime|some\s+time|at\s+some\s+point|any\s*time|whenever)\s+(?:(?:later\s+)?(?:next"
-    r"|this)|during\s+the)\s+(?:week|month|year)\b",
+    r"\b(?:sometime|some\s+time|at\s+some\s+point|any\s*time|whenever)\s+(?:(?:(?:later\s+)?(?:next"
+    r"|this)|during\s+the)\s+(?:week|month|year)\b"
+    # "sometime in December", "at some point in spring": a month or season, no day
+    r"|in\s+(?:(?:early|mid|late)[\s-]+)?(?:jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july"
+    r"|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|spring|summer"
+    r"|autumn|fall|winter)\b)",
     re.I,
 )
 _TWO_PARTS = re.compile(
@@ -1176,6 +1192,8 @@ _FRAMING = [
     r"^make\s+sure\s+(?:that\s+)?i\b\s*",
     # "ping me an hour before so I can grab snacks": what the person will do is the thing
     r"^(?:so\s+(?:that\s+)?)?(?:i|we)\s+can\s+(?=[a-z])",
+    # "[at 2am] after my night shift to take my melatonin": when, told as an event first
+    r"^(?:after|before)\s+(?:my|the|our|his|her|their)\s+[a-z' -]{1,30}?\s+(?=to\s+[a-z])",
     r"^(?:to|about|of|that|for|:|-)\s+",
     # "remind me then to do the car park loop": "then" points at the time told before
     r"^then\s+(?=(?:to|about|of|that)\s)",
@@ -1189,7 +1207,12 @@ _FRAMING = [
     r"[\s,;:.!?-]+(?:thanks|thank you|thx|ty|cheers)\b[\s,!.]+[\w' ]{1,30}[\s!.]*$",
     r"[\s,;:-]*:\)|[\s,;:-]*:-\)$",
     r"\s+(?:is|are|'s|starts?|begins?)(?:\s+(?:on|at|in))?$",
-    r"\s+(?:at|on|in|for|by|to)$",
+    r"\s+(?:at|for|by|to)$",
+    # a leftover "in"/"on", unless it is a verb's ("clock in", "check in", "log on", "hand
+    # it in", "switch them on")
+    r"(?<!\bclock)(?<!\bcheck)(?<!\blog)(?<!\bsign)(?<!\bplug)(?<!\bturn)(?<!\bswitch)"
+    r"(?<!\bhand)(?<!\bfill)(?<!\btune)(?<!\bdrop)(?<!\bjoin)(?<!\bcarry)(?<!\bhold)"
+    r"(?<!\bmove)(?<!\btry)(?<!\bgive)(?<!\bit)(?<!\bthem)\s+(?:on|in)$",
     r"[\s,]+(?:and|so|but|then)$",  # "buy milk and [remind me at 5pm]"
 ]
 
@@ -1784,6 +1807,11 @@ def _asked_change(low: str) -> tuple[str, str] | None:
         said = _MAKE_IT_A_TIME.sub("move ", said)  # "make it 7:30 pm"
         if said != low:
             return manage_request(said)
+    told, dash, asked = low.rpartition(" - ") if " - " in low else ("", "", low)
+    if dash and _depth.get() == 0 and not _JOB_WORDS.search(told) and _JOB_WORDS.search(asked):
+        # "back from the trip - switch the morning stretching reminder back on": what is
+        # told before the dash is no part of the job's name
+        return manage_request(asked)
     for pattern, tool in _PHRASAL:
         m = re.fullmatch(pattern, low)
         if m is not None:
@@ -2691,6 +2719,10 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         # each day for that many days, the request framed by the span
         rest = " ".join(_FOR_DAYS_WORDS.sub(" ", rest, count=1).split())
         return Words(raw, recurrence=daily, rest=rest, zone=named, lead=lead, nag=nag)
+    if _OFF_AN_UNTIMED_EVENT.match(rest):
+        # "remind me at 9 the day before the gig": which day that is, only the person
+        # knows (made at 9 today, the fortieth set)
+        return Words(raw, rest=rest, zone=named, event=event, nag=nag)
     if _JUST_TODAY.fullmatch(found.said.strip()):
         # "remind me today to call mom": some time today, not this very minute; the time
         # is asked for (a reminder said for now would surprise, and a command run now too)
@@ -2719,6 +2751,7 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
         and not named
         and not _ZONEISH.search(body)
         and not _NEXT_MORNING.search(QUOTED.sub(" ", body))
+        and not (at.hour < 6 and _A_NIGHT.search(QUOTED.sub(" ", body)))
         and not (at.hour == 0 and MIDNIGHT.search(body))
     ):
         # A bare time already past today: whether tomorrow is meant is the person's call
@@ -2741,6 +2774,13 @@ def _read_time(raw: str, now: datetime, tz: str) -> Words:
     )
 
 
+# A day counted from an event no time was given for: "the day before the gig", "the
+# morning after the party", "the week before my exams".
+_OFF_AN_UNTIMED_EVENT = re.compile(
+    r"(?:on\s+)?the\s+(?:day|night|morning|evening|afternoon|week|weekend)\s+(?:before|after)\s+"
+    r"(?:the|my|our|his|her|their|your)\s+[a-z]",
+    re.I,
+)
 # "today" as a message's only time: a day, not a time of it.
 _JUST_TODAY = re.compile(
     r"(?:(?:some\s*time|later|at\s+some\s+point)\s+)?today(?:\s+sometime)?", re.I
@@ -2800,6 +2840,9 @@ def _afternoon(body: str, at: datetime) -> datetime:
 # "half past midnight", "at midnight": the coming one, not one already past today.
 MIDNIGHT = re.compile(r"\bmidnight\b", re.I)
 _NEXT_MORNING = re.compile(r"^(?!.*\d).*\b(?:in|first thing in) the morning\b", re.I)
+# A night the small hours come after: "at 2am after my night shift", "at 1 after the party
+# tonight" (the coming small hours, not "tomorrow?" asked).
+_A_NIGHT = re.compile(r"\b(?:night\s+shift|nightshift|tonight|late\s+shift|overnight)\b", re.I)
 _WEEKEND = re.compile(r"\bw(?:ee)?-?k(?:e)?-?e?nd\b", re.I)
 
 
