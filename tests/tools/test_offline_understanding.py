@@ -2900,3 +2900,76 @@ async def test_small_hours_after_a_night_shift_are_the_coming_ones(
     text = "remind me at 2am after my night shift to take my melatonin"
     job = await one_job(deps, await say(runtime, deps, text))
     assert job.next_run_at == local(24, 2) and job.command == "take my melatonin"
+
+
+@pytest.mark.parametrize("where", ["in this thread", "in this channel", "in here", "to this chat"])
+async def test_a_post_here_said_the_long_way(
+    runtime: AgentKit, deps: HomarDeps, where: str
+) -> None:
+    text = f"in 10 minutes post 'kitchen closes in 10, last orders' {where}"
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.command == "post 'kitchen closes in 10, last orders' here"
+    assert job.next_run_at == NOW + timedelta(minutes=10)
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "command"),
+    [
+        (
+            "visa appointment at the consulate is thursday at 11:15. remind me the morning of"
+            " to bring the biometric photos",
+            local(26, 9),
+            "bring the biometric photos",
+        ),
+        (
+            "my flight is on friday at 18:40, remind me the day of to pack the charger",
+            local(27, 9),
+            "pack the charger",
+        ),
+    ],
+)
+async def test_the_morning_of_is_that_part_of_the_events_day(
+    runtime: AgentKit, deps: HomarDeps, text: str, at: datetime, command: str
+) -> None:
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == at and job.command == command
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "remind me the morning of to call",  # of what?
+        "the exam is at 8am tomorrow, remind me the morning of to eat",  # 9:00 is after it
+    ],
+)
+async def test_the_morning_of_no_one_event_before_it_is_asked(
+    runtime: AgentKit, deps: HomarDeps, text: str
+) -> None:
+    r = await say(runtime, deps, text)
+    assert not r.job_ids and r.approval is None and r.text.endswith("?"), r.text
+
+
+async def test_would_you_mind_reminding_me_is_a_request(runtime: AgentKit, deps: HomarDeps) -> None:
+    text = "would you mind reminding me tomorrow at 9 to call the bank"
+    job = await one_job(deps, await say(runtime, deps, text))
+    assert job.next_run_at == local(24, 9) and job.command == "call the bank"
+    r = await say(
+        runtime, deps, "would you mind reminding me at some point to renew the insurance?"
+    )
+    assert not r.job_ids and r.text == "When should I remind you?", r.text
+
+
+async def test_a_letter_style_repeat_is_made_with_its_start_and_plain_text(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    # the rule reached the tool as words ("every other Thursday at 15:00 (Europe/Berlin)")
+    # it could not read back: "Sorry, I couldn't do that" and an error in JSON
+    text = (
+        "Hi Homar, hope all is well. Going forward, would you be so kind as to remind me every"
+        " second Thursday, starting this Thursday, at 3pm to submit the staff timesheets to"
+        " payroll? That would be a great help. Best regards, Klaus"
+    )
+    job = await approved(runtime, deps, await say(runtime, deps, text))
+    assert job.command == "submit the staff timesheets to payroll"
+    runs = schedule_of(job).next_runs(NOW, 2)
+    assert runs == [local(26, 15), local(10, 15, month=12)]

@@ -1378,3 +1378,40 @@ async def test_a_post_waiting_on_an_event_is_asked_about(
     part = call("schedule_reminder", reminder_time="in 1 hour", message="post the patch notes")
     r = await ask(runtime, deps, text, part, TextPart("Done."))
     assert not r.job_ids and r.text.endswith("when should I post it?"), r.text
+
+
+async def test_a_report_with_a_shifts_length_makes_no_job(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B (the thirty-ninth set) made a reminder of it: "12 hr" is how long the
+    shift was, no time to act at."""
+    text = "ugh 12 hr night shift done, three admissions and no break. going to sleep"
+    part = call("schedule_reminder", reminder_time="in 12 hours", message="going to sleep")
+    r = await ask(runtime, deps, text, part, TextPart("Done."))
+    assert not r.job_ids and r.approval is None, r.text
+
+
+async def test_a_vague_lead_before_an_untimed_event_is_asked_about(
+    runtime: AgentKit, deps: HomarDeps
+) -> None:
+    """The 1.5B (the fortieth set) picked a day for "a few days before the trip"."""
+    text = "remind me to renew the travel insurance a few days before the trip"
+    part = call(
+        "schedule_reminder", reminder_time="in 3 days", message="renew the travel insurance"
+    )
+    r = await ask(runtime, deps, text, part, TextPart("Done."))
+    assert not r.job_ids and r.text.startswith("When is it, and how long before"), r.text
+
+
+async def test_a_rule_handed_on_in_its_stored_form_is_read() -> None:
+    from tools.agent.scheduling import parse_recurrence
+
+    now = datetime(2026, 11, 23, 10, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+    rule = (
+        '{"type": "rrule", "rule": "FREQ=WEEKLY;INTERVAL=2;BYDAY=TH;BYHOUR=15",'
+        ' "start": "2026-11-26T00:00:00"}'
+    )
+    sched = parse_recurrence(rule, now, "Europe/Berlin")
+    assert sched is not None and sched.next_runs(now, 1)[0].day == 26
+    for bad in ('{"type": "once", "at": "2026-11-24T09:00:00"}', '{"type": "rrule"}', "{oops}"):
+        assert parse_recurrence(bad, now, "Europe/Berlin") is None

@@ -795,3 +795,31 @@ def test_every_n_days_from_now_keeps_the_wall_clock_across_summer_time() -> None
 )
 def test_every_n_days_with_a_time_or_a_start_keeps_it(text: str, first: datetime) -> None:
     assert runs(text, 1) == [first]
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "second"),
+    [
+        # with a start, "every second thursday" is every other one from that day
+        (
+            "every second thursday, starting this thursday, at 3pm",
+            datetime(2026, 11, 26, 15, 0),
+            datetime(2026, 12, 10, 15, 0),
+        ),
+        (
+            "every second friday starting next friday at 9",
+            datetime(2026, 12, 4, 9, 0),
+            datetime(2026, 12, 18, 9, 0),
+        ),
+        # without one, the second thursday of each month, as before
+        (
+            "every second thursday at 3pm",
+            datetime(2026, 12, 10, 15, 0),
+            datetime(2027, 1, 14, 15, 0),
+        ),
+    ],
+)
+def test_every_second_weekday_with_and_without_a_start(
+    text: str, first: datetime, second: datetime
+) -> None:
+    assert runs(text, 2) == [first, second]

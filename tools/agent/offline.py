@@ -12,6 +12,7 @@ you?"; anything else gets a short note on what works offline.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -76,7 +77,7 @@ from tools.agent.words import (
 from tools.audience import USER_MENTION
 from tools.jobs.marker import fired_command, read_wake
 from tools.jobs.reminders import plain_follow_up
-from tools.schedule import Cron, Every, Schedule
+from tools.schedule import Cron, Every, Schedule, spec_to_json
 from tools.schedule.zones import resolve_zone, their_time_in
 from tools.timeparse.recurrence import OCCASION_NOUN, WHOSE
 
@@ -748,7 +749,9 @@ def _recurring(what: str, sched: Schedule) -> Call:
             "schedule": f"{sched.spec.seconds} seconds",
             **ends,
         }
-    text = sched.spec.expr if isinstance(sched.spec, Cron) else sched.describe()
+    # a rule goes on as its stored form (start and exceptions kept): its words, e.g. "every
+    # other Thursday at 15:00 (Europe/Berlin)", do not say which week it starts in
+    text = sched.spec.expr if isinstance(sched.spec, Cron) else json.dumps(spec_to_json(sched.spec))
     return "schedule_action", {"description": what, "type": "recurring", "schedule": text, **ends}
 
 

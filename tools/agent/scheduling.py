@@ -10,6 +10,7 @@ functions: their confirmation ends the run after one model request.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Iterator
@@ -73,6 +74,7 @@ from tools.schedule import (
     ScheduleError,
     localize,
     parse_at_form,
+    spec_from_json,
     stamp,
     zone,
 )
@@ -129,6 +131,15 @@ def parse_recurrence(text: str, now: datetime, tz: str) -> Schedule | None:
     A malformed `…@…` form raises a ScheduleError saying what to type.
     """
     s = (text or "").strip()
+    if s.startswith("{") and s.endswith("}") and len(s) <= 2000:
+        # a rule as the offline reading hands it on (`offline._recurring`): its start kept
+        try:
+            data = json.loads(s)
+            if isinstance(data, dict) and data.get("type") in ("rrule", "cron"):
+                return Schedule(spec_from_json(data), tz)
+        except (ValueError, KeyError, TypeError, ScheduleError):
+            pass
+        return None
     at_form = parse_at_form(s)
     if at_form is not None:
         return Schedule(at_form, tz)
@@ -335,6 +346,10 @@ def _ask_when(ctx: RunContext[HomarDeps]) -> None:
     # euros of it 🎉": the 1.5B made a reminder "now" of it, the thirtieth set)
     unquoted = _QUANTITY.sub(" ", QUOTED.sub(" ", said))
     answering = any(not w.timeless for w in _earlier_words(ctx))
+    if not answering and _VAGUE_LEAD.search(said):
+        # "remind me … a few days before the trip": how long, and before when? The 1.5B
+        # picked a day (the fortieth set)
+        raise AskWhen(VAGUE_LEAD)
     if not answering and POSTS_ON_EVENT.match(unhedged(said.lower().strip())):
         # "post the patch notes here whenever they drop": no clock says when; the 1.5B
         # made one up (the thirty-seventh set)
@@ -373,8 +388,21 @@ _QUANTITY = re.compile(
     r"|sets?|pages?|items?|pcs|pieces?|people|guests?|steps?|k?cal(?:ories)?|ml|lit(?:er|re)s?)\b)"
     # an ordinal of a thing, not a day: "Margaret's 80th birthday party", "my 2nd attempt"
     r"|\b\d+(?:st|nd|rd|th)\s+(?=(?:birthday|anniversary|floor|attempt|try|time|place|edition"
-    r"|grade|round|lap|chapter|episode|season|wedding|jubilee|reunion)\b)",
+    r"|grade|round|lap|chapter|episode|season|wedding|jubilee|reunion)\b)"
+    # a length that describes a thing: "a 12 hr night shift", "an 8-hour drive"
+    r"|\b\d+\s*-?\s*(?:hr|hrs|hour|h|day|week|min|minute)s?\s+(?:(?:night|day|late|long)\s+)?"
+    r"(?=(?:shift|drive|flight|trip|hike|run|fast|layover|journey|workday|day|week|nap)\b)",
     re.I,
+)
+# A lead nobody counted, before an event no time was given for: "a few days before the
+# trip", "a couple of weeks ahead of the move".
+_VAGUE_LEAD = re.compile(
+    r"\b(?:a\s+)?(?:few|couple(?:\s+of)?|several|some)\s+(?:days|weeks|hours|months)\s+"
+    r"(?:before|ahead\s+of|prior\s+to|in\s+advance)\b",
+    re.I,
+)
+VAGUE_LEAD = (
+    "When is it, and how long before should I remind you? Say e.g. `3 days before, on 12 December`."
 )
 
 # How often without when: "twice a week", "3 times a day", "every few days", "regularly".
@@ -514,7 +542,7 @@ _CHAT_WORDS = frozenset(
 _CHAT_MARK = re.compile(
     r"\b(?:thanks|thank\s+you|thx|ty|tysm|cheers|gg|ggs|wp|gj|lol|lmao|rofl|haha\w*|omg|wow"
     r"|congrats|congratulations|ur\s+the\s+(?:best|goat|man)|you(?:'re|\s+are)\s+the\s+best"
-    r"|legend|awesome|amazing|insane)\b"
+    r"|legend|awesome|amazing|insane|ugh|phew|whew|exhausted|knackered|shattered|wrecked)\b"
     # a cheer or a laugh in pictures: "…, all 4,200 euros of it 🎉", "new PB 💪"
     r"|[🎉🥳🙌👏💪🔥😂🤣😍🍾🏆]",
     re.I,

@@ -213,7 +213,7 @@ _REMIND_AT = re.compile(
 # "remnd", "remaind": slips of "remind" people type, read as the word meant.
 REMIND_SLIPS = r"remnd|remaind|remid|rmind|reminf"
 REMIND = re.compile(
-    rf"\b(?:remind|reminded|reminder|{REMIND_SLIPS}|alarm|wake me|ping me|nudge me|"
+    rf"\b(?:remind|reminded|reminder|reminding me|{REMIND_SLIPS}|alarm|wake me|ping me|nudge me|"
     r"nag me|bug me|"
     r"don'?t let me forget|"
     # "remember me to …" (as "remind" is said in many languages), "rmd 40m …"
@@ -1058,9 +1058,38 @@ def read_words(text: str, now: datetime, tz: str) -> Words:
     raw = _CORRECTED.sub(lambda m: f"{m['at'] or ''}{m['b']}", raw)
     addressed = frozenset(_address(a) for a in _ADDRESS.findall(text or ""))
     try:
+        part = _PART_OF_THAT_DAY.search(raw)
+        if part is not None:
+            return replace(_on_the_events_day(raw, part, now, tz), addressed=addressed)
         return replace(_read(raw, now, tz), addressed=addressed)
     except Exception:  # a reading that fails corrects nothing
         return Words(raw, ambiguous=True, addressed=addressed)
+
+
+# "remind me the morning of": that part of the event's own day (the event's time is told
+# elsewhere in the message: "the visa appointment is thursday at 11:15").
+_PART_OF_THAT_DAY = re.compile(
+    r"\s*\b(?:on\s+)?the\s+(?P<pod>morning|afternoon|evening|day)\s+of\b"
+    r"(?=\s*(?:[,.;:!?]|$|to\b|that\b|so\b|about\b))",
+    re.I,
+)
+
+
+def _on_the_events_day(raw: str, part: re.Match[str], now: datetime, tz: str) -> Words:
+    """The message read without "the morning of", its event's day at that part's usual
+    hour, before the event; anything else is asked about."""
+    told = _read(raw[: part.start()] + raw[part.end() :], now, tz)
+    event = told.instant
+    if event is None or told.ambiguous or told.recurrence is not None or told.lead is not None:
+        return Words(raw, rest=told.rest)  # no one day of an event: when is asked
+    pod = part["pod"].lower()
+    hour = DEFAULT_HOUR if pod == "day" else POD_HOURS[pod]
+    at = event.replace(hour=hour, minute=0, second=0, microsecond=0)
+    if not now < at < event:
+        return Words(raw, rest=told.rest)  # the event is before that hour: when is asked
+    return replace(
+        told, text=raw, instant=at, event=False, meeting=False, rolled=False, half_day=False
+    )
 
 
 def _ends(
@@ -1188,6 +1217,17 @@ _FRAMING = [
     r"^(?:give|send|get)\s+(?:me|us)\s+an?\s+(?:nudge|ping|poke|heads[- ]?up|shout|buzz|holler)"
     r"\b\s*",
     r"^(?:don'?t|do not)\s+let\s+me\s+forget\b\s*",
+    # the courtesies of a letter around the request: "hope all is well.", "going forward,",
+    # "would you be so kind as to …", "That would be a great help. Best regards, Klaus"
+    r"^(?:i\s+)?hope\s+(?:all\s+is|you\s+are|you'?re|everything\s+is)\s+(?:well|good|fine)\b[.!,]*\s*",
+    r"^(?:going|moving)\s+forward\b,?\s*",
+    r"^(?:would|could|will)\s+you\s+be\s+so\s+kind\s+(?:as\s+)?(?:to\s+)?",
+    r"\s*[,.!?]\s*(?:(?:best|kind|warm|many)\s+)?(?:regards|wishes)\b,?(?:\s+[A-Z][\w'.-]*){0,2}\s*$",
+    r"[\s,.!?]*\b(?:that\s+would\s+be\s+(?:a\s+)?(?:great|big|huge|real)\s+help|thanks\s+(?:in\s+"
+    r"advance|a\s+lot)|many\s+thanks)\b[.!]*$",
+    # "would you mind reminding me …", "do you mind pinging me …"
+    r"^(?:(?:would|do|will)\s+(?:you|u)\s+)?mind\s+(?:reminding|pinging|nudging|telling)\s+"
+    r"(?:me|us)\b\s*",
     r"^help\s+me\s+(?:to\s+)?remember\b\s*",
     r"^make\s+sure\s+(?:that\s+)?i\b\s*",
     # "ping me an hour before so I can grab snacks": what the person will do is the thing
@@ -1229,7 +1269,16 @@ def what_of(text: str) -> str:
             break
     if not t and re.search(r"\balarm\b", text, re.I):
         return "alarm"  # "set an alarm for 6 tomorrow": the alarm is the thing
+    if POST_VERB.match(t):
+        # "post '…' in this thread": here, where the job is made, said the short way
+        t = _IN_THIS_THREAD.sub(" here", t)
     return t
+
+
+_IN_THIS_THREAD = re.compile(
+    r"\s+(?:in|to|into)\s+(?:this|the)\s+(?:thread|channel|chat|convo|conversation)$|\s+in\s+here$",
+    re.I,
+)
 
 
 # A second instruction inside a job's text, after the request's own sentence: a role label

@@ -259,6 +259,7 @@ _PERIOD_NOUN = re.compile(
     r"\b(?:every|each|once\s+(?:a|per|every)|per)\s+(?P<u>quarter|fortnight)\b"
     r"(?!\s+(?:of|past|to|after|an?\s+hour|hours?|hrs?|h|min(?:ute)?s?)\b)"
 )
+_EVERY_SECOND_DAY = re.compile(r"\b(every|each)\s+second\s+(?=" + WEEKDAY_RE + r"\b)")
 _EVERY_SECOND = re.compile(r"\b(every|each)\s+second\s+(?=(?:day|week|weekend|month|year)s?\b)")
 # An end condition said first: "for the next 5 days, every day at 8", "until friday daily".
 _LEAD_END = re.compile(
@@ -1487,6 +1488,10 @@ def _parse(s: str, c: Ctx, tz: str) -> Schedule | None:
     s = _PERIOD_NOUN.sub(lambda m: m["u"] + "ly", s)
     # "every second week": `normalize` keeps "second" a word (it is also a unit).
     s = _EVERY_SECOND.sub(r"\1 2nd ", s)
+    if _START.search(s):
+        # "every second thursday, starting this thursday": every other week from that day
+        # (the second thursday of a month has no start to name)
+        s = _EVERY_SECOND_DAY.sub(r"\1 other ", s)
     lead = _LEAD_END.fullmatch(s)
     if lead:
         s = f"{lead['rest']} {lead['lead']}"
