@@ -24,7 +24,7 @@ A long model run can go in pieces (`--offset`/`--limit`), each appending one JSO
 case to `--record`; `--from-records` prints the figures of the pieces together.
 `--instructions` replaces the agent's static instructions with a file's text, to measure a
 prompt change against the same cases. `--data FILE` runs another set of cases in the same
-form: `bench/data/understanding_second.jsonl`, `…_third.jsonl` … `…_thirtyeighth.jsonl` are
+form: `bench/data/understanding_second.jsonl`, `…_third.jsonl` … `…_fortieth.jsonl` are
 40 requests each (the thirteenth 30), written apart from the first set and from each other,
 in other words (all held out; each was first run before any change it led to).
 """
