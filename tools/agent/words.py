@@ -863,9 +863,7 @@ _VAGUE_DAY = re.compile(
     r"\b(?:sometime|some\s+time|at\s+some\s+point|any\s*time|whenever)\s+(?:(?:(?:later\s+)?(?:next"
     r"|this)|during\s+the)\s+(?:week|month|year)\b"
     # "sometime in December", "at some point in spring": a month or season, no day
-    r"|in\s+(?:(?:early|mid|late)[\s-]+)?(?:jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july"
-    r"|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|spring|summer"
-    r"|autumn|fall|winter)\b)",
+    r"|in\s+(?:(?:early|mid|late)[\s-]+)?(?:" + MONTH_RE + r"|spring|summer|autumn|fall|winter)\b)",
     re.I,
 )
 _TWO_PARTS = re.compile(
